@@ -1,0 +1,80 @@
+// Types shared by every phase. No logic lives here.
+
+export type ModuleKind = 'esm' | 'cjs';
+export type SdkTarget = 'v1' | 'v2';
+export type Style = 'server' | 'mcp-server';
+
+export interface Position {
+  /** 1-based line */
+  line: number;
+  /** 1-based column */
+  column: number;
+}
+
+/** A JSON-RPC / MCP compliance problem found in a source file (the audit). */
+export interface Finding {
+  rule: string;
+  message: string;
+  hint: string;
+  line: number;
+  column: number;
+  /** Whether the planned rewrite of this file fixes it. */
+  fixed: boolean;
+}
+
+/** Something the tool wants a human to know about one file (not a protocol finding). */
+export interface Diagnostic {
+  code: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export type Decision =
+  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[] }
+  | { kind: 'envelope'; reason: string; hint: string; line?: number }
+  | { kind: 'leave'; reason: string; hint: string; line?: number }
+  | { kind: 'none' };
+
+export interface PipelineOptions {
+  sdk: SdkTarget;
+  style: Style;
+}
+
+/** What the pipeline returns for one file. `after` is set only when the file changes. */
+export interface FileResult {
+  path: string;
+  before: string;
+  after?: string;
+  decision: Decision;
+  /** One line: what was detected ("readline 'line' loop, send() writer, if-chain on msg.method, 3 methods"). */
+  detected?: string;
+  /** Compliance bugs of the original that the rewrite fixes (shown in the diff header as "fixed by the SDK"). */
+  fixes: string[];
+  findings: Finding[];
+  diagnostics: Diagnostic[];
+  /** Set when the file could not be processed at all (unreadable, does not parse, ...). */
+  error?: string;
+}
+
+/** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */
+export interface ManifestChange {
+  path: string;
+  before: string;
+  after: string;
+  added: Record<string, string>;
+  /** e.g. "npm install" / "pnpm install" / "yarn install", from the lockfile present */
+  installCommand: string;
+}
+
+/** Everything one run produced; what reporters render. Paths are relative to `root`. */
+export interface RunSummary {
+  root: string;
+  mode: 'apply' | 'dry-run' | 'check';
+  files: FileResult[];
+  manifests: ManifestChange[];
+  /** Files that were applied (written) in this run. */
+  written: string[];
+  /** Exit code the run ends with (0/1/2/3). */
+  exitCode: number;
+}
