@@ -55,6 +55,11 @@ export interface FileResult {
   diagnostics: Diagnostic[];
   /** Set when the file could not be processed at all (unreadable, does not parse, ...). */
   error?: string;
+  /**
+   * New files the rewrite needs next to this one (the envelope helper module). Several files of one
+   * package may ask for the same path with the same content; the runner writes it once.
+   */
+  companions?: { path: string; content: string }[];
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */
