@@ -39,6 +39,11 @@ export type Decision =
 export interface PipelineOptions {
   sdk: SdkTarget;
   style: Style;
+  /**
+   * Module system of the file, from its extension and the nearest package.json `type` (the runner knows;
+   * the pipeline does no I/O). When absent the pipeline infers it from the syntax.
+   */
+  moduleKind?: ModuleKind;
 }
 
 /** What the pipeline returns for one file. `after` is set only when the file changes. */

@@ -1,0 +1,26 @@
+// Where each SDK generation keeps what the rewrite imports. One table; the rewriter reads it.
+import type { SdkTarget } from './types.js';
+
+export interface SdkTargetEntry {
+  /** The dependency the package gains. */
+  dependencies: Record<string, string>;
+  serverModule: string;
+  stdioModule: string;
+  /** Module with the request schemas (v1); v2 registers handlers by method name. */
+  typesModule: string | null;
+}
+
+export const SDK_TARGETS = {
+  v1: {
+    dependencies: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' },
+    serverModule: '@modelcontextprotocol/sdk/server/index.js',
+    stdioModule: '@modelcontextprotocol/sdk/server/stdio.js',
+    typesModule: '@modelcontextprotocol/sdk/types.js',
+  },
+  v2: {
+    dependencies: { '@modelcontextprotocol/server': '^2.4.0' },
+    serverModule: '@modelcontextprotocol/server',
+    stdioModule: '@modelcontextprotocol/server/stdio',
+    typesModule: null,
+  },
+} as const satisfies Record<SdkTarget, SdkTargetEntry>;

@@ -1,0 +1,54 @@
+// Text edits on source offsets: the rewrite is computed as a list of edits and applied once,
+// so every byte outside an edit stays exactly as the user wrote it.
+// Deliberately knows nothing about ASTs or MCP.
+
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export class EditList {
+  private readonly edits: Edit[] = [];
+
+  replace(start: number, end: number, text: string): void {
+    this.edits.push({ start, end, text });
+  }
+
+  insert(at: number, text: string): void {
+    this.edits.push({ start: at, end: at, text });
+  }
+
+  remove(start: number, end: number): void {
+    this.edits.push({ start, end, text: '' });
+  }
+
+  get size(): number {
+    return this.edits.length;
+  }
+
+  /** True when an edit touches [start, end). */
+  touches(start: number, end: number): boolean {
+    return this.edits.some((e) => e.start < end && e.end > start);
+  }
+
+  /**
+   * The text of source[start, end) with every edit inside that range applied.
+   * Edits crossing the range boundary, or overlapping each other, are a bug of the caller.
+   */
+  apply(source: string, start = 0, end = source.length): string {
+    const inside = this.edits
+      .filter((e) => e.start >= start && e.end <= end)
+      .sort((a, b) => a.start - b.start || a.end - b.end);
+    let out = '';
+    let cursor = start;
+    for (const edit of inside) {
+      if (edit.start < cursor) {
+        throw new Error(`overlapping edits at offset ${edit.start}`);
+      }
+      out += source.slice(cursor, edit.start) + edit.text;
+      cursor = edit.end;
+    }
+    return out + source.slice(cursor, end);
+  }
+}

@@ -1,0 +1,464 @@
+// The SDK rewrite: removes the stdin loop, parsing, writer and SDK-owned branches; registers one
+// `setRequestHandler` per method with the branch's own body; connects a StdioServerTransport.
+// Computed as text edits on the original source (see edits.ts), then pruned and re-parsed.
+import * as t from '@babel/types';
+import { MCP_REQUESTS, SDK_OWNED_METHODS, isMcpRequestMethod, type Capability } from '../model/mcp-methods.js';
+import { SDK_TARGETS } from '../model/sdk-targets.js';
+import type { MethodBranch, ServerModel } from '../model/server-model.js';
+import type { ModuleKind, SdkTarget } from '../model/types.js';
+import { getKeyName, getStdoutWriteKind, getSerializedValue, getWrittenArgument, walk } from '../detect/ast.js';
+import { parseSource } from '../parse.js';
+import { buildThrow, renderBranchBody, type BranchContext } from './branch.js';
+import { EditList } from './edits.js';
+import { pruneUnusedDeclarations } from './prune.js';
+import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
+import { findProtectedLineStarts, getLineIndent, getNodeRange, indentLines, reindentText, widenToLines } from './text.js';
+
+export interface SdkRewriteInput {
+  ast: t.File;
+  source: string;
+  path: string;
+  model: ServerModel;
+  sdk: SdkTarget;
+  moduleKind: ModuleKind;
+}
+
+export type SdkRewriteResult = { after: string; notes: string[] } | { failed: string; reason: string; line: number };
+
+const OWNED: readonly string[] = SDK_OWNED_METHODS;
+
+export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
+  const { ast, source, model } = input;
+  const style = detectStyle(source);
+  const typescript = /\.(c|m)?tsx?$/i.test(input.path);
+  const target = SDK_TARGETS[input.sdk];
+  const notes: string[] = [];
+
+  const registered = model.methods.filter((m) => isMcpRequestMethod(m.method));
+  const custom = model.methods.filter((m) => !OWNED.includes(m.method) && !isMcpRequestMethod(m.method));
+  const customNotification = custom.find((m) => m.method.startsWith('notifications/'));
+  if (customNotification) {
+    return { failed: `the server handles ${customNotification.method}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: customNotification.line };
+  }
+  if (registered.length === 0) return { failed: 'no MCP request method is served', reason: 'NO_DISPATCH', line: model.dispatch.line };
+
+  const taken = collectTopLevelNames(ast.program, model);
+  const serverName = taken.has('server') ? 'mcpServer' : 'server';
+  const anchor = model.registrationAnchor;
+  const anchorIndent = getLineIndent(source, anchor.start!);
+  const wrapErrors = model.dispatch.protocol.kind === 'return-result' && model.dispatch.protocol.errorCode !== null ? model.dispatch.protocol.errorCode : null;
+  const protectedLineStarts = findProtectedLineStarts(ast, source);
+  const eol = style.eol;
+
+  // 1. One handler per MCP method, in the order the original dispatched them.
+  const blocks: string[] = [];
+  for (const branch of registered) {
+    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName });
+    if ('failed' in rendered) return rendered;
+    blocks.push(rendered.text);
+  }
+  if (custom.length > 0) {
+    const rendered = renderFallbackHandler(custom, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName });
+    if ('failed' in rendered) return rendered;
+    blocks.push(rendered.text);
+    notes.push(`custom methods ${custom.map((m) => m.method).join(', ')} keep answering through fallbackRequestHandler`);
+  }
+
+  // 2. The server, with the name, version, capabilities and instructions initialize used to send.
+  const construction = buildConstruction(model, registered.map((b) => b.method), { input, style, anchorIndent, serverName, notes });
+  if ('failed' in construction) return construction;
+  const registrations = [construction.text, ...blocks].join(eol + eol);
+
+  // 3. The transport, where the loop used to start.
+  const connect = buildConnect(model, { style, typescript, serverName, moduleKind: input.moduleKind, taken, indent: getLineIndent(source, model.input.anchor.start!) });
+
+  const edits = new EditList();
+  const loopAnchor = model.input.anchor;
+  if (anchor === loopAnchor) {
+    edits.replace(loopAnchor.start!, loopAnchor.end!, registrations + eol + eol + connect.slice(anchorIndent.length));
+  } else {
+    edits.replace(anchor.start!, anchor.end!, registrations);
+    edits.replace(loopAnchor.start!, loopAnchor.end!, connect.slice(getLineIndent(source, loopAnchor.start!).length));
+  }
+  const removals = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
+  removals.delete(anchor);
+  removals.delete(loopAnchor);
+  for (const node of mergeRemovals(source, [...removals], ast.program)) edits.remove(node.start, node.end);
+
+  // 4. Logging left in the file goes to stderr; protocol writes outside the dispatcher cannot be moved.
+  const writerRanges = model.writerDeclarations.map((d) => ({ start: d.start!, end: d.end! }));
+  for (const call of findStdoutCalls(ast.program)) {
+    if (edits.touches(call.start!, call.end!)) continue;
+    if (writerRanges.some((r) => call.start! >= r.start && call.end! <= r.end)) continue;
+    const kind = getStdoutWriteKind(call)!;
+    if (getSerializedValue(getWrittenArgument(call, kind)) && kind !== 'console') {
+      return { failed: 'the file writes JSON to stdout outside the dispatcher', reason: 'UNKNOWN_REPLY_SHAPE', line: call.loc!.start.line };
+    }
+    if (kind === 'writeSync') continue;
+    const callee = call.callee as t.MemberExpression;
+    if (kind === 'stdout.write') edits.replace(callee.object.start!, callee.object.end!, 'process.stderr');
+    else edits.replace(callee.property.start!, callee.property.end!, 'error');
+  }
+
+  // 5. SDK imports next to the file's own.
+  const schemas = [...new Set(registered.map((b) => MCP_REQUESTS[b.method as keyof typeof MCP_REQUESTS].schema))].sort();
+  const useImport = model.syntax === 'import' || (model.syntax === 'none' && input.moduleKind === 'esm');
+  const importLines = [
+    importLine(useImport, style, ['Server'], target.serverModule),
+    importLine(useImport, style, ['StdioServerTransport'], target.stdioModule),
+    ...(target.typesModule ? [importLine(useImport, style, schemas, target.typesModule)] : []),
+  ];
+  const importAt = findImportPosition(ast.program, source);
+  edits.insert(importAt.offset, importAt.before + importLines.join(eol) + importAt.after);
+
+  const collapse = (text: string) => (/\n[ \t]*\r?\n[ \t]*\r?\n/.test(source) ? text : text.replace(/(\r?\n)([ \t]*\r?\n){2,}/g, '$1$1'));
+  const pruned = collapse(pruneUnusedDeclarations(input.path, source, collapse(edits.apply(source))));
+  try {
+    parseSource(input.path, pruned);
+  } catch (err) {
+    return { failed: `the rewritten file does not parse: ${(err as Error).message}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: model.dispatch.line };
+  }
+  return { after: pruned, notes };
+}
+
+interface RenderContext {
+  input: SdkRewriteInput;
+  style: CodeStyle;
+  anchorIndent: string;
+  wrapErrors: number | null;
+  protectedLineStarts: Set<number>;
+  typescript: boolean;
+  serverName: string;
+}
+
+type Rendered = { text: string } | { failed: string; reason: string; line: number };
+
+// server.setRequestHandler(CallToolRequestSchema, async (msg) => {
+//   ...the branch's statements, replies turned into return / throw...
+// });
+function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
+  const { style, anchorIndent } = ctx;
+  const unit = style.indent;
+  const wrapped = ctx.wrapErrors !== null;
+  const bodyIndent = anchorIndent + unit + (wrapped ? unit : '');
+  const param = buildParam(branch, ctx);
+  if ('failed' in param) return param;
+  const branchContext: BranchContext = {
+    source: ctx.input.source,
+    style,
+    protocol: ctx.input.model.dispatch.protocol,
+    protectedLineStarts: ctx.protectedLineStarts,
+    bodyIndent,
+    paramsExpression: param.paramsExpression,
+    typescript: ctx.typescript,
+  };
+  const body = renderBranchBody(branch, branchContext);
+  if ('failed' in body) return body;
+  let inner = [param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
+  if (wrapped) inner = wrapInErrorCode(inner, ctx);
+  const usesParam = param.name !== '' && new RegExp(`\\b${escapeRegExp(param.usedName)}\\b`).test(inner);
+  const method = ctx.input.sdk === 'v1' ? MCP_REQUESTS[branch.method as keyof typeof MCP_REQUESTS].schema : quoted(style, branch.method);
+  return {
+    text: `${anchorIndent}${ctx.serverName}.setRequestHandler(${method}, async (${usesParam ? param.name : ''}) => {${style.eol}${inner}${style.eol}${anchorIndent}})${semi(style)}`,
+  };
+}
+
+// server.fallbackRequestHandler = async (msg) => {
+//   if (msg.method === 'db/stats') { ... }
+//   throw Object.assign(new Error('Method not found'), { code: -32601 });
+// };
+function renderFallbackHandler(branches: MethodBranch[], ctx: RenderContext): Rendered {
+  const { style, anchorIndent } = ctx;
+  const unit = style.indent;
+  const model = ctx.input.model;
+  const name = model.message.kind === 'identifier' ? model.message.name : 'request';
+  const parts: string[] = [];
+  for (const branch of branches) {
+    const bodyIndent = anchorIndent + unit + unit + (ctx.wrapErrors !== null ? unit : '');
+    const param = buildParam(branch, ctx);
+    if ('failed' in param) return param;
+    const body = renderBranchBody(branch, {
+      source: ctx.input.source,
+      style,
+      protocol: model.dispatch.protocol,
+      protectedLineStarts: ctx.protectedLineStarts,
+      bodyIndent,
+      paramsExpression: `${name}.params`,
+      typescript: ctx.typescript,
+    });
+    if ('failed' in body) return body;
+    let inner = [param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
+    if (model.message.kind === 'pattern') {
+      const locals = [...model.message.properties.entries()].filter(([key, local]) => key !== 'id' && new RegExp(`\\b${escapeRegExp(local)}\\b`).test(inner));
+      if (locals.length > 0) {
+        const destructure = `${anchorIndent}${unit}${unit}const { ${locals.map(([key, local]) => (key === local ? key : `${key}: ${local}`)).join(', ')} } = ${name}${semi(style)}`;
+        inner = destructure + style.eol + inner;
+      }
+    }
+    if (ctx.wrapErrors !== null) inner = wrapInErrorCode(inner, { ...ctx, anchorIndent: anchorIndent + unit });
+    parts.push(`${anchorIndent}${unit}if (${name}.method === ${quoted(style, branch.method)}) {${style.eol}${inner}${style.eol}${anchorIndent}${unit}}`);
+  }
+  const notFound = buildThrow({ style } as BranchContext, '-32601', quoted(style, 'Method not found'));
+  const paramType = ctx.typescript ? '' : '';
+  return {
+    text: `${anchorIndent}${ctx.serverName}.fallbackRequestHandler = async (${name}${paramType}) => {${style.eol}${parts.join(style.eol)}${style.eol}${anchorIndent}${unit}${notFound}${style.eol}${anchorIndent}}${semi(style)}`,
+  };
+}
+
+//   try {
+//     ...
+//   } catch (error) {
+//     throw Object.assign(new Error(error.message), { code: -32000 });
+//   }
+function wrapInErrorCode(inner: string, ctx: RenderContext): string {
+  const { style, anchorIndent } = ctx;
+  const unit = style.indent;
+  const outer = anchorIndent + unit;
+  const message = ctx.typescript ? '(error as Error).message' : 'error.message';
+  const rethrow = buildThrow({ style } as BranchContext, String(ctx.wrapErrors), message);
+  return [
+    `${outer}// Errors thrown here reached the client as ${ctx.wrapErrors} with their message; they still do.`,
+    `${outer}try {`,
+    inner,
+    `${outer}} catch (error) {`,
+    `${outer}${unit}${rethrow}`,
+    `${outer}}`,
+  ].join(style.eol);
+}
+
+interface Param {
+  /** The handler's parameter text ('' for none). */
+  name: string;
+  /** Name to look for in the body to decide whether the parameter is needed. */
+  usedName: string;
+  paramsExpression: string;
+  prologue: (indent: string) => string;
+}
+
+function buildParam(branch: MethodBranch, ctx: RenderContext): Param | { failed: string; reason: string; line: number } {
+  const { source } = ctx.input;
+  const binding = ctx.input.model.message;
+  const prologue = (indent: string) => {
+    if (!branch.prologue) return '';
+    const paramText = source.slice(branch.prologue.param.start!, branch.prologue.param.end!);
+    const initText = source.slice(branch.prologue.init.start!, branch.prologue.init.end!);
+    const used = branch.statements.some((s) => mentionsNames(s, namesIn(branch.prologue!.param)));
+    return used ? `${indent}const ${paramText} = ${initText}${semi(ctx.style)}` : '';
+  };
+  if (binding.kind === 'identifier') {
+    return { name: binding.name, usedName: binding.name, paramsExpression: `${binding.name}.params`, prologue };
+  }
+  // ({ id, method, params }) => only the properties the body still reads; the request id is the SDK's.
+  const used = [...binding.properties.entries()].filter(([, local]) => branch.statements.some((s) => mentionsNames(s, [local], true)));
+  const idLocal = binding.properties.get('id');
+  if (idLocal && used.some(([, local]) => local === idLocal) && branchUsesIdOutsideReplies(branch, idLocal)) {
+    return { failed: 'a handler reads the request id', reason: 'USES_REQUEST_ID', line: branch.line };
+  }
+  const kept = used.filter(([key]) => key !== 'id');
+  const paramsLocal = binding.properties.get('params');
+  const needsParams = branch.method === 'tools/call';
+  if (needsParams && !kept.some(([key]) => key === 'params')) kept.push(['params', paramsLocal ?? 'params']);
+  const text = kept.length === 0 ? '' : `{ ${kept.map(([key, local]) => (key === local ? key : `${key}: ${local}`)).join(', ')} }`;
+  return { name: text, usedName: kept.length ? kept[0]![1] : '', paramsExpression: paramsLocal ?? 'params', prologue };
+}
+
+function branchUsesIdOutsideReplies(branch: MethodBranch, idLocal: string): boolean {
+  const sites = new Set(branch.replies.map((r) => r.site));
+  let found = false;
+  for (const statement of branch.statements) {
+    walk(statement, (node) => {
+      if (found || sites.has(node)) return false;
+      if (t.isIdentifier(node, { name: idLocal })) found = true;
+      return true;
+    });
+  }
+  return found;
+}
+
+function namesIn(node: t.Node): string[] {
+  const names: string[] = [];
+  walk(node, (n) => {
+    if (t.isIdentifier(n)) names.push(n.name);
+  });
+  return names;
+}
+
+/** Whether statements reference any of `names` (as variables, not property keys). */
+function mentionsNames(statement: t.Node, names: string[], skipReplyIds = false): boolean {
+  let found = false;
+  walk(statement, (node, parent) => {
+    if (found) return false;
+    if (skipReplyIds && t.isObjectProperty(node) && getKeyName(node) === 'id') return false;
+    if (t.isIdentifier(node) && names.includes(node.name)) {
+      const isKey = parent && (t.isObjectProperty(parent) || t.isMemberExpression(parent)) && ((parent as t.ObjectProperty).key === node || (parent as t.MemberExpression).property === node) && !(parent as t.MemberExpression).computed && !(t.isObjectProperty(parent) && parent.shorthand);
+      if (!isKey) found = true;
+    }
+    return true;
+  });
+  return found;
+}
+
+// const server = new Server({ name, version }, { capabilities: { tools: {} }, instructions });
+function buildConstruction(
+  model: ServerModel,
+  methods: string[],
+  ctx: { input: SdkRewriteInput; style: CodeStyle; anchorIndent: string; serverName: string; notes: string[] },
+): { text: string } | { failed: string; reason: string; line: number } {
+  const { source } = ctx.input;
+  const { style, anchorIndent } = ctx;
+  const text = (node: t.Node) => reindentText(source.slice(node.start!, node.end!), getLineIndent(source, node.start!), anchorIndent);
+  const info = model.initialize?.serverInfo;
+  const infoText = info ? text(info) : `{ name: ${quoted(style, baseName(ctx.input.path))}, version: ${quoted(style, '0.0.0')} }`;
+  if (!info) ctx.notes.push('no serverInfo was found: the server is named after its file, version 0.0.0');
+  const needed = [...new Set(methods.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].capability))];
+  const capabilities = buildCapabilities(model.initialize?.capabilities ?? null, needed, source, style, ctx.notes);
+  const options = [`capabilities: ${capabilities}`];
+  if (model.initialize?.instructions) options.push(`instructions: ${text(model.initialize.instructions)}`);
+  const oneLine = `${anchorIndent}const ${ctx.serverName} = new Server(${infoText}, { ${options.join(', ')} })${semi(style)}`;
+  if (oneLine.length <= 100 && !oneLine.includes('\n')) return { text: oneLine };
+  const unit = style.indent;
+  const comma = style.trailingComma ? ',' : '';
+  const lines = options.map((o, i) => `${anchorIndent}${unit}${reindentText(o, anchorIndent, anchorIndent + unit)}${i < options.length - 1 ? ',' : comma}`);
+  return { text: `${anchorIndent}const ${ctx.serverName} = new Server(${infoText}, {${style.eol}${lines.join(style.eol)}${style.eol}${anchorIndent}})${semi(style)}` };
+}
+
+/** The original capabilities object, plus any capability the served methods need but it did not declare. */
+function buildCapabilities(node: t.Node | null, needed: Capability[], source: string, style: CodeStyle, notes: string[]): string {
+  if (node && t.isObjectExpression(node)) {
+    const declared = node.properties.map((p) => (t.isObjectProperty(p) ? getKeyName(p) : null));
+    const missing = needed.filter((c) => !declared.includes(c));
+    const original = source.slice(node.start!, node.end!);
+    if (missing.length === 0) return original.replace(/\s*\n\s*/g, ' ');
+    notes.push(`declares the ${missing.join(', ')} capabilit${missing.length > 1 ? 'ies' : 'y'} it serves but did not announce`);
+    const props = node.properties.map((p) => source.slice(p.start!, p.end!));
+    return `{ ${[...props, ...missing.map((c) => `${c}: {}`)].join(', ')} }`;
+  }
+  if (node) return source.slice(node.start!, node.end!);
+  void style;
+  return `{ ${needed.map((c) => `${c}: {}`).join(', ')} }`;
+}
+
+function baseName(path: string): string {
+  const file = path.split(/[\\/]/).pop() ?? 'server';
+  return file.replace(/\.[^.]+$/, '');
+}
+
+// const transport = new StdioServerTransport();
+// transport.onerror = (error) => { if (error instanceof SyntaxError) void transport.send({ ... -32700 ... }) };
+// await server.connect(transport);
+function buildConnect(
+  model: ServerModel,
+  ctx: { style: CodeStyle; typescript: boolean; serverName: string; moduleKind: ModuleKind; taken: Set<string>; indent: string },
+): string {
+  const { style, indent } = ctx;
+  const unit = style.indent;
+  const s = semi(style);
+  const q = (v: string) => quoted(style, v);
+  const setup = (i: string) => [
+    `${i}const transport = new StdioServerTransport()${s}`,
+    `${i}// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.`,
+    `${i}transport.onerror = (error) => {`,
+    `${i}${unit}if (error instanceof SyntaxError) {`,
+    ...(ctx.typescript ? [`${i}${unit}${unit}// @ts-expect-error -- the SDK message type has no null id, which JSON-RPC 2.0 requires here`] : []),
+    `${i}${unit}${unit}void transport.send({ jsonrpc: ${q('2.0')}, id: null, error: { code: -32700, message: ${q('Parse error')} } })${s}`,
+    `${i}${unit}}`,
+    `${i}}${s}`,
+  ];
+  const fail = (i: string) => [`${i}${unit}console.error(error)${s}`, `${i}${unit}process.exit(1)${s}`];
+  if (model.input.anchorInFunction) {
+    return [...setup(indent), `${indent}${ctx.serverName}.connect(transport).catch((error) => {`, ...fail(indent), `${indent}})${s}`].join(style.eol);
+  }
+  if (ctx.moduleKind === 'esm') {
+    return [...setup(indent), `${indent}await ${ctx.serverName}.connect(transport)${s}`].join(style.eol);
+  }
+  const main = ctx.taken.has('main') ? 'startServer' : 'main';
+  return [
+    `${indent}async function ${main}() {`,
+    ...setup(indent + unit),
+    `${indent}${unit}await ${ctx.serverName}.connect(transport)${s}`,
+    `${indent}}`,
+    '',
+    `${indent}${main}().catch((error) => {`,
+    ...fail(indent),
+    `${indent}})${s}`,
+  ].join(style.eol);
+}
+
+function importLine(useImport: boolean, style: CodeStyle, names: string[], from: string): string {
+  const list = names.join(', ');
+  return useImport ? `import { ${list} } from ${quoted(style, from)}${semi(style)}` : `const { ${list} } = require(${quoted(style, from)})${semi(style)}`;
+}
+
+/** After the file's last leading import/require (so a removed `readline` import leaves the SDK in its place). */
+function findImportPosition(program: t.Program, source: string): { offset: number; before: string; after: string } {
+  const eol = source.includes('\r\n') ? '\r\n' : '\n';
+  let last: t.Statement | null = null;
+  for (const statement of program.body) {
+    if (t.isImportDeclaration(statement) || isRequireDeclaration(statement)) last = statement;
+    else if (last || !(t.isExpressionStatement(statement) && t.isStringLiteral(statement.expression))) break;
+  }
+  if (last) return { offset: last.end!, before: eol, after: '' };
+  const first = program.body[0];
+  if (!first) return { offset: source.length, before: '', after: eol };
+  const start = getNodeRange(source, first).start;
+  const ownComments = start < first.start!;
+  // Keep a file header comment above the imports.
+  const offset = ownComments && first.leadingComments?.[0]?.start === 0 ? first.start! : start;
+  return { offset, before: '', after: eol + eol };
+}
+
+function isRequireDeclaration(statement: t.Statement): boolean {
+  if (!t.isVariableDeclaration(statement)) return false;
+  return statement.declarations.every((d) => {
+    let init = d.init;
+    while (init && t.isMemberExpression(init)) init = init.object;
+    return !!init && t.isCallExpression(init) && t.isIdentifier(init.callee, { name: 'require' });
+  });
+}
+
+/** Names declared at the top level that stay after the rewrite. */
+function collectTopLevelNames(program: t.Program, model: ServerModel): Set<string> {
+  const removed = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
+  const names = new Set<string>();
+  for (const statement of program.body) {
+    if (removed.has(statement)) continue;
+    if (t.isFunctionDeclaration(statement) && statement.id) names.add(statement.id.name);
+    if (t.isClassDeclaration(statement) && statement.id) names.add(statement.id.name);
+    if (t.isVariableDeclaration(statement)) for (const d of statement.declarations) for (const n of namesIn(d.id)) names.add(n);
+    if (t.isImportDeclaration(statement)) for (const s of statement.specifiers) names.add(s.local.name);
+  }
+  return names;
+}
+
+/** Whole-line ranges of the removed nodes, merged where only whitespace separates them. */
+function mergeRemovals(source: string, nodes: t.Node[], program: t.Program): { start: number; end: number }[] {
+  const ranges = nodes
+    .map((node) => {
+      // Comments directly above a removed statement describe it, except above the first one (the file header).
+      const range = node === program.body[0] ? { start: node.start!, end: node.end! } : getNodeRange(source, node);
+      return widenToLines(source, range.start, range.end);
+    })
+    .sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const range of ranges) {
+    const previous = merged[merged.length - 1];
+    if (previous && !/\S/.test(source.slice(previous.end, range.start))) previous.end = Math.max(previous.end, range.end);
+    else if (previous && range.start < previous.end) previous.end = Math.max(previous.end, range.end);
+    else merged.push({ ...range });
+  }
+  return merged;
+}
+
+function findStdoutCalls(program: t.Program): t.CallExpression[] {
+  const calls: t.CallExpression[] = [];
+  walk(program, (node) => {
+    if (t.isCallExpression(node) && getStdoutWriteKind(node)) calls.push(node);
+  });
+  return calls;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export { indentLines };

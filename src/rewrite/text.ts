@@ -1,0 +1,76 @@
+// Line-oriented helpers over the original source text: ranges that include a node's comments and
+// whole lines, indentation, and the lines whose leading whitespace is part of a string (never reindented).
+import * as t from '@babel/types';
+import { walk } from '../detect/ast.js';
+
+export function getLineStart(source: string, offset: number): number {
+  return source.lastIndexOf('\n', offset - 1) + 1;
+}
+
+/** The leading whitespace of the line that holds `offset`. */
+export function getLineIndent(source: string, offset: number): string {
+  const start = getLineStart(source, offset);
+  return /^[ \t]*/.exec(source.slice(start))![0];
+}
+
+/** [start, end) of a node including comments directly above it (no blank line between) and a trailing same-line comment. */
+export function getNodeRange(source: string, node: t.Node, floor = 0): { start: number; end: number } {
+  let start = node.start!;
+  for (const comment of [...(node.leadingComments ?? [])].reverse()) {
+    const gap = source.slice(comment.end!, start);
+    if (comment.start! < floor || /\n[ \t]*\r?\n/.test(gap) || /[^\s]/.test(gap)) break;
+    start = comment.start!;
+  }
+  let end = node.end!;
+  for (const comment of node.trailingComments ?? []) {
+    const gap = source.slice(end, comment.start);
+    if (gap.includes('\n') || /[^\s]/.test(gap)) break;
+    end = comment.end!;
+  }
+  return { start, end };
+}
+
+/** Widens [start, end) to whole lines when nothing else shares them (so a removal leaves no blank stub). */
+export function widenToLines(source: string, start: number, end: number): { start: number; end: number } {
+  const lineStart = getLineStart(source, start);
+  if (/\S/.test(source.slice(lineStart, start))) return { start, end };
+  const newline = source.indexOf('\n', end);
+  const lineEnd = newline === -1 ? source.length : newline + 1;
+  if (/\S/.test(source.slice(end, lineEnd))) return { start, end };
+  return { start: lineStart, end: lineEnd };
+}
+
+/** Offsets of line starts that lie inside a multi-line string or template: their whitespace is content. */
+export function findProtectedLineStarts(ast: t.File, source: string): Set<number> {
+  const protectedStarts = new Set<number>();
+  walk(ast.program, (node) => {
+    if (t.isTemplateElement(node) || t.isStringLiteral(node)) {
+      // TemplateElement ranges exclude the backticks; anything after a newline inside is content.
+      for (let i = source.indexOf('\n', node.start!); i !== -1 && i < node.end!; i = source.indexOf('\n', i + 1)) {
+        protectedStarts.add(i + 1);
+      }
+    }
+  });
+  return protectedStarts;
+}
+
+/** Re-indents every line after the first of `text` by replacing the prefix `from` with `to`. */
+export function reindentText(text: string, from: string, to: string): string {
+  if (from === to) return text;
+  return text
+    .split('\n')
+    .map((line, index) => {
+      if (index === 0) return line;
+      if (line.trim() === '') return line.replace(/^[ \t]+/, '');
+      return line.startsWith(from) ? to + line.slice(from.length) : to + line.replace(/^[ \t]+/, '');
+    })
+    .join('\n');
+}
+
+/** Prefixes every non-empty line with `indent`. */
+export function indentLines(text: string, indent: string): string {
+  return text
+    .split('\n')
+    .map((line) => (line.trim() === '' ? line.replace(/^[ \t]+/, '') : indent + line))
+    .join('\n');
+}
