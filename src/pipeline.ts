@@ -48,7 +48,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
         after: rewritten.after === source ? undefined : rewritten.after,
         decision: toSdkDecision(options, rewritten.notes),
         detected: describeModel(plan.model),
-        fixes: plan.fixes,
+        fixes: [...plan.fixes, ...rewritten.fixes],
       };
     }
   }

@@ -41,7 +41,8 @@ export type DispatchSearch = { kind: 'found'; dispatch: FoundDispatch } | { kind
 export function isMethodExpression(node: t.Node, binding: MessageBinding): boolean {
   const inner = unwrapExpression(node);
   if (binding.kind === 'identifier') {
-    return getMemberChain(inner) === `${binding.name}.method`;
+    const alias = binding.aliases?.get('method');
+    return getMemberChain(inner) === `${binding.name}.method` || (alias !== undefined && t.isIdentifier(inner, { name: alias }));
   }
   const local = binding.properties.get('method');
   return local !== undefined && t.isIdentifier(inner) && inner.name === local;
@@ -120,6 +121,17 @@ export function findDispatch(statements: t.Statement[], binding: MessageBinding,
     others.push(statement);
   }
   if (!kind) return { kind: 'none' };
+  // if (m === 'a') return ...; if (m === 'b') return ...; return send(id, { error: ... })
+  // Every bare-if branch returns, so the statements after the last one are the fallback.
+  if (kind === 'if-chain' && !fallback) {
+    const lastIf = statements.findLastIndex((s: t.Statement) => t.isIfStatement(s) && getTestedMethods(s.test, binding) !== null);
+    const trailing = statements.slice(lastIf + 1);
+    const allReturn = branches.every((b) => b.statements.length > 0 && endsAbruptly(b.statements[b.statements.length - 1]!) && !t.isBreakStatement(b.statements[b.statements.length - 1]!));
+    if (trailing.length > 0 && allReturn && endsAbruptly(trailing[trailing.length - 1]!)) {
+      fallback = { methods: [], line: trailing[0]!.loc!.start.line, statements: trailing, param: null, expressionBody: null, node: trailing[0]! };
+      for (const s of trailing) others.splice(others.indexOf(s), 1);
+    }
+  }
   if (handlerMap) {
     const call = findHandlerCall(others, handlerLocal);
     if (!call) return { kind: 'unsupported', line, reason: 'UNKNOWN_REPLY_SHAPE', detail: 'the looked-up handler is not called in a way the rewrite understands' };
@@ -228,7 +240,9 @@ function findHandlerCall(statements: t.Statement[], local: string): { argument: 
 /** The code a catch clause answers with: a literal, or null for `err.code ?? -32603`-like fallbacks. */
 export function getCatchErrorCode(handler: t.Node): number | null | 'unknown' {
   let code: number | null | 'unknown' = 'unknown';
-  walk(t.isCatchClause(handler) ? handler.body : handler, (node) => {
+  const root = t.isCatchClause(handler) ? handler.body : handler;
+  if (containsOwnCodeFallback(root)) return null;
+  walk(root, (node) => {
     if (code !== 'unknown') return false;
     if (t.isCallExpression(node)) {
       for (const arg of node.arguments) {
@@ -280,4 +294,14 @@ export function endsAbruptly(statement: t.Statement): boolean {
     return endsAbruptly(statement.block) && (!statement.handler || endsAbruptly(statement.handler.body));
   }
   return false;
+}
+
+function containsOwnCodeFallback(root: t.Node): boolean {
+  let found = false;
+  walk(root, (node) => {
+    if (found) return false;
+    if ((t.isConditionalExpression(node) || t.isLogicalExpression(node)) && isOwnCodeFallback(node)) found = true;
+    return true;
+  });
+  return found;
 }

@@ -116,14 +116,16 @@ function toAnalysis(reply: Reply | null, writeKind: StdoutWriteKind): ReplyAnaly
 export function getReplyFromValue(value: t.Node, substitution: Map<string, t.Node | null>, site: t.Node): Reply | null {
   const top = resolve(value, substitution);
   if (!top || !top.node || !t.isObjectExpression(top.node)) return null;
-  const props = getPlainProperties(top.node);
+  const props = getEnvelopeProperties(top.node, top.substitution);
   if (!props) return null;
   if (props.has('result')) {
-    const result = resolve(props.get('result')!, top.substitution);
+    const [node, sub] = props.get('result')!;
+    const result = resolve(node, sub);
     return result ? { kind: 'result', site, value: result.node } : null;
   }
   if (props.has('error')) {
-    const error = resolve(props.get('error')!, top.substitution);
+    const [node, sub] = props.get('error')!;
+    const error = resolve(node, sub);
     if (!error || !error.node) return null;
     if (t.isStringLiteral(error.node)) return { kind: 'error', site, code: null, message: null, data: null, rawText: error.node.value };
     if (!t.isObjectExpression(error.node)) return null;
@@ -158,6 +160,29 @@ function resolve(node: t.Node, substitution: Map<string, t.Node | null>): Resolv
   }
   if (t.isObjectExpression(inner) || isLiteral(inner)) return { node: inner, substitution };
   return null;
+}
+
+/**
+ * Properties of a reply object with the substitution that applies to each. A spread of a helper
+ * parameter (`{ jsonrpc: '2.0', id, ...body }`) merges the argument object's properties.
+ */
+function getEnvelopeProperties(object: t.ObjectExpression, substitution: Map<string, t.Node | null>): Map<string, [t.Node, Map<string, t.Node | null>]> | null {
+  const props = new Map<string, [t.Node, Map<string, t.Node | null>]>();
+  for (const prop of object.properties) {
+    if (t.isSpreadElement(prop)) {
+      const spread = resolve(prop.argument, substitution);
+      if (!spread || !spread.node || !t.isObjectExpression(spread.node) || spread.node === object) return null;
+      const inner = getEnvelopeProperties(spread.node, spread.substitution);
+      if (!inner) return null;
+      for (const [key, value] of inner) props.set(key, value);
+      continue;
+    }
+    if (!t.isObjectProperty(prop)) return null;
+    const key = getKeyName(prop);
+    if (key === null) return null;
+    props.set(key, [prop.value, substitution]);
+  }
+  return props;
 }
 
 /** Property values by key; null when the object has spreads, computed keys or methods. */

@@ -70,6 +70,8 @@ function hasIgnoreComment(ast: t.File): boolean {
 
 interface ParsedMessage {
   binding: MessageBinding;
+  /** `handle(JSON.parse(line))`: the dispatcher gets the parsed value directly. */
+  directCall?: { callee: string; statement: t.Statement };
   /** The statements after the parse, in the block that holds it: where dispatch happens. */
   region: t.Statement[];
   /** Statements before the parse in the loop (empty-line checks, buffering): dropped with the loop. */
@@ -80,6 +82,10 @@ interface ParsedMessage {
 function findMessageParse(body: t.Statement[]): ParsedMessage | null {
   for (let i = 0; i < body.length; i++) {
     const statement = body[i]!;
+    const passed = getParsePassedTo(statement) ?? (t.isTryStatement(statement) && statement.block.body.length === 1 ? getParsePassedTo(statement.block.body[0]!) : null);
+    if (passed) {
+      return { binding: { kind: 'identifier', name: '' }, directCall: { callee: passed, statement }, region: [statement], before: body.slice(0, i) };
+    }
     const direct = getParsedName(statement);
     if (direct) return { binding: { kind: 'identifier', name: direct }, region: body.slice(i + 1), before: body.slice(0, i) };
     if (t.isTryStatement(statement) && statement.block.body.some((s) => getParsedName(s))) {
@@ -97,6 +103,14 @@ function findMessageParse(body: t.Statement[]): ParsedMessage | null {
     }
   }
   return null;
+}
+
+/** `handle(JSON.parse(line))` -> 'handle' */
+function getParsePassedTo(statement: t.Statement): string | null {
+  if (!t.isExpressionStatement(statement)) return null;
+  const call = unwrapExpression(statement.expression);
+  if (!t.isCallExpression(call) || call.arguments.length !== 1 || !isJsonParse(call.arguments[0]!)) return null;
+  return getMemberChain(call.callee);
 }
 
 function getParsedName(statement: t.Statement): string | null {
@@ -123,19 +137,27 @@ interface DispatchFound {
   protocol: ReplyProtocol;
   container: t.Node | null;
   dropped: t.Node[];
+  prelude: t.VariableDeclaration[];
 }
 
 function findDispatchFrom(parsed: ParsedMessage, loop: FoundLoop, writers: Map<string, WriterHelper>, program: t.Program): DispatchFound | Fail {
+  if (parsed.directCall) {
+    return followDispatcher(parsed.directCall.callee, { kind: 'write' }, parsed.directCall.statement, [], loop, program);
+  }
   const inline = findDispatch(parsed.region, parsed.binding, program);
   if (inline.kind === 'unsupported') return fail(inline.reason, inline.line, inline.detail);
   if (inline.kind === 'found') {
     const blocking = inline.dispatch.others.find((s) => !isDroppable(s, parsed.binding));
     if (blocking) return fail('LOOP_SIDE_EFFECTS', blocking.loc!.start.line, 'the loop does more than parse and dispatch');
     const protocol: ReplyProtocol = inline.dispatch.handlerMap
-      ? { kind: 'return-result', errorCode: numericOrNull(inline.dispatch.handlerMap.errorCode) }
+      ? { kind: 'return-result', errorCode: normalizeCode(numericOrNull(inline.dispatch.handlerMap.errorCode)) }
       : { kind: 'write' };
-    return { kind: 'found', binding: parsed.binding, dispatch: inline.dispatch, protocol, container: null, dropped: inline.dispatch.others };
+    return { kind: 'found', binding: parsed.binding, dispatch: inline.dispatch, protocol, container: null, dropped: inline.dispatch.others, prelude: [] };
   }
+
+  // The whole if-chain sits in a try whose catch answers errors, and one write sends `response` afterwards.
+  const assigned = findAssignedResponseDispatch(parsed, writers, program);
+  if (assigned) return assigned;
 
   // The loop hands the message to a dispatcher function.
   for (const statement of parsed.region) {
@@ -144,23 +166,108 @@ function findDispatchFrom(parsed: ParsedMessage, loop: FoundLoop, writers: Map<s
     const others = parsed.region.filter((s) => s !== statement);
     const blocking = others.find((s) => !isDroppable(s, parsed.binding));
     if (blocking) return fail('LOOP_SIDE_EFFECTS', blocking.loc!.start.line, 'the loop does more than parse and dispatch');
-    const target = resolveFunction(call.callee, program, loop.ownerClass);
-    if (!target) return fail('NO_DISPATCH', statement.loc!.start.line, `cannot follow ${call.callee}()`);
-    const binding = getParamBinding(target.fn.params[0]);
-    if (!binding) return fail('NO_DISPATCH', target.fn.loc!.start.line, 'the dispatcher parameter is not a plain name or object pattern');
-    const body = t.isBlockStatement(target.fn.body) ? target.fn.body.body : [];
-    const found = findDispatch(body, binding, program);
-    if (found.kind === 'unsupported') return fail(found.reason, found.line, found.detail);
-    if (found.kind === 'none') return fail('NO_DISPATCH', target.fn.loc!.start.line, `${call.callee}() does not switch on the method`);
-    let protocol = call.protocol;
-    if (found.dispatch.handlerMap) protocol = { kind: 'return-result', errorCode: numericOrNull(found.dispatch.handlerMap.errorCode) };
-    else {
-      const blockingInner = found.dispatch.others.find((s) => !isDroppable(s, binding));
-      if (blockingInner) return fail('LOOP_SIDE_EFFECTS', blockingInner.loc!.start.line, 'the dispatcher does more than switch on the method');
-    }
-    return { kind: 'found', binding, dispatch: found.dispatch, protocol, container: target.declaration, dropped: others };
+    return followDispatcher(call.callee, call.protocol, statement, others, loop, program);
   }
   return fail('NO_DISPATCH', loop.line, 'no dispatch on the message method was found');
+}
+
+function followDispatcher(callee: string, callProtocol: ReplyProtocol, statement: t.Statement, dropped: t.Node[], loop: FoundLoop, program: t.Program): DispatchFound | Fail {
+  const target = resolveFunction(callee, program, loop.ownerClass);
+  if (!target) return fail('NO_DISPATCH', statement.loc!.start.line, `cannot follow ${callee}()`);
+  const param = getParamBinding(target.fn.params[0]);
+  if (!param) return fail('NO_DISPATCH', target.fn.loc!.start.line, 'the dispatcher parameter is not a plain name or object pattern');
+  const body = t.isBlockStatement(target.fn.body) ? target.fn.body.body : [];
+  const { binding, prelude } = withPrelude(param, body);
+  const found = findDispatch(body, binding, program);
+  if (found.kind === 'unsupported') return fail(found.reason, found.line, found.detail);
+  if (found.kind === 'none') return fail('NO_DISPATCH', target.fn.loc!.start.line, `${callee}() does not switch on the method`);
+  let protocol = callProtocol;
+  if (found.dispatch.handlerMap) protocol = { kind: 'return-result', errorCode: normalizeCode(numericOrNull(found.dispatch.handlerMap.errorCode)) };
+  else {
+    const blockingInner = found.dispatch.others.find((s) => !prelude.includes(s as t.VariableDeclaration) && !isDroppable(s, binding));
+    if (blockingInner) return fail('LOOP_SIDE_EFFECTS', blockingInner.loc!.start.line, 'the dispatcher does more than switch on the method');
+  }
+  if (protocol.kind === 'return-result') protocol = { ...protocol, errorCode: normalizeCode(protocol.errorCode) };
+  return { kind: 'found', binding, dispatch: found.dispatch, protocol, container: target.declaration, dropped, prelude };
+}
+
+/** -32603 with the error's message is what the SDK answers for a plain thrown Error anyway. */
+function normalizeCode(code: number | null): number | null {
+  return code === -32603 ? null : code;
+}
+
+/**
+ * `const { id, method, params = {} } = msg` / `const params = msg.params || {}` before the dispatch:
+ * names for the message's members. The method alias is how branches are found; the others are copied
+ * into the handlers that use them.
+ */
+function withPrelude(binding: MessageBinding, body: t.Statement[]): { binding: MessageBinding; prelude: t.VariableDeclaration[] } {
+  if (binding.kind !== 'identifier') return { binding, prelude: [] };
+  const aliases = new Map<string, string>();
+  const prelude: t.VariableDeclaration[] = [];
+  const name = binding.name;
+  for (const statement of body) {
+    if (!t.isVariableDeclaration(statement) || statement.declarations.length !== 1) continue;
+    const declarator = statement.declarations[0]!;
+    if (!declarator.init || !containsNode(declarator.init, (n) => t.isIdentifier(n, { name })) || containsNode(declarator.init, (n) => t.isCallExpression(n))) continue;
+    prelude.push(statement);
+    if (t.isObjectPattern(declarator.id) && t.isIdentifier(declarator.init, { name })) {
+      for (const prop of declarator.id.properties) {
+        if (!t.isObjectProperty(prop)) continue;
+        const key = getKeyName(prop);
+        const value = t.isAssignmentPattern(prop.value) ? prop.value.left : prop.value;
+        if (key && t.isIdentifier(value)) aliases.set(key, value.name);
+      }
+    } else if (t.isIdentifier(declarator.id)) {
+      const member = getMemberChain(unwrapExpression(declarator.init));
+      if (member === `${name}.method`) aliases.set('method', declarator.id.name);
+      else if (containsNode(declarator.init, (n) => getMemberChain(n) === `${name}.id`)) aliases.set('id', declarator.id.name);
+    }
+  }
+  return { binding: { kind: 'identifier', name, aliases }, prelude };
+}
+
+/**
+ * let response; try { if (msg.method === ...) response = {...}; else ... } catch (e) { response = {...error} }
+ * process.stdout.write(JSON.stringify(response) + '\n');
+ */
+function findAssignedResponseDispatch(parsed: ParsedMessage, writers: Map<string, WriterHelper>, program: t.Program): DispatchFound | null {
+  const region = parsed.region;
+  const tryIndex = region.findIndex((s) => t.isTryStatement(s));
+  if (tryIndex === -1) return null;
+  const tryStatement = region[tryIndex] as t.TryStatement;
+  const found = findDispatch(tryStatement.block.body, parsed.binding, program);
+  if (found.kind !== 'found' || found.dispatch.others.length > 0) return null;
+  const write = region.slice(tryIndex + 1).find((s) => t.isExpressionStatement(s) && t.isCallExpression(s.expression));
+  if (!write || !t.isExpressionStatement(write) || !t.isCallExpression(write.expression)) return null;
+  const call = write.expression;
+  const kind = getStdoutWriteKind(call);
+  const writtenArg = kind ? (call.arguments[kind === 'writeSync' ? 1 : 0]) : (writers.has(getMemberChain(call.callee) ?? '') ? call.arguments[0] : undefined);
+  const serialized = kind ? unwrapSerialized(writtenArg) : writtenArg;
+  if (!serialized || !t.isIdentifier(serialized)) return null;
+  const errorCode = tryStatement.handler ? getCatchErrorCode(tryStatement.handler) : null;
+  if (errorCode === 'unknown') return null;
+  const others = region.filter((s) => s !== tryStatement && s !== write);
+  const variable = serialized.name;
+  const blocking = others.find((s) => !isDroppable(s, parsed.binding) && !(t.isVariableDeclaration(s) && t.isIdentifier(s.declarations[0]?.id, { name: variable })));
+  if (blocking) return null;
+  return {
+    kind: 'found',
+    binding: parsed.binding,
+    dispatch: found.dispatch,
+    protocol: { kind: 'assign-envelope', variable, errorCode: normalizeCode(errorCode) },
+    container: null,
+    dropped: others,
+    prelude: [],
+  };
+}
+
+function unwrapSerialized(node: t.Node | undefined): t.Node | null {
+  if (!node) return null;
+  const inner = unwrapExpression(node);
+  if (t.isBinaryExpression(inner) && inner.operator === '+') return unwrapSerialized(inner.left);
+  if (t.isCallExpression(inner) && getMemberChain(inner.callee) === 'JSON.stringify') return inner.arguments[0] ? unwrapExpression(inner.arguments[0]) : null;
+  return null;
 }
 
 function numericOrNull(code: number | null | 'unknown'): number | null {
@@ -317,6 +424,7 @@ function buildModel(program: t.Program, loop: FoundLoop, writers: Map<string, Wr
     message: binding,
     dispatch: { kind: dispatch.kind, line: dispatch.line, container: found.container, protocol },
     methods,
+    prelude: found.prelude,
     fallback,
     initialize,
     notificationReplies,
@@ -373,7 +481,8 @@ function collectReplies(raw: RawBranch, protocol: ReplyProtocol, writers: Map<st
           return;
         }
         const site = statementParent;
-        const isStatement = site && t.isExpressionStatement(site) && unwrapExpression(site.expression) === node;
+        const isStatement =
+          site && ((t.isExpressionStatement(site) && unwrapExpression(site.expression) === node) || (t.isReturnStatement(site) && site.argument && unwrapExpression(site.argument) === node));
         if (!isStatement) {
           problem = { reason: 'REPLY_NOT_STATEMENT', line: node.loc!.start.line, detail: 'a reply written inside an expression' };
           return;
@@ -382,6 +491,16 @@ function collectReplies(raw: RawBranch, protocol: ReplyProtocol, writers: Map<st
         replies.push(analysis.reply);
         return;
       }
+    }
+    if (protocol.kind === 'assign-envelope' && t.isAssignmentExpression(node) && t.isIdentifier(node.left, { name: protocol.variable })) {
+      const site = statementParent;
+      const reply = t.isObjectExpression(unwrapExpression(node.right)) ? getReplyFromValue(unwrapExpression(node.right), new Map(), site ?? node) : null;
+      if (!reply || !site || !t.isExpressionStatement(site) || site.expression !== node || depth > 0) {
+        problem = { reason: 'UNKNOWN_REPLY_SHAPE', line: node.loc!.start.line, detail: `an assignment to ${protocol.variable} that is not a literal reply` };
+        return;
+      }
+      replies.push(reply);
+      return;
     }
     if (protocol.kind === 'return-envelope' && t.isReturnStatement(node) && depth === 0) {
       const reply = node.argument && t.isObjectExpression(unwrapExpression(node.argument)) ? getReplyFromValue(unwrapExpression(node.argument), new Map(), node) : null;

@@ -17,7 +17,8 @@ export interface InputLoop {
 
 /** How the message is bound where branches read it. */
 export type MessageBinding =
-  | { kind: 'identifier'; name: string }
+  /** `aliases`: names the dispatcher gave to the message's members (`const { method, params } = msg`). */
+  | { kind: 'identifier'; name: string; aliases?: Map<string, string> }
   | { kind: 'pattern'; pattern: t.ObjectPattern; properties: Map<string, string> };
 
 /** How replies leave the dispatcher. */
@@ -25,7 +26,9 @@ export type ReplyProtocol =
   | { kind: 'write' }
   | { kind: 'return-envelope' }
   /** Branches return results; thrown errors become `errorCode`, or (null) `error.code` else -32603, as the SDK does. */
-  | { kind: 'return-result'; errorCode: number | null };
+  | { kind: 'return-result'; errorCode: number | null }
+  /** Branches assign the reply to `variable`, written once after a try whose catch answers with `errorCode`. */
+  | { kind: 'assign-envelope'; variable: string; errorCode: number | null };
 
 /** One reply found in a branch, already understood. */
 export type Reply =
@@ -65,6 +68,8 @@ export interface ServerModel {
     protocol: ReplyProtocol;
   };
   methods: MethodBranch[];
+  /** Declarations the dispatcher made from the message before dispatching (`const params = msg.params || {}`); each handler gets the ones it uses. */
+  prelude: t.VariableDeclaration[];
   /** The branch for unknown methods, if any: its error code. */
   fallback: { line: number; code: number | null } | null;
   initialize: InitializeInfo | null;

@@ -20,6 +20,8 @@ export interface BranchContext {
   /** How the handler names the request, e.g. `msg` (used in the fallthrough error). */
   paramsExpression: string;
   typescript: boolean;
+  /** Collects compliance fixes the branch rewrite makes (shown in the diff header). */
+  fixes?: string[];
 }
 
 export type BranchBody = { text: string; usesId: boolean } | { failed: string; line: number; reason: string };
@@ -115,7 +117,8 @@ function dropTrailingBreak(statements: t.Statement[]): t.Statement[] {
 
 function buildReplyStatement(reply: Reply, ctx: BranchContext, method: string, siteIndent: string, targetIndent: string): string {
   // A value's continuation lines keep their depth relative to the line it starts on.
-  const text = (node: t.Node) => reindentText(ctx.source.slice(node.start!, node.end!), getLineIndent(ctx.source, node.start!), targetIndent);
+  const valueEdits = method === 'resources/read' && reply.kind === 'result' && reply.value ? addMissingResourceUris(reply.value, ctx) : new EditList();
+  const text = (node: t.Node) => reindentText(valueEdits.apply(ctx.source, node.start!, node.end!), getLineIndent(ctx.source, node.start!), targetIndent);
   void siteIndent;
   if (reply.kind === 'result') {
     return reply.value ? `return ${text(reply.value)}${semi(ctx.style)}` : `return {}${semi(ctx.style)}`;
@@ -127,6 +130,33 @@ function buildReplyStatement(reply: Reply, ctx: BranchContext, method: string, s
   const code = reply.code ? text(reply.code) : String(RPC_ERRORS.internalError);
   const message = reply.message ? text(reply.message) : quoted(ctx.style, 'Internal error');
   return buildThrow(ctx, code, message, reply.data ? text(reply.data) : null);
+}
+
+/**
+ * `resources/read` contents must carry the `uri` they were read from (the SDK client rejects them
+ * otherwise): `{ contents: [{ text }] }` -> `{ contents: [{ uri: msg.params.uri, text }] }`.
+ */
+function addMissingResourceUris(value: t.Node, ctx: BranchContext): EditList {
+  const edits = new EditList();
+  walk(value, (node) => {
+    if (!t.isObjectProperty(node) || getKeyNameSafe(node) !== 'contents' || !t.isArrayExpression(node.value)) return true;
+    for (const element of node.value.elements) {
+      if (!t.isObjectExpression(element) || element.properties.length === 0) continue;
+      if (element.properties.some((p) => (t.isObjectProperty(p) && getKeyNameSafe(p) === 'uri') || t.isSpreadElement(p))) continue;
+      const first = element.properties[0]!;
+      const sameLine = !ctx.source.slice(element.start!, first.start!).includes('\n');
+      const separator = sameLine ? ', ' : ',' + ctx.style.eol + getLineIndent(ctx.source, first.start!);
+      edits.insert(first.start!, `uri: ${ctx.paramsExpression}.uri${separator}`);
+      ctx.fixes?.push('resources/read contents carry the requested uri (the SDK client rejects contents without one)');
+    }
+    return false;
+  });
+  return edits;
+}
+
+function getKeyNameSafe(node: t.ObjectProperty): string | null {
+  if (node.computed) return t.isStringLiteral(node.key) ? node.key.value : null;
+  return t.isIdentifier(node.key) ? node.key.name : t.isStringLiteral(node.key) ? node.key.value : null;
 }
 
 type ParentMap = Map<t.Node, t.Node>;
@@ -163,6 +193,7 @@ function getDeadFollowers(site: t.Node, parents: ParentMap): t.Statement[] {
  * follow). Otherwise code ran after the reply, and a return/throw would skip it.
  */
 function checkLeavesAfterReply(site: t.Node, parents: ParentMap, top: t.Statement[]): string | null {
+  if (t.isReturnStatement(site)) return null;
   let current: t.Node = site;
   for (;;) {
     const parent = parents.get(current);

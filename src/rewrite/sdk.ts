@@ -23,7 +23,7 @@ export interface SdkRewriteInput {
   moduleKind: ModuleKind;
 }
 
-export type SdkRewriteResult = { after: string; notes: string[] } | { failed: string; reason: string; line: number };
+export type SdkRewriteResult = { after: string; notes: string[]; fixes: string[] } | { failed: string; reason: string; line: number };
 
 const OWNED: readonly string[] = SDK_OWNED_METHODS;
 
@@ -33,6 +33,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const typescript = /\.(c|m)?tsx?$/i.test(input.path);
   const target = SDK_TARGETS[input.sdk];
   const notes: string[] = [];
+  const fixes: string[] = [];
 
   const registered = model.methods.filter((m) => isMcpRequestMethod(m.method));
   const custom = model.methods.filter((m) => !OWNED.includes(m.method) && !isMcpRequestMethod(m.method));
@@ -46,19 +47,20 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const serverName = taken.has('server') ? 'mcpServer' : 'server';
   const anchor = model.registrationAnchor;
   const anchorIndent = getLineIndent(source, anchor.start!);
-  const wrapErrors = model.dispatch.protocol.kind === 'return-result' && model.dispatch.protocol.errorCode !== null ? model.dispatch.protocol.errorCode : null;
+  const protocol = model.dispatch.protocol;
+  const wrapErrors = (protocol.kind === 'return-result' || protocol.kind === 'assign-envelope') && protocol.errorCode !== null ? protocol.errorCode : null;
   const protectedLineStarts = findProtectedLineStarts(ast, source);
   const eol = style.eol;
 
   // 1. One handler per MCP method, in the order the original dispatched them.
   const blocks: string[] = [];
   for (const branch of registered) {
-    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName });
+    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
     if ('failed' in rendered) return rendered;
     blocks.push(rendered.text);
   }
   if (custom.length > 0) {
-    const rendered = renderFallbackHandler(custom, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName });
+    const rendered = renderFallbackHandler(custom, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
     if ('failed' in rendered) return rendered;
     blocks.push(rendered.text);
     notes.push(`custom methods ${custom.map((m) => m.method).join(', ')} keep answering through fallbackRequestHandler`);
@@ -118,7 +120,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   } catch (err) {
     return { failed: `the rewritten file does not parse: ${(err as Error).message}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: model.dispatch.line };
   }
-  return { after: pruned, notes };
+  return { after: pruned, notes, fixes: [...new Set(fixes)] };
 }
 
 interface RenderContext {
@@ -129,6 +131,7 @@ interface RenderContext {
   protectedLineStarts: Set<number>;
   typescript: boolean;
   serverName: string;
+  fixes: string[];
 }
 
 type Rendered = { text: string } | { failed: string; reason: string; line: number };
@@ -151,10 +154,13 @@ function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
     bodyIndent,
     paramsExpression: param.paramsExpression,
     typescript: ctx.typescript,
+    fixes: ctx.fixes,
   };
   const body = renderBranchBody(branch, branchContext);
   if ('failed' in body) return body;
-  let inner = [param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
+  const prelude = buildPrelude(branch, ctx, bodyIndent);
+  if (typeof prelude !== 'string') return prelude;
+  let inner = [prelude, param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
   if (wrapped) inner = wrapInErrorCode(inner, ctx);
   const usesParam = param.name !== '' && new RegExp(`\\b${escapeRegExp(param.usedName)}\\b`).test(inner);
   const method = ctx.input.sdk === 'v1' ? MCP_REQUESTS[branch.method as keyof typeof MCP_REQUESTS].schema : quoted(style, branch.method);
@@ -185,9 +191,12 @@ function renderFallbackHandler(branches: MethodBranch[], ctx: RenderContext): Re
       bodyIndent,
       paramsExpression: `${name}.params`,
       typescript: ctx.typescript,
+      fixes: ctx.fixes,
     });
     if ('failed' in body) return body;
-    let inner = [param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
+    const prelude = buildPrelude(branch, ctx, bodyIndent);
+    if (typeof prelude !== 'string') return prelude;
+    let inner = [prelude, param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
     if (model.message.kind === 'pattern') {
       const locals = [...model.message.properties.entries()].filter(([key, local]) => key !== 'id' && new RegExp(`\\b${escapeRegExp(local)}\\b`).test(inner));
       if (locals.length > 0) {
@@ -224,6 +233,41 @@ function wrapInErrorCode(inner: string, ctx: RenderContext): string {
     `${outer}${unit}${rethrow}`,
     `${outer}}`,
   ].join(style.eol);
+}
+
+/**
+ * The dispatcher's own declarations from the message (`const params = msg.params || {}`,
+ * `const { params = {} } = msg`) that this branch reads, trimmed to what it reads.
+ */
+function buildPrelude(branch: MethodBranch, ctx: RenderContext, indent: string): string | { failed: string; reason: string; line: number } {
+  const { source, model } = ctx.input;
+  const idAlias = model.message.kind === 'identifier' ? model.message.aliases?.get('id') : undefined;
+  if (idAlias && branchUsesIdOutsideReplies(branch, idAlias)) {
+    return { failed: 'a handler reads the request id', reason: 'USES_REQUEST_ID', line: branch.line };
+  }
+  const lines: string[] = [];
+  for (const declaration of model.prelude) {
+    const declarator = declaration.declarations[0]!;
+    if (t.isIdentifier(declarator.id)) {
+      if (declarator.id.name === idAlias) continue;
+      if (branch.statements.some((s) => mentionsNames(s, [declarator.id.type === 'Identifier' ? declarator.id.name : ''], true))) {
+        lines.push(indent + source.slice(declaration.start!, declaration.end!).replace(/\s*\n\s*/g, ' '));
+      }
+      continue;
+    }
+    if (t.isObjectPattern(declarator.id)) {
+      const kept = declarator.id.properties.filter((prop) => {
+        if (!t.isObjectProperty(prop)) return true;
+        const key = getKeyName(prop);
+        if (key === 'id' || key === 'method') return branch.statements.some((s) => mentionsNames(s, namesIn(prop.value), true)) && key !== 'id';
+        return branch.statements.some((s) => mentionsNames(s, namesIn(prop.value), true));
+      });
+      if (kept.length === 0) continue;
+      const props = kept.map((p) => source.slice(p.start!, p.end!)).join(', ');
+      lines.push(`${indent}${declaration.kind} { ${props} } = ${source.slice(declarator.init!.start!, declarator.init!.end!)}${semi(ctx.style)}`);
+    }
+  }
+  return lines.join(ctx.style.eol);
 }
 
 interface Param {
@@ -385,7 +429,12 @@ function buildConnect(
 }
 
 function importLine(useImport: boolean, style: CodeStyle, names: string[], from: string): string {
-  const list = names.join(', ');
+  let list = names.join(', ');
+  if (list.length + from.length > 70 && names.length > 1) {
+    const comma = style.trailingComma ? ',' : '';
+    list = style.eol + names.map((n) => style.indent + n).join(',' + style.eol) + comma + style.eol;
+    return useImport ? `import {${list}} from ${quoted(style, from)}${semi(style)}` : `const {${list}} = require(${quoted(style, from)})${semi(style)}`;
+  }
   return useImport ? `import { ${list} } from ${quoted(style, from)}${semi(style)}` : `const { ${list} } = require(${quoted(style, from)})${semi(style)}`;
 }
 

@@ -440,6 +440,9 @@ function describeParse(call: CallExpression, parents: Map<Node, Node>): ParseSit
   } else if (parent?.type === 'AssignmentExpression' && parent.right === top && parent.operator === '=' && parent.left.type === 'Identifier') {
     target = parent.left.name;
     statement = parents.get(parent);
+  } else if (parent?.type === 'CallExpression' && parent.arguments.length === 1 && parent.arguments[0] === top) {
+    // handle(JSON.parse(line))
+    statement = parents.get(parent);
   } else {
     return null;
   }
@@ -475,7 +478,7 @@ function hasMethodKey(pattern: Node): boolean {
 
 /** 'strong': the parsed value's `.method` is read; 'weak': it is handed to a call; null: not a message. */
 function getIncomingStrength(site: ParseSite, parents: Map<Node, Node>): 'strong' | 'weak' | null {
-  if (site.target === null) return 'strong';
+  if (site.target === null) return site.statement.type === 'VariableDeclaration' ? 'strong' : 'weak';
   const fn = getAncestors(parents, site.call).reverse().find(isFunctionNode);
   const scope = fn ?? getAncestors(parents, site.call)[0];
   if (scope === undefined) return null;
@@ -635,4 +638,21 @@ export function importsEnvelopeHelper(ast: File): boolean {
     return undefined;
   });
   return found;
+}
+
+/**
+ * Every call that writes one reply (a framer call or an inline JSON write), best effort: used by
+ * detection, which must not fail where the rewrite would.
+ */
+export function findReplyWrites(ast: File, source: string): CallExpression[] {
+  const parents = buildParentMap(ast);
+  const writes = findStdoutWrites(ast, parents);
+  const framerResult = findFramer(ast, source, writes, parents);
+  const framer = 'framer' in framerResult ? framerResult.framer : null;
+  const out = writes.filter((w) => w.payload !== null && !(framer !== null && contains(framer.fn, w.call))).map((w) => w.call);
+  if (framer !== null) {
+    const calls = findFramerCalls(ast, framer, parents);
+    if ('calls' in calls) out.push(...calls.calls);
+  }
+  return out;
 }

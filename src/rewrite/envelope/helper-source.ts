@@ -93,6 +93,8 @@ function toError(error, method) {
       : fields.message === undefined || fields.message === null
         ? STANDARD_MESSAGES[code] || 'Error'
         : String(fields.message);
+  // A request that parsed cannot have a parse error: the server's catch-all answered it.
+  if (code === PARSE_ERROR && method !== undefined) code = INTERNAL_ERROR;
   if (code === INTERNAL_ERROR && method === 'tools/call' && UNKNOWN_TOOL.test(message)) code = INVALID_PARAMS;
   return fields.data === undefined ? { code, message } : { code, message, data: fields.data };
 }
@@ -265,6 +267,8 @@ function toError(error: unknown, method: unknown): { code: number; message: stri
       : rawMessage === undefined || rawMessage === null
         ? STANDARD_MESSAGES[code] ?? 'Error'
         : String(rawMessage);
+  // A request that parsed cannot have a parse error: the server's catch-all answered it.
+  if (code === PARSE_ERROR && method !== undefined) code = INTERNAL_ERROR;
   if (code === INTERNAL_ERROR && method === 'tools/call' && UNKNOWN_TOOL.test(message)) code = INVALID_PARAMS;
   return fields['data'] === undefined ? { code, message } : { code, message, data: fields['data'] };
 }

@@ -60,7 +60,8 @@ export function rewriteEnvelope(ast: File, source: string, path: string, reason:
     if (err instanceof RewriteRefusal) return { failed: err.message };
     throw err;
   }
-  const framingFix = findByteFramingFix(ast, source, io);
+  // TypeScript would see the buffer's declared type change, so the byte fix is for JavaScript only.
+  const framingFix = typescript ? null : findByteFramingFix(ast, source, io, style.quote);
   if (framingFix !== null) edits.push(...framingFix.edits);
 
   let after: string;

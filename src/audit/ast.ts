@@ -1,0 +1,417 @@
+// One pass over a Babel AST that the audit's checks share: parent links, the nodes they look at,
+// and a small lexical scope model (which declaration an identifier refers to).
+// Read-only: nothing here changes the AST. It deliberately does not use @babel/traverse: its global
+// path cache would be shared with the rewriter, and the audit must not throw on any input.
+import type * as t from '@babel/types';
+import { VISITOR_KEYS } from '@babel/types';
+
+export type FunctionNode =
+  | t.FunctionDeclaration
+  | t.FunctionExpression
+  | t.ArrowFunctionExpression
+  | t.ObjectMethod
+  | t.ClassMethod
+  | t.ClassPrivateMethod;
+
+/** One step of a destructuring pattern: the property key (or array index) a name is taken from. */
+export type PatternStep = string | number | null;
+
+export type Binding =
+  | { kind: 'var' | 'let' | 'const'; name: string; declarator: t.VariableDeclarator; pattern: PatternStep[] }
+  | { kind: 'param'; name: string; fn: FunctionNode; index: number; pattern: PatternStep[]; rest: boolean }
+  | { kind: 'function'; name: string; fn: t.FunctionDeclaration }
+  | { kind: 'class'; name: string; node: t.ClassDeclaration | t.ClassExpression }
+  | { kind: 'import'; name: string; source: string; imported: string }
+  | { kind: 'catch'; name: string; clause: t.CatchClause }
+  | { kind: 'function-name'; name: string; fn: t.FunctionExpression };
+
+export interface AstIndex {
+  program: t.Program;
+  source: string;
+  parent: Map<t.Node, t.Node>;
+  calls: t.CallExpression[];
+  news: t.NewExpression[];
+  members: t.MemberExpression[];
+  functions: FunctionNode[];
+  assignments: t.AssignmentExpression[];
+  objects: t.ObjectExpression[];
+  ifs: t.IfStatement[];
+  switches: t.SwitchStatement[];
+  returns: t.ReturnStatement[];
+  identifiers: t.Identifier[];
+  stringValues: Set<string>;
+  /** Declarations by the node that scopes them (Program, a block, a function for its params, ...). */
+  scopes: Map<t.Node, Map<string, Binding>>;
+}
+
+// Keys that hold TypeScript types only: no value flows through them, so the walk skips them.
+const TYPE_KEYS = new Set(['typeAnnotation', 'returnType', 'typeParameters', 'superTypeParameters', 'typeArguments', 'implements', 'predicate']);
+
+export function isFunctionNode(node: t.Node): node is FunctionNode {
+  switch (node.type) {
+    case 'FunctionDeclaration':
+    case 'FunctionExpression':
+    case 'ArrowFunctionExpression':
+    case 'ObjectMethod':
+    case 'ClassMethod':
+    case 'ClassPrivateMethod':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Calls `visit(child)` for each AST child of `node`, skipping type annotations. */
+export function forEachChild(node: t.Node, visit: (child: t.Node) => void): void {
+  const keys = VISITOR_KEYS[node.type];
+  if (!keys) return;
+  for (const key of keys) {
+    if (TYPE_KEYS.has(key)) continue;
+    const value = (node as unknown as Record<string, unknown>)[key];
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item)) visit(item);
+    } else if (isNode(value)) {
+      visit(value);
+    }
+  }
+}
+
+function isNode(value: unknown): value is t.Node {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+/** Builds the index in one iterative walk (no recursion: minified code nests deeply). */
+export function buildIndex(file: t.File, source: string): AstIndex {
+  const index: AstIndex = {
+    program: file.program,
+    source,
+    parent: new Map(),
+    calls: [],
+    news: [],
+    members: [],
+    functions: [],
+    assignments: [],
+    objects: [],
+    ifs: [],
+    switches: [],
+    returns: [],
+    identifiers: [],
+    stringValues: new Set(),
+    scopes: new Map(),
+  };
+  const stack: t.Node[] = [file.program];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    collect(index, node);
+    const children: t.Node[] = [];
+    forEachChild(node, (child) => {
+      index.parent.set(child, node);
+      children.push(child);
+    });
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return index;
+}
+
+function collect(index: AstIndex, node: t.Node): void {
+  switch (node.type) {
+    case 'CallExpression':
+      index.calls.push(node);
+      break;
+    case 'NewExpression':
+      index.news.push(node);
+      break;
+    case 'MemberExpression':
+      index.members.push(node);
+      break;
+    case 'AssignmentExpression':
+      index.assignments.push(node);
+      break;
+    case 'ObjectExpression':
+      index.objects.push(node);
+      break;
+    case 'IfStatement':
+      index.ifs.push(node);
+      break;
+    case 'SwitchStatement':
+      index.switches.push(node);
+      break;
+    case 'ReturnStatement':
+      index.returns.push(node);
+      break;
+    case 'Identifier':
+      index.identifiers.push(node);
+      break;
+    case 'StringLiteral':
+      index.stringValues.add(node.value);
+      break;
+    case 'VariableDeclaration':
+      declareVariables(index, node);
+      break;
+    case 'FunctionDeclaration':
+      if (node.id) declare(index, getBlockScope(index, node), { kind: 'function', name: node.id.name, fn: node });
+      break;
+    case 'ClassDeclaration':
+      if (node.id) declare(index, getBlockScope(index, node), { kind: 'class', name: node.id.name, node });
+      break;
+    case 'ClassExpression':
+      if (node.id) declare(index, node, { kind: 'class', name: node.id.name, node });
+      break;
+    case 'CatchClause':
+      if (node.param) {
+        for (const { name } of getPatternNames(node.param)) declare(index, node, { kind: 'catch', name, clause: node });
+      }
+      break;
+    case 'ImportDeclaration':
+      for (const spec of node.specifiers) {
+        const imported =
+          spec.type === 'ImportSpecifier'
+            ? spec.imported.type === 'Identifier'
+              ? spec.imported.name
+              : spec.imported.value
+            : spec.type === 'ImportDefaultSpecifier'
+              ? 'default'
+              : '*';
+        declare(index, index.program, { kind: 'import', name: spec.local.name, source: node.source.value, imported });
+      }
+      break;
+    default:
+      break;
+  }
+  if (isFunctionNode(node)) {
+    index.functions.push(node);
+    node.params.forEach((param, i) => {
+      const rest = param.type === 'RestElement';
+      for (const { name, pattern } of getPatternNames(param)) {
+        declare(index, node, { kind: 'param', name, fn: node, index: i, pattern, rest });
+      }
+    });
+    if (node.type === 'FunctionExpression' && node.id) {
+      declare(index, node, { kind: 'function-name', name: node.id.name, fn: node });
+    }
+  }
+}
+
+function declare(index: AstIndex, scope: t.Node, binding: Binding): void {
+  let names = index.scopes.get(scope);
+  if (!names) {
+    names = new Map();
+    index.scopes.set(scope, names);
+  }
+  // First declaration wins (a `var` declared twice is one binding).
+  if (!names.has(binding.name)) names.set(binding.name, binding);
+}
+
+function declareVariables(index: AstIndex, node: t.VariableDeclaration): void {
+  const kind = node.kind === 'var' ? 'var' : node.kind === 'let' ? 'let' : 'const';
+  const scope = kind === 'var' ? getFunctionScope(index, node) : getBlockScope(index, node);
+  for (const declarator of node.declarations) {
+    for (const { name, pattern } of getPatternNames(declarator.id)) {
+      declare(index, scope, { kind, name, declarator, pattern });
+    }
+  }
+}
+
+function isBlockScope(node: t.Node): boolean {
+  switch (node.type) {
+    case 'Program':
+    case 'BlockStatement':
+    case 'StaticBlock':
+    case 'ForStatement':
+    case 'ForInStatement':
+    case 'ForOfStatement':
+    case 'SwitchStatement':
+    case 'TSModuleBlock':
+      return true;
+    default:
+      return isFunctionNode(node);
+  }
+}
+
+function getBlockScope(index: AstIndex, node: t.Node): t.Node {
+  let current = index.parent.get(node);
+  while (current && !isBlockScope(current)) current = index.parent.get(current);
+  return current ?? index.program;
+}
+
+function getFunctionScope(index: AstIndex, node: t.Node): t.Node {
+  let current = index.parent.get(node);
+  while (current && current.type !== 'Program' && current.type !== 'StaticBlock' && !isFunctionNode(current)) {
+    current = index.parent.get(current);
+  }
+  return current ?? index.program;
+}
+
+/** The names a binding pattern declares, each with the destructuring path it is read from. */
+export function getPatternNames(pattern: t.Node, prefix: PatternStep[] = []): { name: string; pattern: PatternStep[] }[] {
+  const out: { name: string; pattern: PatternStep[] }[] = [];
+  const stack: { node: t.Node; path: PatternStep[] }[] = [{ node: pattern, path: prefix }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    switch (node.type) {
+      case 'Identifier':
+        out.push({ name: node.name, pattern: path });
+        break;
+      case 'AssignmentPattern':
+        stack.push({ node: node.left, path });
+        break;
+      case 'RestElement':
+        stack.push({ node: node.argument, path: [...path, null] });
+        break;
+      case 'TSParameterProperty':
+        stack.push({ node: node.parameter, path });
+        break;
+      case 'ArrayPattern':
+        node.elements.forEach((el, i) => {
+          if (el) stack.push({ node: el, path: [...path, i] });
+        });
+        break;
+      case 'ObjectPattern':
+        for (const prop of node.properties) {
+          if (prop.type === 'RestElement') stack.push({ node: prop.argument, path: [...path, null] });
+          else stack.push({ node: prop.value, path: [...path, getStaticKey(prop)] });
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** The static name of a property key (`a`, `'a'`, `['a']`), or null when computed. */
+export function getStaticKey(prop: { key: t.Node; computed?: boolean }): string | null {
+  const key = prop.key;
+  if (!prop.computed && key.type === 'Identifier') return key.name;
+  if (key.type === 'StringLiteral') return key.value;
+  if (key.type === 'NumericLiteral') return String(key.value);
+  if (key.type === 'TemplateLiteral' && key.expressions.length === 0) return key.quasis[0]?.value.cooked ?? null;
+  return null;
+}
+
+/** The static property name of `a.b` / `a['b']`, or null. */
+export function getMemberName(node: t.MemberExpression | t.OptionalMemberExpression): string | null {
+  if (!node.computed && node.property.type === 'Identifier') return node.property.name;
+  if (node.property.type === 'StringLiteral') return node.property.value;
+  return null;
+}
+
+/** Which declaration `name`, referenced at `node`, resolves to; null for globals. */
+export function resolveName(index: AstIndex, node: t.Node, name: string): Binding | null {
+  let current: t.Node | undefined = node;
+  while (current) {
+    const found = index.scopes.get(current)?.get(name);
+    if (found) return found;
+    current = index.parent.get(current);
+  }
+  return null;
+}
+
+export function resolveIdentifier(index: AstIndex, id: t.Identifier): Binding | null {
+  return resolveName(index, id, id.name);
+}
+
+/** Strips parentheses, TypeScript casts and non-null assertions: `(x as T)!` -> `x`. */
+export function unwrapExpression(node: t.Node): t.Node {
+  let current = node;
+  for (;;) {
+    switch (current.type) {
+      case 'ParenthesizedExpression':
+      case 'TSAsExpression':
+      case 'TSSatisfiesExpression':
+      case 'TSNonNullExpression':
+      case 'TSTypeAssertion':
+      case 'TypeCastExpression':
+      case 'TSInstantiationExpression':
+        current = current.expression;
+        break;
+      default:
+        return current;
+    }
+  }
+}
+
+/** The nearest ancestor of `node` that is a function, or null at the top level. */
+export function getEnclosingFunction(index: AstIndex, node: t.Node): FunctionNode | null {
+  let current = index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current)) return current;
+    current = index.parent.get(current);
+  }
+  return null;
+}
+
+export function isInside(node: t.Node, container: t.Node): boolean {
+  return node.start != null && node.end != null && container.start != null && container.end != null
+    && node.start >= container.start && node.end <= container.end;
+}
+
+/** Whether `node` lies within `container` via parent links (exact, for nodes of one AST). */
+export function isDescendant(index: AstIndex, node: t.Node, container: t.Node): boolean {
+  let current: t.Node | undefined = node;
+  while (current) {
+    if (current === container) return true;
+    current = index.parent.get(current);
+  }
+  return false;
+}
+
+/** The source text of a node on one line, shortened for messages. */
+export function getSnippet(index: AstIndex, node: t.Node, max = 60): string {
+  if (node.start == null || node.end == null) return node.type;
+  const text = index.source.slice(node.start, node.end).replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** 1-based line and column of a node's start. */
+export function getPosition(node: t.Node): { line: number; column: number } {
+  return { line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 };
+}
+
+/** `a.b.c` for a chain of static member accesses on an identifier, else null. */
+export function getMemberPath(node: t.Node): string | null {
+  const parts: string[] = [];
+  let current = unwrapExpression(node);
+  for (;;) {
+    if (current.type === 'Identifier') {
+      parts.unshift(current.name);
+      return parts.join('.');
+    }
+    if (current.type === 'ThisExpression') {
+      parts.unshift('this');
+      return parts.join('.');
+    }
+    if (current.type !== 'MemberExpression' && current.type !== 'OptionalMemberExpression') return null;
+    const name = getMemberName(current);
+    if (name === null) return null;
+    parts.unshift(name);
+    current = unwrapExpression(current.object);
+  }
+}
+
+/** A code span for messages: backticks around text, with a fence longer than any backtick run inside. */
+export function code(text: string): string {
+  const runs = text.match(/`+/g) ?? [];
+  const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** The value of a numeric literal, `-1` and `+1` included; null otherwise. */
+export function getNumericValue(node: t.Node): number | null {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'NumericLiteral') return expr.value;
+  if (expr.type === 'UnaryExpression' && (expr.operator === '-' || expr.operator === '+')) {
+    const inner = unwrapExpression(expr.argument);
+    if (inner.type === 'NumericLiteral') return expr.operator === '-' ? -inner.value : inner.value;
+  }
+  return null;
+}
+
+/** A string known statically: `'a'`, `"a"`, a template literal without expressions. */
+export function getStringValue(node: t.Node): string | null {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'StringLiteral') return expr.value;
+  if (expr.type === 'TemplateLiteral' && expr.expressions.length === 0) return expr.quasis[0]?.value.cooked ?? null;
+  return null;
+}

@@ -1,0 +1,51 @@
+// What reaches stdout besides protocol messages.
+//   console.log('server started')                    -> stdout-pollution (hand-rolled server)
+//   console.log(JSON.stringify(reply, null, 2))      -> stdout-pollution (one message over many lines)
+//   console.log('ready') next to StdioServerTransport -> sdk-transport-bypassed
+import type * as t from '@babel/types';
+import { code, getSnippet, getStaticKey } from '../ast.js';
+import type { FileFacts } from '../facts.js';
+import type { StdoutWrite } from '../sinks.js';
+import type { Check, RawFinding } from './check.js';
+
+const PROTOCOL_KEYS = ['jsonrpc', 'id', 'result', 'error', 'method'];
+
+export const checkStdoutPollution: Check = (facts) => {
+  if (!facts.isHandRolledServer) return [];
+  const framedByLength = /content-length/i.test(facts.index.source);
+  const out: RawFinding[] = [];
+  for (const write of facts.writes) {
+    const shown = code(getSnippet(facts.index, write.call, 50));
+    const payload = write.payload;
+    if (payload.kind === 'text') {
+      out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes a line that is not a JSON-RPC message to stdout` });
+    } else if (payload.kind === 'message' && payload.pretty && !framedByLength) {
+      out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes indented JSON: one message over several lines, which line-based clients cannot read` });
+    } else if (payload.kind === 'message' && isNonProtocolObject(facts, payload.message)) {
+      out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes JSON that is not a JSON-RPC message to stdout` });
+    }
+  }
+  return out;
+};
+
+/** An object literal with none of the JSON-RPC members, written as is. */
+function isNonProtocolObject(facts: FileFacts, node: t.Node): boolean {
+  const values = facts.flow.getValues(node, new Map(), { split: true, followCalls: false, expandCallers: false });
+  if (values.length === 0) return false;
+  return values.every((v) => v.node.type === 'ObjectExpression' && v.node.properties.every((p) => {
+    if (p.type === 'SpreadElement') return false;
+    const key = getStaticKey(p);
+    return key !== null && !PROTOCOL_KEYS.includes(key);
+  }) && v.node.properties.length > 0);
+}
+
+export const checkSdkTransportBypassed: Check = (facts) => {
+  if (facts.sdkTransport !== 'stdio') return [];
+  return facts.writes
+    .filter((write: StdoutWrite) => write.payload.kind !== 'forward')
+    .map((write) => ({
+      rule: 'sdk-transport-bypassed' as const,
+      node: write.call,
+      message: `${code(getSnippet(facts.index, write.call, 50))} writes to stdout, which belongs to StdioServerTransport: clients read it as a broken message`,
+    }));
+};

@@ -1,0 +1,75 @@
+// unknown-method-unanswered: a request for a method the server does not have gets -32601.
+//   if (m === 'initialize') {...}  if (m === 'tools/list') {...}   (nothing else) -> no reply at all
+//   default: replyError(id, -32000, 'Unknown method')                             -> wrong code
+import type * as t from '@babel/types';
+import { MCP_METHOD_NAMES } from '../../model/mcp-methods.js';
+import { code, getNumericValue } from '../ast.js';
+import type { Dispatch } from '../dispatch.js';
+import type { FileFacts } from '../facts.js';
+import type { Check, RawFinding } from './check.js';
+import { getErrorCodes } from './envelope.js';
+import { describeDispatch } from './notifications.js';
+
+const METHOD_NOT_FOUND = -32601;
+
+function isMcpDispatch(dispatch: Dispatch): boolean {
+  return dispatch.kind === 'map' || dispatch.branches.some((b) => MCP_METHOD_NAMES.includes(b.method));
+}
+
+export const checkUnknownMethodUnanswered: Check = (facts) => {
+  const out: RawFinding[] = [];
+  for (const dispatch of facts.dispatches) {
+    if (!isMcpDispatch(dispatch) || dispatch.uncertain) continue;
+    const on = describeDispatch(facts, dispatch);
+    if (!dispatch.fallback) {
+      if (dispatch.kind === 'map') continue;
+      const handlesPing = dispatch.branches.some((b) => b.method === 'ping');
+      out.push({
+        rule: 'unknown-method-unanswered',
+        node: dispatch.node,
+        message: `${on} has no fallback: requests for other methods${handlesPing ? '' : ` (${code('ping')} included)`} never get a reply`,
+      });
+      continue;
+    }
+    const problem = getFallbackProblem(facts, dispatch.fallback, on);
+    if (problem) out.push(problem);
+  }
+  return out;
+};
+
+function getFallbackProblem(facts: FileFacts, fallback: readonly t.Node[], on: string): RawFinding | null {
+  if (facts.findReplyIn(fallback)) {
+    let wrong: { value: number; node: t.Node } | null = null;
+    for (const { message } of facts.getMessagesIn(fallback)) {
+      const codes = getErrorCodes(facts, message);
+      if (codes.values.some((c) => c.value === METHOD_NOT_FOUND)) return null;
+      if (!codes.unknown && codes.values.length > 0 && !wrong) wrong = codes.values[0]!;
+    }
+    if (!wrong) return null;
+    return {
+      rule: 'unknown-method-unanswered',
+      node: wrong.node,
+      message: `the fallback of ${on} answers unknown methods with code ${wrong.value} instead of -32601 (Method not found)`,
+    };
+  }
+  const throws = facts.findThrowsIn(fallback);
+  if (throws.length > 0) {
+    for (const statement of throws) {
+      const arg = statement.argument;
+      if (arg.type !== 'NewExpression' && arg.type !== 'CallExpression') return null;
+      const codes = arg.arguments.map((a) => getNumericValue(a)).filter((n): n is number => n !== null && n <= -32000 && n >= -32768);
+      if (codes.length === 0 || codes.includes(METHOD_NOT_FOUND)) return null;
+      return {
+        rule: 'unknown-method-unanswered',
+        node: arg,
+        message: `the fallback of ${on} throws code ${codes[0]} for unknown methods instead of -32601 (Method not found)`,
+      };
+    }
+    return null;
+  }
+  return {
+    rule: 'unknown-method-unanswered',
+    node: fallback[0]!,
+    message: `the fallback of ${on} sends no reply: requests for unknown methods never get one`,
+  };
+}

@@ -1,0 +1,157 @@
+// Whether code only runs for requests (messages with an `id`), as the notification rule needs:
+//   if (msg.id === undefined) return;   ...   reply(...)     -> guarded
+//   const isNotification = message.id === undefined; if (!isNotification) reply(...)  -> guarded
+//   if (msg.method.startsWith('notifications/')) return;     -> not an id check
+// A function's body is guarded when every call of it that this file shows is.
+import type * as t from '@babel/types';
+import { type AstIndex, getMemberName, getMemberPath, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
+import { endsWithExit, getStatementList } from './dispatch.js';
+import type { Flow } from './flow.js';
+
+/** `msg.id`, `id` destructured from a message, `const id = msg.id`. */
+export function isIdExpression(index: AstIndex, node: t.Node, depth = 0): boolean {
+  const expr = unwrapExpression(node);
+  if ((expr.type === 'MemberExpression' || expr.type === 'OptionalMemberExpression') && getMemberName(expr) === 'id') return true;
+  if (expr.type !== 'Identifier' || depth > 3) return false;
+  const binding = resolveIdentifier(index, expr);
+  if (!binding || (binding.kind !== 'param' && binding.kind !== 'const' && binding.kind !== 'let' && binding.kind !== 'var')) return false;
+  if (binding.pattern.length > 0) return binding.pattern[binding.pattern.length - 1] === 'id';
+  if (binding.kind !== 'param' && binding.declarator.init) return isIdExpression(index, binding.declarator.init, depth + 1);
+  return false;
+}
+
+function isNullish(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'NullLiteral') return true;
+  if (expr.type === 'Identifier') return expr.name === 'undefined';
+  return expr.type === 'UnaryExpression' && expr.operator === 'void';
+}
+
+/** The test is true exactly when the message has no id (it is a notification). */
+export function isIdAbsenceTest(index: AstIndex, node: t.Node, depth = 0): boolean {
+  const expr = unwrapExpression(node);
+  if (depth > 4) return false;
+  switch (expr.type) {
+    case 'UnaryExpression':
+      return expr.operator === '!' && (isIdExpression(index, expr.argument) || isIdPresenceTest(index, expr.argument, depth + 1));
+    case 'BinaryExpression': {
+      if (expr.left.type === 'PrivateName') return false;
+      const { left, right, operator } = expr;
+      if (operator === '===' || operator === '==') {
+        if ((isIdExpression(index, left) && isNullish(right)) || (isIdExpression(index, right) && isNullish(left))) return true;
+        return isTypeofUndefined(index, left, right) || isTypeofUndefined(index, right, left);
+      }
+      return false;
+    }
+    case 'LogicalExpression':
+      return expr.operator === '||' && (isIdAbsenceTest(index, expr.left, depth + 1) || isIdAbsenceTest(index, expr.right, depth + 1));
+    case 'Identifier': {
+      const init = getConstInit(index, expr);
+      return init !== null && isIdAbsenceTest(index, init, depth + 1);
+    }
+    default:
+      return false;
+  }
+}
+
+/** The test is true only when the message has an id (it is a request). */
+export function isIdPresenceTest(index: AstIndex, node: t.Node, depth = 0): boolean {
+  const expr = unwrapExpression(node);
+  if (depth > 4) return false;
+  if (isIdExpression(index, expr)) return true;
+  switch (expr.type) {
+    case 'UnaryExpression':
+      return expr.operator === '!' && isIdAbsenceTest(index, expr.argument, depth + 1);
+    case 'BinaryExpression': {
+      if (expr.left.type === 'PrivateName') return false;
+      const { left, right, operator } = expr;
+      if (operator === '!==' || operator === '!=') {
+        if ((isIdExpression(index, left) && isNullish(right)) || (isIdExpression(index, right) && isNullish(left))) return true;
+        return isTypeofUndefined(index, left, right) || isTypeofUndefined(index, right, left);
+      }
+      // 'id' in msg
+      return operator === 'in' && left.type === 'StringLiteral' && left.value === 'id';
+    }
+    case 'LogicalExpression':
+      return expr.operator === '&&' && (isIdPresenceTest(index, expr.left, depth + 1) || isIdPresenceTest(index, expr.right, depth + 1));
+    case 'CallExpression': {
+      // msg.hasOwnProperty('id'), Object.hasOwn(msg, 'id'), Object.prototype.hasOwnProperty.call(msg, 'id')
+      const path = getMemberPath(expr.callee) ?? '';
+      const last = expr.arguments[expr.arguments.length - 1];
+      return /(^|\.)(hasOwnProperty(\.call)?|hasOwn)$/.test(path) && last?.type === 'StringLiteral' && last.value === 'id';
+    }
+    case 'Identifier': {
+      const init = getConstInit(index, expr);
+      return init !== null && isIdPresenceTest(index, init, depth + 1);
+    }
+    default:
+      return false;
+  }
+}
+
+function isTypeofUndefined(index: AstIndex, a: t.Node, b: t.Node): boolean {
+  return a.type === 'UnaryExpression' && a.operator === 'typeof' && isIdExpression(index, a.argument)
+    && b.type === 'StringLiteral' && b.value === 'undefined';
+}
+
+function getConstInit(index: AstIndex, id: t.Identifier): t.Node | null {
+  const binding = resolveIdentifier(index, id);
+  if (binding?.kind === 'const' && binding.pattern.length === 0 && binding.declarator.init) return binding.declarator.init;
+  return null;
+}
+
+/** Whether `node` only runs for messages that have an id. */
+export class IdGuards {
+  private readonly memo = new Map<t.Node, boolean>();
+
+  constructor(
+    private readonly index: AstIndex,
+    private readonly flow: Flow,
+  ) {}
+
+  isGuarded(node: t.Node, depth = 0): boolean {
+    const known = this.memo.get(node);
+    if (known !== undefined) return known;
+    // Cycles (recursion) count as unguarded while being computed.
+    this.memo.set(node, false);
+    const result = this.computeGuarded(node, depth);
+    this.memo.set(node, result);
+    return result;
+  }
+
+  private computeGuarded(node: t.Node, depth: number): boolean {
+    const index = this.index;
+    let current = node;
+    for (;;) {
+      const parent = index.parent.get(current);
+      if (!parent) return false;
+      if (isFunctionNode(parent)) {
+        if (depth >= 4) return false;
+        const sites = this.flow.getCallSites(parent);
+        if (sites.calls.length === 0) return false;
+        return sites.calls.every((call) => this.isGuarded(call, depth + 1));
+      }
+      switch (parent.type) {
+        case 'IfStatement':
+        case 'ConditionalExpression':
+          if (current === parent.consequent && isIdPresenceTest(index, parent.test)) return true;
+          if (current === parent.alternate && isIdAbsenceTest(index, parent.test)) return true;
+          break;
+        case 'LogicalExpression':
+          if (current === parent.right && parent.operator === '&&' && isIdPresenceTest(index, parent.left)) return true;
+          if (current === parent.right && parent.operator === '||' && isIdAbsenceTest(index, parent.left)) return true;
+          break;
+        default:
+          break;
+      }
+      const list = getStatementList(index, current);
+      if (list) {
+        for (const statement of list) {
+          if (statement === current) break;
+          if (statement.type === 'IfStatement' && isIdAbsenceTest(index, statement.test) && endsWithExit(statement.consequent, true)) return true;
+        }
+      }
+      current = parent;
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// The compliance rules of the audit: one row per JSON-RPC 2.0 / MCP stdio envelope rule.
+// The audit, the planner (`markFixed`) and every report read this table; nothing else hard-codes a rule.
+// This module is a table: the checks themselves live in ./checks/.
+
+/** SARIF's levels, used as-is by every report. */
+export type Severity = 'error' | 'warning' | 'note';
+
+/** The rewrites that can fix a finding (see PRODUCT.md "The two rewrites"). */
+export type Fixer = 'sdk' | 'envelope';
+
+export interface RuleEntry {
+  /** PascalCase name for SARIF `reportingDescriptor.name`. */
+  name: string;
+  /** One line: what is wrong. */
+  description: string;
+  /** One line: what to do about it. */
+  hint: string;
+  severity: Severity;
+  fixedBy: readonly Fixer[];
+}
+
+const BOTH: readonly Fixer[] = ['sdk', 'envelope'];
+
+export const RULES = {
+  'missing-jsonrpc': {
+    name: 'MissingJsonrpc',
+    description: 'A reply written to stdout has no `"jsonrpc": "2.0"` member; clients drop it.',
+    hint: 'Put `jsonrpc: "2.0"` in every message the server writes.',
+    severity: 'error',
+    fixedBy: BOTH,
+  },
+  'wrong-id': {
+    name: 'WrongId',
+    description: "A reply's `id` is not the request's `id` echoed exactly (0 and strings are valid ids).",
+    hint: 'Echo the request id unchanged (`id: msg.id`); only a parse error is answered with `id: null`.',
+    severity: 'error',
+    fixedBy: BOTH,
+  },
+  'nonstandard-error': {
+    name: 'NonstandardError',
+    description: 'An error reply is not `{ code: <integer>, message: <string> }`.',
+    hint: 'Reply `error: { code: -32602, message: "…" }` with an integer JSON-RPC code and a string message.',
+    severity: 'error',
+    fixedBy: BOTH,
+  },
+  'reply-to-notification': {
+    name: 'ReplyToNotification',
+    description: 'A notification (a message without `id`) gets a reply.',
+    hint: 'Never answer a message without `id`: return before replying (`if (msg.id === undefined) return`).',
+    severity: 'error',
+    fixedBy: BOTH,
+  },
+  'parse-error-unanswered': {
+    name: 'ParseErrorUnanswered',
+    description: 'A line that is not valid JSON is not answered with a -32700 error and `id: null`.',
+    hint: 'Wrap `JSON.parse` in try/catch and reply `{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }`.',
+    severity: 'warning',
+    fixedBy: BOTH,
+  },
+  'unknown-method-unanswered': {
+    name: 'UnknownMethodUnanswered',
+    description: 'A request for an unknown method is not answered with -32601 (Method not found).',
+    hint: 'End the dispatch with a fallback that answers requests with `error: { code: -32601, message: "Method not found" }`.',
+    severity: 'error',
+    fixedBy: BOTH,
+  },
+  'stdout-pollution': {
+    name: 'StdoutPollution',
+    description: 'The stdio server writes something that is not a protocol message to stdout.',
+    hint: 'Log to stderr (`console.error`); stdout carries only JSON-RPC messages, one per line.',
+    severity: 'error',
+    fixedBy: ['sdk'],
+  },
+  'sdk-transport-bypassed': {
+    name: 'SdkTransportBypassed',
+    description: 'A server on `StdioServerTransport` also writes to stdout itself, past the transport.',
+    hint: 'Write logs to stderr (`console.error`); only the transport may write to stdout.',
+    severity: 'error',
+    fixedBy: [],
+  },
+} as const satisfies Record<string, RuleEntry>;
+
+export type RuleId = keyof typeof RULES;
+
+export const RULE_IDS = Object.keys(RULES) as RuleId[];
+
+export function isRuleId(id: string): id is RuleId {
+  return Object.prototype.hasOwnProperty.call(RULES, id);
+}

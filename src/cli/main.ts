@@ -1,0 +1,182 @@
+// The command line: flags -> safety checks (terminal, git) -> scan -> review/apply -> summary, report
+// and exit code. The only module that decides what goes to stdout/stderr; it never calls process.exit
+// (bin/mcp-migrate.js sets process.exitCode from the returned code). Every outside effect the tests
+// need to control — streams, terminal, environment, cwd, the prompt, git, the pipeline — is a CliDeps.
+import { readFileSync } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeFsError, toPosix } from '../runner/discover.js';
+import { createGitClient, findDirtyFiles, type GitClient } from '../runner/git.js';
+import type { ProcessFile, ScanResult } from '../runner/scan.js';
+import { parseCliArgs, USAGE, type CliOptions } from './args.js';
+import { createProgressLine } from './progress.js';
+import { createTerminalPrompt } from './prompt.js';
+import { createPaint, shouldColor } from './render.js';
+import { renderReport } from './report/index.js';
+import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
+import { buildRunSummary, collectErrors, renderSummary } from './summary.js';
+
+export const EXIT_OK = 0;
+export const EXIT_PENDING = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_FAILED = 3;
+
+/** Where text goes. `isTTY` decides colors (and, for stderr, the progress line). */
+export interface OutputStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliDeps {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  /** Whether the user can be asked (stdin and stdout are terminals). */
+  isTTY: boolean;
+  /** Read for NO_COLOR. */
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Asks apply / skip / all / quit for one file (default: an @inquirer/prompts question on the terminal). */
+  prompt: ReviewPrompt;
+  git: GitClient;
+  /** The pipeline. When injected, files are processed inline with it; by default `processSource`, on worker threads for big runs. */
+  process?: ProcessFile;
+}
+
+export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
+  const stdout = deps.stdout ?? process.stdout;
+  const stderr = deps.stderr ?? process.stderr;
+  const parsed = parseCliArgs(argv);
+  switch (parsed.kind) {
+    case 'help':
+      stdout.write(USAGE);
+      return EXIT_OK;
+    case 'version':
+      stdout.write(`${readOwnVersion()}\n`);
+      return EXIT_OK;
+    case 'usage-error':
+      stderr.write(`mcp-migrate: ${parsed.message}\nRun "mcp-migrate --help" for usage.\n`);
+      return EXIT_USAGE;
+    case 'run':
+      break;
+  }
+  const options = parsed.options;
+  // With a report on stdout, stdout carries only the report; everything for humans goes to stderr.
+  const human = options.report !== null && options.output === null ? stderr : stdout;
+  const resolved: CliDeps = {
+    stdout,
+    stderr,
+    isTTY: deps.isTTY ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    env: deps.env ?? process.env,
+    cwd: deps.cwd ?? process.cwd(),
+    prompt: deps.prompt ?? createTerminalPrompt(human === stderr ? process.stderr : process.stdout, process.stdin),
+    git: deps.git ?? createGitClient(),
+    process: deps.process,
+  };
+  try {
+    return await runCli(options, resolved, human);
+  } catch (err) {
+    stderr.write(`mcp-migrate: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): Promise<number> {
+  const { stderr, cwd } = deps;
+  const out = (text: string): void => void human.write(text);
+  const paint = createPaint(shouldColor(human.isTTY, deps.env));
+
+  // 1. Usage errors that need no scan: nobody to ask, or a dirty work tree.
+  if (options.mode === 'apply' && !options.yes && !deps.isTTY) {
+    stderr.write(
+      'mcp-migrate: no terminal to review the changes on (stdin or stdout is not a TTY).\n' +
+        'Pass --yes to apply without asking, --dry-run to only print the diffs, or --check to exit 1 while a migration is pending.\n',
+    );
+    return EXIT_USAGE;
+  }
+  if (options.mode === 'apply' && !options.force) {
+    const dirty = await findDirtyTargets(deps.git, options.paths, cwd);
+    if (dirty.length > 0) {
+      const listed = dirty.map((path) => `  ${toPosix(relative(cwd, path)) || '.'}`).join('\n');
+      stderr.write(
+        'mcp-migrate: the git work tree has uncommitted changes; commit or stash them first so the migration can be reviewed and reverted, or pass --force:\n' +
+          `${listed}\n`,
+      );
+      return EXIT_USAGE;
+    }
+  }
+
+  // 2. Compute every change.
+  const progress = createProgressLine((text) => void stderr.write(text), stderr.isTTY === true);
+  // Loaded here, not at the top: --help, --version and usage errors should not pay for the parser.
+  const { scanFiles } = await import('../runner/scan.js');
+  let scan: ScanResult;
+  try {
+    scan = await scanFiles({
+      paths: options.paths,
+      cwd,
+      sdk: options.sdk,
+      style: options.style,
+      jobs: options.jobs ?? undefined,
+      process: deps.process,
+      onProgress: (p) => progress.update(p),
+    });
+  } finally {
+    progress.clear();
+  }
+  const display = (path: string): string => toPosix(relative(scan.root, path)) || '.';
+  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
+
+  // 3. Show (and in a real run, apply) each change.
+  const outcome: ReviewOutcome = await reviewChanges({ scan, mode: options.mode, yes: options.yes, prompt: deps.prompt, out, paint, display });
+
+  // 4. Errors, summary, exit code, report.
+  const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
+  const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
+  for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
+  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0;
+  let exitCode = errors.length > 0 ? EXIT_FAILED : options.mode === 'check' && pending ? EXIT_PENDING : EXIT_OK;
+  out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint }));
+
+  if (options.report !== null) {
+    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, display));
+    if (options.output === null) {
+      deps.stdout.write(report);
+    } else {
+      const target = resolve(cwd, options.output);
+      try {
+        await writeFile(target, report, 'utf8');
+        out(`Report written to ${toPosix(relative(cwd, target))}.\n`);
+      } catch (err) {
+        stderr.write(`mcp-migrate: cannot write the report to ${options.output}: ${describeFsError(err)}\n`);
+        exitCode = EXIT_FAILED;
+      }
+    }
+  }
+  return exitCode;
+}
+
+/** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */
+async function findDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<string[]> {
+  const dirs: string[] = [];
+  for (const path of paths) {
+    const target = resolve(cwd, path);
+    const stats = await stat(target).catch(() => null);
+    if (stats === null) continue;
+    dirs.push(stats.isDirectory() ? target : dirname(target));
+  }
+  return findDirtyFiles(git, dirs);
+}
+
+/** The version in mcp-migrate's own package.json (found above this module, from src/ or dist/). */
+export function readOwnVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    try {
+      const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (json.name === 'mcp-migrate' && typeof json.version === 'string') return json.version;
+    } catch {
+      // keep climbing
+    }
+    if (dirname(dir) === dir) return '0.0.0';
+  }
+}

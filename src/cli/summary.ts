@@ -1,0 +1,142 @@
+// End of a run: the human summary (counts, files left alone and why, errors, install commands, per
+// package in a monorepo) and the RunSummary the reporters render. Returns data and strings only.
+import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
+import type { Problem } from '../runner/discover.js';
+import type { ScanResult } from '../runner/scan.js';
+import type { RunMode } from './args.js';
+import { describeDecision, type Paint } from './render.js';
+import type { ReviewOutcome } from './review.js';
+
+/** Everything that could not be processed or written, in one list (each makes the run exit 3). */
+export function collectErrors(scan: ScanResult, outcome: ReviewOutcome | null): Problem[] {
+  return [
+    ...scan.problems,
+    ...scan.results.filter((r) => r.error !== undefined).map((r) => ({ path: r.path, message: r.error ?? '' })),
+    ...(outcome?.failed ?? []),
+  ];
+}
+
+/** Results worth reporting: anything but a plain "not a server" with nothing to say. */
+function isReportable(result: FileResult): boolean {
+  return result.decision.kind !== 'none' || result.error !== undefined || result.after !== undefined || result.findings.length > 0 || result.diagnostics.length > 0;
+}
+
+export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null, exitCode: number, display: (path: string) => string): RunSummary {
+  const failed = new Map((outcome?.failed ?? []).map((f) => [f.path, f.message]));
+  const files: FileResult[] = scan.results.filter(isReportable).map((result) => {
+    const copy: FileResult = { ...result, path: display(result.path) };
+    if (result.companions !== undefined) copy.companions = result.companions.map((c) => ({ path: display(c.path), content: c.content }));
+    const writeError = failed.get(result.path);
+    if (writeError !== undefined) copy.error = writeError;
+    return copy;
+  });
+  for (const problem of scan.problems) {
+    files.push({ path: display(problem.path), before: '', decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [], error: problem.message });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const manifests: ManifestChange[] = scan.manifests.map((m) => ({ ...m.change, path: display(m.change.path) }));
+  return {
+    root: scan.root,
+    mode,
+    files,
+    manifests,
+    written: (outcome?.written ?? []).map(display),
+    exitCode,
+  };
+}
+
+export interface SummaryInput {
+  scan: ScanResult;
+  mode: RunMode;
+  outcome: ReviewOutcome | null;
+  errors: Problem[];
+  display: (path: string) => string;
+  paint: Paint;
+}
+
+export function renderSummary({ scan, mode, outcome, errors, display, paint }: SummaryInput): string {
+  const lines: string[] = [];
+  const list = (paths: string[]): string => paths.map(display).join(', ');
+  const applied = new Set(outcome?.applied ?? []);
+  const pending = scan.results.filter((r) => r.after !== undefined);
+  const sdk = pending.filter((r) => r.decision.kind === 'sdk');
+  const envelope = pending.filter((r) => r.decision.kind === 'envelope');
+  const leave = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined);
+  const dry = mode !== 'apply';
+
+  lines.push(paint.bold(`\nScanned ${plural(scan.scanned, 'file')}, ${plural(scan.candidates, 'candidate')}.`));
+  const counted = (label: string, files: FileResult[]): void => {
+    const shown = dry ? files : files.filter((f) => applied.has(f.path));
+    if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
+  };
+  counted(dry ? 'would move to the SDK' : 'moved to the SDK', sdk);
+  counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
+  // Files whose change is pending but neither SDK nor envelope (a pipeline may still set `after`).
+  counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'envelope'));
+  if (outcome !== null && outcome.skipped.length > 0) lines.push(`  not applied (${outcome.skipped.length}): ${list(outcome.skipped)}`);
+  if (leave.length > 0) {
+    lines.push(`  left alone (${leave.length}):`);
+    for (const r of leave) lines.push(`    ${display(r.path)}: ${describeDecision(r.decision).replace(/^left alone: /, '')}`);
+  }
+  // The reasons are on stderr ("error: <path>: <reason>"); here only which paths.
+  if (errors.length > 0) lines.push(paint.error(`  could not be processed (${errors.length}): ${list([...new Set(errors.map((e) => e.path))])}`));
+  if (pending.length === 0 && errors.length === 0) lines.push('  Nothing to migrate.');
+
+  const packages = scan.packages.filter((p) => p.files.some((f) => isReportableOrError(scan, f)));
+  if (scan.packages.length > 1 && packages.length > 0) {
+    lines.push('Packages:');
+    for (const group of packages) {
+      const label = group.dir === null ? '(no package.json)' : `${group.name ?? '(unnamed)'} (${display(group.dir) || '.'})`;
+      lines.push(`  ${label}: ${describeGroup(scan, group.files, errors)}`);
+    }
+  }
+
+  const installs = groupInstalls(scan, mode, outcome);
+  for (const install of installs) {
+    const where = display(install.dir) || '.';
+    const prefix = dry ? 'After applying, run' : 'Next, run';
+    lines.push(paint.bold(`${prefix} \`${install.command}\` in ${where} to install ${install.names.join(', ')}.`));
+  }
+  if (mode === 'check' && pending.length > 0) {
+    lines.push(`${plural(pending.length, 'file')} ${pending.length === 1 ? 'has' : 'have'} a pending migration; run mcp-migrate without --check to review and apply.`);
+  }
+  if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
+  return `${lines.join('\n')}\n`;
+}
+
+function isReportableOrError(scan: ScanResult, path: string): boolean {
+  const result = scan.results.find((r) => r.path === path);
+  return result !== undefined && isReportable(result);
+}
+
+function describeGroup(scan: ScanResult, files: string[], errors: Problem[]): string {
+  const results = scan.results.filter((r) => files.includes(r.path));
+  const parts: string[] = [];
+  const count = (n: number, label: string): void => {
+    if (n > 0) parts.push(`${n} ${label}`);
+  };
+  count(results.filter((r) => r.after !== undefined && r.decision.kind === 'sdk').length, 'to the SDK');
+  count(results.filter((r) => r.after !== undefined && r.decision.kind === 'envelope').length, 'envelope');
+  count(results.filter((r) => r.decision.kind === 'leave' && r.error === undefined).length, 'left alone');
+  const failed = errors.filter((e) => files.includes(e.path)).length;
+  count(failed, failed === 1 ? 'error' : 'errors');
+  return parts.length > 0 ? parts.join(', ') : 'nothing to do';
+}
+
+/** One install command per directory, listing what it installs; in a real run only for written manifests. */
+function groupInstalls(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null): { command: string; dir: string; names: string[] }[] {
+  const written = new Set(outcome?.written ?? []);
+  const byKey = new Map<string, { command: string; dir: string; names: string[] }>();
+  for (const manifest of scan.manifests) {
+    if (mode === 'apply' && !written.has(manifest.change.path)) continue;
+    const key = `${manifest.installDir}\0${manifest.change.installCommand}`;
+    const entry = byKey.get(key) ?? { command: manifest.change.installCommand, dir: manifest.installDir, names: [] };
+    for (const name of Object.keys(manifest.change.added)) if (!entry.names.includes(name)) entry.names.push(name);
+    byKey.set(key, entry);
+  }
+  return [...byKey.values()];
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,341 @@
+// package.json handling: which manifest a file belongs to, which SDK it already uses, and the text
+// edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
+// `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
+// as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { SdkTarget } from '../model/types.js';
+import { isInside } from './discover.js';
+
+/** What each SDK target needs in `dependencies`. */
+export const SDK_DEPENDENCIES = {
+  v1: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' },
+  v2: { '@modelcontextprotocol/server': '^2.4.0' },
+} as const satisfies Record<SdkTarget, Record<string, string>>;
+
+/** Lockfile -> install command, in the order they are looked for. */
+export const LOCKFILES = [
+  { file: 'pnpm-lock.yaml', command: 'pnpm install' },
+  { file: 'yarn.lock', command: 'yarn install' },
+  { file: 'bun.lock', command: 'bun install' },
+  { file: 'bun.lockb', command: 'bun install' },
+  { file: 'package-lock.json', command: 'npm install' },
+  { file: 'npm-shrinkwrap.json', command: 'npm install' },
+] as const;
+
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
+
+export interface Manifest {
+  path: string;
+  dir: string;
+  text: string;
+  /** The parsed object, or null when the file is not valid JSON (see `parseError`). */
+  json: Record<string, unknown> | null;
+  parseError?: string;
+}
+
+/** Reads package.json files once and answers "which package.json is nearest to this directory". */
+export class ManifestCache {
+  private readonly byDir = new Map<string, Promise<Manifest | null>>();
+
+  /** The package.json in `dir` or its closest ancestor, or null when there is none up to the file-system root. */
+  findNearest(dir: string): Promise<Manifest | null> {
+    let pending = this.byDir.get(dir);
+    if (pending === undefined) {
+      pending = this.lookUp(dir);
+      this.byDir.set(dir, pending);
+    }
+    return pending;
+  }
+
+  private async lookUp(dir: string): Promise<Manifest | null> {
+    const own = await readManifest(join(dir, 'package.json'));
+    if (own !== null) return own;
+    const parent = dirname(dir);
+    return parent === dir ? null : this.findNearest(parent);
+  }
+}
+
+/** Reads one package.json; null when it does not exist (or is not a readable file). */
+export async function readManifest(path: string): Promise<Manifest | null> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+  const manifest: Manifest = { path, dir: dirname(path), text, json: null };
+  try {
+    const value: unknown = JSON.parse(stripBom(text));
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      manifest.parseError = 'the top level is not an object';
+    } else {
+      manifest.json = value as Record<string, unknown>;
+    }
+  } catch (err) {
+    manifest.parseError = (err as Error).message;
+  }
+  return manifest;
+}
+
+/** `--sdk auto`: v2 when the package already depends on `@modelcontextprotocol/server`, else v1. */
+export function resolveSdkTarget(manifest: Manifest | null): SdkTarget {
+  if (manifest?.json && hasDependency(manifest.json, '@modelcontextprotocol/server')) return 'v2';
+  return 'v1';
+}
+
+export function hasDependency(json: Record<string, unknown>, name: string): boolean {
+  return DEPENDENCY_FIELDS.some((field) => {
+    const deps = json[field];
+    return deps !== null && typeof deps === 'object' && Object.prototype.hasOwnProperty.call(deps, name);
+  });
+}
+
+/** The entries of `wanted` the manifest does not have yet (in any dependency field). */
+export function getMissingDependencies(json: Record<string, unknown>, wanted: Record<string, string>): Record<string, string> {
+  const missing: Record<string, string> = {};
+  for (const [name, range] of Object.entries(wanted)) {
+    if (!hasDependency(json, name)) missing[name] = range;
+  }
+  return missing;
+}
+
+/**
+ * The manifest text with `add` spliced into `dependencies` (created when absent). Existing entries are
+ * never touched; new ones go in alphabetical place when the object is already sorted, else at its end.
+ * Throws when the text is not a JSON object or `dependencies` is not an object.
+ */
+export function addDependencies(text: string, add: Record<string, string>): string {
+  const names = Object.keys(add).sort(compareNames);
+  if (names.length === 0) return text;
+  const json: unknown = JSON.parse(stripBom(text));
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error('the top level is not an object');
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const unit = detectIndent(text);
+  const root = scanObject(text, skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0));
+  const deps = root.members.find((m) => m.key === 'dependencies');
+  let result: string;
+  if (deps === undefined) {
+    result = insertDependenciesMember(text, root, names, add, unit, eol);
+  } else {
+    if (text[deps.valueStart] !== '{') throw new Error('"dependencies" is not an object');
+    const object = scanObject(text, deps.valueStart);
+    result = insertEntries(text, object, lineIndentAt(text, deps.keyStart), names, add, unit, eol, separatorOf(text, deps));
+  }
+  // The splice must give exactly the old object plus the new entries; anything else is a bug here.
+  const check = JSON.parse(stripBom(result)) as { dependencies?: Record<string, string> };
+  for (const name of names) {
+    if (check.dependencies?.[name] !== add[name]) throw new Error(`internal error: could not add ${name} to dependencies`);
+  }
+  return result;
+}
+
+/** The indentation unit of a JSON text: a tab, or the width of the first indented line; 2 spaces by default. */
+export function detectIndent(text: string): string {
+  const match = /^([ \t]+)["}\]]/m.exec(text);
+  if (match === null) return '  ';
+  return match[1].startsWith('\t') ? '\t' : match[1];
+}
+
+export interface InstallPlan {
+  command: string;
+  /** Where to run it: the directory of the lockfile found, else the package (or workspace root). */
+  dir: string;
+}
+
+/**
+ * Which install command the package needs: from the first lockfile found in `packageDir` or its
+ * ancestors up to `stopDir` (inclusive); else the `packageManager` field of the package.json there;
+ * else `npm install` in `fallbackDir`.
+ */
+export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir): Promise<InstallPlan> {
+  const dirs = [packageDir];
+  if (isInside(stopDir, packageDir)) {
+    for (let dir = packageDir; dir !== stopDir && dirname(dir) !== dir; ) {
+      dir = dirname(dir);
+      dirs.push(dir);
+    }
+  }
+  for (const dir of dirs) {
+    for (const lock of LOCKFILES) {
+      if (await isFile(join(dir, lock.file))) return { command: lock.command, dir };
+    }
+  }
+  for (const dir of [fallbackDir, ...dirs]) {
+    const manifest = await readManifest(join(dir, 'package.json'));
+    const field = manifest?.json?.packageManager;
+    const tool = typeof field === 'string' ? /^(npm|pnpm|yarn|bun)@/.exec(field)?.[1] : undefined;
+    if (tool !== undefined) return { command: `${tool} install`, dir };
+  }
+  return { command: 'npm install', dir: fallbackDir };
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function compareNames(a: string, b: string): number {
+  return a.localeCompare(b, 'en');
+}
+
+// --- a minimal JSON scanner: positions of an object's members, for splicing -------------------------
+
+interface JsonMember {
+  key: string;
+  keyStart: number;
+  keyEnd: number;
+  valueStart: number;
+  valueEnd: number;
+}
+
+interface JsonObjectSpan {
+  open: number;
+  close: number;
+  members: JsonMember[];
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  return i;
+}
+
+function skipString(text: string, i: number): number {
+  // text[i] is the opening quote
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text[j] === '"') return j + 1;
+  }
+  throw new Error('unterminated string');
+}
+
+function skipValue(text: string, i: number): number {
+  const ch = text[i];
+  if (ch === '"') return skipString(text, i);
+  if (ch === '{') return scanObject(text, i).close + 1;
+  if (ch === '[') {
+    let j = skipSpace(text, i + 1);
+    if (text[j] === ']') return j + 1;
+    for (;;) {
+      j = skipSpace(text, skipValue(text, j));
+      if (text[j] === ']') return j + 1;
+      if (text[j] !== ',') throw new Error('malformed array');
+      j = skipSpace(text, j + 1);
+    }
+  }
+  let j = i;
+  while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;
+  if (j === i) throw new Error('malformed value');
+  return j;
+}
+
+function scanObject(text: string, open: number): JsonObjectSpan {
+  if (text[open] !== '{') throw new Error('expected an object');
+  const members: JsonMember[] = [];
+  let i = skipSpace(text, open + 1);
+  if (text[i] === '}') return { open, close: i, members };
+  for (;;) {
+    if (text[i] !== '"') throw new Error('malformed object');
+    const keyStart = i;
+    const keyEnd = skipString(text, i);
+    const key = JSON.parse(text.slice(keyStart, keyEnd)) as string;
+    i = skipSpace(text, keyEnd);
+    if (text[i] !== ':') throw new Error('malformed object');
+    const valueStart = skipSpace(text, i + 1);
+    const valueEnd = skipValue(text, valueStart);
+    members.push({ key, keyStart, keyEnd, valueStart, valueEnd });
+    i = skipSpace(text, valueEnd);
+    if (text[i] === '}') return { open, close: i, members };
+    if (text[i] !== ',') throw new Error('malformed object');
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function lineIndentAt(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart, offset))?.[0] ?? '';
+}
+
+function isOnOwnLine(text: string, offset: number): boolean {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*$/.test(text.slice(lineStart, offset));
+}
+
+/** What sits between a key and its value (`": "` style), so new entries match. */
+function separatorOf(text: string, member: JsonMember): string {
+  return text.slice(member.keyEnd, member.valueStart);
+}
+
+function renderEntry(name: string, range: string, separator: string): string {
+  return `${JSON.stringify(name)}${separator}${JSON.stringify(range)}`;
+}
+
+/** Splices entries into an existing object whose key line is indented by `outerIndent`. */
+function insertEntries(
+  text: string,
+  object: JsonObjectSpan,
+  outerIndent: string,
+  names: string[],
+  add: Record<string, string>,
+  unit: string,
+  eol: string,
+  fallbackSeparator: string,
+): string {
+  const { members } = object;
+  if (members.length === 0) {
+    const inner = outerIndent + unit;
+    const sep = fallbackSeparator.includes(' ') ? ': ' : ':';
+    const body = names.map((name) => inner + renderEntry(name, add[name], sep)).join(`,${eol}`);
+    return text.slice(0, object.open + 1) + eol + body + eol + outerIndent + text.slice(object.close);
+  }
+  const multiline = isOnOwnLine(text, members[0].keyStart);
+  const entryIndent = multiline ? lineIndentAt(text, members[0].keyStart) : '';
+  const between = multiline ? `,${eol}${entryIndent}` : ', ';
+  const sep = separatorOf(text, members[0]);
+  const sorted = members.every((m, i) => i === 0 || compareNames(members[i - 1].key, m.key) <= 0);
+  // slot i < members.length: before members[i]; slot members.length: after the last member.
+  const slots = new Map<number, string[]>();
+  for (const name of names) {
+    const slot = sorted ? indexOrEnd(members.findIndex((m) => compareNames(name, m.key) < 0), members.length) : members.length;
+    slots.set(slot, [...(slots.get(slot) ?? []), renderEntry(name, add[name], sep)]);
+  }
+  const edits: { at: number; insert: string }[] = [];
+  for (const [slot, entries] of slots) {
+    if (slot < members.length) edits.push({ at: members[slot].keyStart, insert: entries.map((e) => e + between).join('') });
+    else edits.push({ at: members[members.length - 1].valueEnd, insert: entries.map((e) => between + e).join('') });
+  }
+  return applyEdits(text, edits);
+}
+
+/** Adds a `"dependencies": { ... }` member to the top-level object, before devDependencies when present. */
+function insertDependenciesMember(text: string, root: JsonObjectSpan, names: string[], add: Record<string, string>, unit: string, eol: string): string {
+  const { members } = root;
+  const sep = members.length > 0 ? separatorOf(text, members[0]) : ': ';
+  const memberIndent = members.length > 0 && isOnOwnLine(text, members[0].keyStart) ? lineIndentAt(text, members[0].keyStart) : unit;
+  const entries = names.map((name) => memberIndent + unit + renderEntry(name, add[name], sep)).join(`,${eol}`);
+  const member = `"dependencies"${sep}{${eol}${entries}${eol}${memberIndent}}`;
+  if (members.length === 0) {
+    return text.slice(0, root.open + 1) + eol + memberIndent + member + eol + text.slice(root.close);
+  }
+  const devIndex = members.findIndex((m) => m.key === 'devDependencies');
+  if (devIndex !== -1) return applyEdits(text, [{ at: members[devIndex].keyStart, insert: `${member},${eol}${memberIndent}` }]);
+  return applyEdits(text, [{ at: members[members.length - 1].valueEnd, insert: `,${eol}${memberIndent}${member}` }]);
+}
+
+function indexOrEnd(index: number, end: number): number {
+  return index === -1 ? end : index;
+}
+
+function applyEdits(text: string, edits: { at: number; insert: string }[]): string {
+  let out = text;
+  for (const edit of [...edits].sort((a, b) => b.at - a.at)) out = out.slice(0, edit.at) + edit.insert + out.slice(edit.at);
+  return out;
+}

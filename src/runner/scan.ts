@@ -1,0 +1,346 @@
+// The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
+// -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
+// nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
+import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { dirname, relative, resolve } from 'node:path';
+import type { FileResult, ManifestChange, PipelineOptions, SdkTarget, Style } from '../model/types.js';
+import { mayContainServer, processSource } from '../pipeline.js';
+import { describeFsError, discoverFiles, findGitRoot, isInside, toPosix, type Problem } from './discover.js';
+import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
+import { findWorkspace, type Workspace } from './workspaces.js';
+
+/** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
+export type ProcessFile = (path: string, source: string, options: PipelineOptions) => FileResult | Promise<FileResult>;
+
+/** Below this many candidates, starting worker threads costs more than it saves. */
+export const MIN_CANDIDATES_FOR_WORKERS = 8;
+const READ_CONCURRENCY = 32;
+
+export interface ScanOptions {
+  paths: readonly string[];
+  cwd: string;
+  sdk: SdkTarget | 'auto';
+  style: Style;
+  /** Worker threads; 1 processes inline. Default: the number of cores. */
+  jobs?: number;
+  /** When given, files are processed inline with it (functions cannot cross into workers). */
+  process?: ProcessFile;
+  onProgress?: (progress: ScanProgress) => void;
+}
+
+export interface ScanProgress {
+  scanned: number;
+  candidates: number;
+}
+
+/** A package.json change, with what the review and the install hint need. Paths are absolute. */
+export interface PlannedManifest {
+  change: ManifestChange;
+  /** The package directory (where the package.json is). */
+  packageDir: string;
+  /** Where the install command should run (lockfile directory or workspace root). */
+  installDir: string;
+  /** Migrated files that need the change, sorted. */
+  files: string[];
+}
+
+/** A new file the pipeline asked for, written once however many files asked. */
+export interface PlannedCompanion {
+  path: string;
+  content: string;
+  files: string[];
+}
+
+export interface PackageGroup {
+  /** Directory of the package.json, or null for files with no package.json above them. */
+  dir: string | null;
+  name: string | null;
+  files: string[];
+}
+
+export interface ScanResult {
+  /** Directory report paths are relative to: the cwd, or the targets' common ancestor when they lie outside it. */
+  root: string;
+  scanned: number;
+  candidates: number;
+  /** One result per candidate, absolute paths, sorted. `after` is only set when the file is to change. */
+  results: FileResult[];
+  /** Paths that could not be looked at (missing, unreadable, invalid package.json), each with the reason. */
+  problems: Problem[];
+  warnings: string[];
+  manifests: PlannedManifest[];
+  companions: PlannedCompanion[];
+  packages: PackageGroup[];
+  workspace: Workspace | null;
+}
+
+/** Computes every change a run would make, without writing anything. */
+export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
+  const root = await resolveRoot(options.paths, options.cwd);
+  const discovery = await discoverFiles(options.paths, options.cwd);
+  const problems: Problem[] = [...discovery.problems];
+  const warnings: string[] = [...discovery.warnings];
+  const progress: ScanProgress = { scanned: 0, candidates: 0 };
+  const report = (): void => options.onProgress?.({ ...progress });
+
+  // 1. Read every file and keep the ones that may hold a server (the cheap text prefilter).
+  const sources = new Map<string, string>();
+  const early: FileResult[] = [];
+  await forEachLimited(discovery.files, READ_CONCURRENCY, async (path) => {
+    const read = await readCandidate(path);
+    progress.scanned++;
+    if (read.kind === 'problem') problems.push({ path, message: read.message });
+    else if (read.kind === 'candidate') {
+      progress.candidates++;
+      if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
+      else sources.set(path, read.source);
+    }
+    report();
+  });
+
+  // 2. Run the pipeline on each candidate.
+  const manifests = new ManifestCache();
+  const candidates = [...sources.keys()].sort();
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
+  const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(Math.min(jobs, candidates.length), workerUrl);
+  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? processSource);
+  let results: FileResult[];
+  try {
+    results = await Promise.all(
+      candidates.map(async (path) => {
+        const source = sources.get(path) ?? '';
+        const sdk = options.sdk === 'auto' ? resolveSdkTarget(await manifests.findNearest(dirname(path))) : options.sdk;
+        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style }));
+      }),
+    );
+  } finally {
+    await pool?.close();
+  }
+  results = [...results, ...early].sort((a, b) => compareStrings(a.path, b.path));
+
+  // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
+  const manifestPlan = await planManifests(results, manifests, root, problems);
+  const companions = await planCompanions(results, root);
+  const packages = await groupByPackage(results, manifests);
+  const gitRoot = await findGitRoot(root);
+  const workspace = await findWorkspace(root, gitRoot);
+  if (workspace !== null) warnings.push(...workspace.warnings);
+  for (const group of packages) {
+    if (group.name === null && group.dir !== null) group.name = workspace?.packages.find((p) => p.dir === group.dir)?.name ?? null;
+  }
+
+  return {
+    root,
+    scanned: progress.scanned,
+    candidates: progress.candidates,
+    results,
+    problems: problems.sort((a, b) => compareStrings(a.path, b.path)),
+    warnings,
+    manifests: manifestPlan,
+    companions,
+    packages,
+    workspace,
+  };
+}
+
+type ReadOutcome = { kind: 'skip' } | { kind: 'problem'; message: string } | { kind: 'candidate'; source: string; error?: string };
+
+async function readCandidate(path: string): Promise<ReadOutcome> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    return { kind: 'problem', message: `cannot read: ${describeFsError(err)}` };
+  }
+  if (bytes.length === 0) return { kind: 'skip' };
+  const source = bytes.toString('utf8');
+  // Files with no sign of a server are never reported, whatever they contain.
+  if (!mayContainServer(source)) return { kind: 'skip' };
+  if (bytes.includes(0)) return { kind: 'candidate', source, error: 'looks like a binary file (contains a NUL byte); left untouched' };
+  if (source.includes('\uFFFD') && !Buffer.from(source, 'utf8').equals(bytes)) {
+    return { kind: 'candidate', source, error: 'is not valid UTF-8 text; left untouched' };
+  }
+  return { kind: 'candidate', source };
+}
+
+async function runSafely(run: ProcessFile, path: string, source: string, options: PipelineOptions): Promise<FileResult> {
+  try {
+    return await run(path, source, options);
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return errorResult(path, source, `internal error while processing this file: ${message}`);
+  }
+}
+
+function errorResult(path: string, source: string, error: string): FileResult {
+  return { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [], error };
+}
+
+/** Our path and text win over whatever the pipeline echoed; an error or an unchanged text means no write. */
+function normalizeResult(path: string, source: string, result: FileResult): FileResult {
+  const normalized: FileResult = {
+    ...result,
+    path,
+    before: source,
+    fixes: result.fixes ?? [],
+    findings: result.findings ?? [],
+    diagnostics: result.diagnostics ?? [],
+  };
+  if (normalized.error !== undefined || normalized.after === source) delete normalized.after;
+  if (normalized.after === undefined) delete normalized.companions;
+  if (normalized.companions !== undefined) {
+    normalized.companions = normalized.companions.map((c) => ({ path: resolve(dirname(path), c.path), content: c.content }));
+  }
+  return normalized;
+}
+
+async function planManifests(results: FileResult[], cache: ManifestCache, root: string, problems: Problem[]): Promise<PlannedManifest[]> {
+  const wanted = new Map<string, { manifest: Manifest; add: Record<string, string>; files: string[] }>();
+  const invalid = new Set<string>();
+  for (const result of results) {
+    if (result.after === undefined || result.decision.kind !== 'sdk') continue;
+    const manifest = await cache.findNearest(dirname(result.path));
+    if (manifest === null) {
+      const names = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).join(' and ');
+      result.diagnostics = [...result.diagnostics, { code: 'NO_PACKAGE_JSON', message: `no package.json above this file: add ${names} to your dependencies yourself` }];
+      continue;
+    }
+    if (manifest.json === null) {
+      refuseForManifest(result, manifest, root);
+      if (!invalid.has(manifest.path)) {
+        invalid.add(manifest.path);
+        problems.push({ path: manifest.path, message: `is not valid JSON (${manifest.parseError ?? 'unknown error'}); files under it were not migrated` });
+      }
+      continue;
+    }
+    const entry = wanted.get(manifest.path) ?? { manifest, add: {}, files: [] };
+    Object.assign(entry.add, getMissingDependencies(manifest.json, SDK_DEPENDENCIES[result.decision.sdk]));
+    entry.files.push(result.path);
+    wanted.set(manifest.path, entry);
+  }
+
+  const planned: PlannedManifest[] = [];
+  for (const { manifest, add, files } of wanted.values()) {
+    if (Object.keys(add).length === 0) continue;
+    let after: string;
+    try {
+      after = addDependencies(manifest.text, add);
+    } catch (err) {
+      problems.push({ path: manifest.path, message: `cannot add the SDK dependency: ${(err as Error).message}` });
+      for (const result of results) if (files.includes(result.path)) refuseForManifest(result, manifest, root, (err as Error).message);
+      continue;
+    }
+    const gitRoot = await findGitRoot(manifest.dir);
+    const workspace = await findWorkspace(manifest.dir, gitRoot);
+    const stop = gitRoot ?? workspace?.root ?? manifest.dir;
+    const install = await resolveInstallPlan(manifest.dir, stop, workspace?.root ?? manifest.dir);
+    planned.push({
+      change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
+      packageDir: manifest.dir,
+      installDir: install.dir,
+      files: [...files].sort(),
+    });
+  }
+  return planned.sort((a, b) => compareStrings(a.change.path, b.change.path));
+}
+
+function refuseForManifest(result: FileResult, manifest: Manifest, root: string, why?: string): void {
+  const rel = toPosix(relative(root, manifest.path)) || 'package.json';
+  result.error = why === undefined ? `cannot add the SDK dependency: ${rel} is not valid JSON` : `cannot add the SDK dependency to ${rel}: ${why}`;
+  delete result.after;
+  delete result.companions;
+}
+
+async function planCompanions(results: FileResult[], root: string): Promise<PlannedCompanion[]> {
+  const byPath = new Map<string, PlannedCompanion>();
+  for (const result of results) {
+    if (result.after === undefined || result.companions === undefined) continue;
+    for (const companion of result.companions) {
+      const planned = byPath.get(companion.path);
+      if (planned === undefined) {
+        byPath.set(companion.path, { path: companion.path, content: companion.content, files: [result.path] });
+      } else if (planned.content === companion.content) {
+        planned.files.push(result.path);
+      } else {
+        const rel = (p: string): string => toPosix(relative(root, p));
+        result.error = `needs ${rel(companion.path)} with other content than ${rel(planned.files[0])} does; left untouched`;
+        delete result.after;
+        delete result.companions;
+        break;
+      }
+    }
+  }
+  // A companion that already exists with the same content needs no write; with other content it is
+  // never overwritten, and the files that need it are refused.
+  const planned: PlannedCompanion[] = [];
+  for (const companion of byPath.values()) {
+    let existing: string | null = null;
+    try {
+      existing = await readFile(companion.path, 'utf8');
+    } catch {
+      existing = null;
+    }
+    if (existing === null) planned.push(companion);
+    else if (existing !== companion.content) {
+      for (const result of results) {
+        if (!companion.files.includes(result.path)) continue;
+        result.error = `needs to create ${toPosix(relative(root, companion.path))}, which already exists with other content; left untouched`;
+        delete result.after;
+        delete result.companions;
+      }
+    } else {
+      for (const result of results) {
+        if (result.companions !== undefined) result.companions = result.companions.filter((c) => c.path !== companion.path);
+      }
+    }
+  }
+  // Files refused above may have been the only ones asking for a companion.
+  const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
+  return planned
+    .map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) }))
+    .filter((c) => c.files.length > 0)
+    .sort((a, b) => compareStrings(a.path, b.path));
+}
+
+async function groupByPackage(results: FileResult[], cache: ManifestCache): Promise<PackageGroup[]> {
+  const groups = new Map<string, PackageGroup>();
+  for (const result of results) {
+    const manifest = await cache.findNearest(dirname(result.path));
+    const key = manifest?.dir ?? '';
+    const group = groups.get(key) ?? { dir: manifest?.dir ?? null, name: typeof manifest?.json?.name === 'string' ? manifest.json.name : null, files: [] };
+    group.files.push(result.path);
+    groups.set(key, group);
+  }
+  return [...groups.values()].sort((a, b) => compareStrings(a.dir ?? '', b.dir ?? ''));
+}
+
+/** The cwd when every target is inside it, else the deepest directory holding all targets. */
+export async function resolveRoot(paths: readonly string[], cwd: string): Promise<string> {
+  const targets = (paths.length === 0 ? ['.'] : paths).map((p) => resolve(cwd, p));
+  if (targets.every((t) => isInside(cwd, t))) return cwd;
+  let common = targets[0];
+  for (const target of targets) {
+    while (!isInside(common, target)) common = dirname(common);
+  }
+  const isDirectory = await stat(common).then((s) => s.isDirectory(), () => false);
+  return isDirectory ? common : dirname(common);
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  });
+  await Promise.all(workers);
+}
+
+function sortRecord(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => compareStrings(a, b)));
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,18 @@
+// Worker thread entry: runs the pipeline on files the pool hands it and posts the results back.
+// Runs from dist/ (the pool only starts it when this compiled file exists). Never touches the disk.
+import { parentPort } from 'node:worker_threads';
+import { processSource } from '../pipeline.js';
+import type { PoolReply, PoolTask } from './pool.js';
+
+const port = parentPort;
+if (port === null) throw new Error('worker.js must run in a worker thread');
+
+port.on('message', async (task: PoolTask) => {
+  let reply: PoolReply;
+  try {
+    reply = { id: task.id, result: await processSource(task.path, task.source, task.options) };
+  } catch (err) {
+    reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+  port.postMessage(reply);
+});
