@@ -224,6 +224,11 @@ function mentionsMcpMethod(index: AstIndex): boolean {
   return false;
 }
 
+/** The SDK packages, or a local module (which may re-export the SDK's transport). */
+function isSdkModule(source: string): boolean {
+  return source.startsWith('@modelcontextprotocol/') || source.startsWith('./') || source.startsWith('../');
+}
+
 /**
  * `stdio` when the file builds the SDK's `StdioServerTransport` on the process streams;
  * `custom-streams` when it hands the transport other streams (stdout is then free to use).
@@ -231,15 +236,14 @@ function mentionsMcpMethod(index: AstIndex): boolean {
 function getSdkTransportUse(index: AstIndex): 'none' | 'stdio' | 'custom-streams' {
   let imported = false;
   for (const id of index.identifiers) {
-    if (id.name !== 'StdioServerTransport') continue;
-    const binding = resolveIdentifier(index, id);
-    if (binding?.kind === 'import' && binding.source.startsWith('@modelcontextprotocol/')) imported = true;
-    if ((binding?.kind === 'const' || binding?.kind === 'let' || binding?.kind === 'var') && binding.declarator.init) {
-      const init = unwrapExpression(binding.declarator.init);
-      const text = init.type === 'CallExpression' && init.arguments[0]?.type === 'StringLiteral' ? init.arguments[0].value : '';
-      if (text.startsWith('@modelcontextprotocol/')) imported = true;
-      if (init.type === 'AwaitExpression') imported = true; // await import('@modelcontextprotocol/...')
-    }
+    if (id.name === 'StdioServerTransport' && isSdkBinding(resolveIdentifier(index, id))) imported = true;
+  }
+  // new sdk.StdioServerTransport(), with `sdk` a namespace import or require() of the SDK (compiled CJS)
+  for (const node of index.news) {
+    const callee = unwrapExpression(node.callee);
+    if (callee.type !== 'MemberExpression' || getMemberName(callee) !== 'StdioServerTransport') continue;
+    const object = unwrapExpression(callee.object);
+    if (object.type === 'Identifier' && isSdkBinding(resolveIdentifier(index, object))) imported = true;
   }
   if (!imported) return 'none';
   for (const node of index.news) {
@@ -250,6 +254,21 @@ function getSdkTransportUse(index: AstIndex): 'none' | 'stdio' | 'custom-streams
     if (stdout && stdout.type !== 'SpreadElement' && stdout.type !== 'ArgumentPlaceholder' && !isStdoutStream(index, stdout, 0)) return 'custom-streams';
   }
   return 'stdio';
+}
+
+/** An import of, or a variable initialised from `require()` / `await import()` of, an SDK module. */
+function isSdkBinding(binding: ReturnType<typeof resolveIdentifier>): boolean {
+  if (binding?.kind === 'import') return isSdkModule(binding.source);
+  if ((binding?.kind !== 'const' && binding?.kind !== 'let' && binding?.kind !== 'var') || !binding.declarator.init) return false;
+  let init = unwrapExpression(binding.declarator.init);
+  if (init.type === 'AwaitExpression') init = unwrapExpression(init.argument);
+  let arg: t.Node | undefined;
+  if (init.type === 'ImportExpression') arg = init.source;
+  else if (init.type === 'CallExpression') {
+    const callee = unwrapExpression(init.callee);
+    if ((callee.type === 'Identifier' && callee.name === 'require') || callee.type === 'Import') arg = init.arguments[0];
+  }
+  return arg?.type === 'StringLiteral' && isSdkModule(arg.value);
 }
 
 /**

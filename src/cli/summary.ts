@@ -91,11 +91,12 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint }: S
     }
   }
 
-  const installs = groupInstalls(scan, mode, outcome);
-  for (const install of installs) {
-    const where = display(install.dir) || '.';
-    const prefix = dry ? 'After applying, run' : 'Next, run';
-    lines.push(paint.bold(`${prefix} \`${install.command}\` in ${where} to install ${install.names.join(', ')}.`));
+  // One line per install command and package set; several directories (independent packages) are listed under it.
+  const prefix = dry ? 'After applying, run' : 'Next, run';
+  for (const install of groupInstalls(scan, mode, outcome)) {
+    const dirs = install.dirs.map((dir) => display(dir) || '.');
+    if (dirs.length === 1) lines.push(paint.bold(`${prefix} \`${install.command}\` in ${dirs[0]} to install ${install.names.join(', ')}.`));
+    else lines.push(paint.bold(`${prefix} \`${install.command}\` to install ${install.names.join(', ')} in each of:`), ...dirs.map((dir) => `  ${dir}`));
   }
   if (mode === 'check' && pending.length > 0) {
     lines.push(`${plural(pending.length, 'file')} ${pending.length === 1 ? 'has' : 'have'} a pending migration; run mcp-migrate without --check to review and apply.`);
@@ -123,18 +124,26 @@ function describeGroup(scan: ScanResult, files: string[], errors: Problem[]): st
   return parts.length > 0 ? parts.join(', ') : 'nothing to do';
 }
 
-/** One install command per directory, listing what it installs; in a real run only for written manifests. */
-function groupInstalls(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null): { command: string; dir: string; names: string[] }[] {
+/** Install commands: one per directory, then directories with the same command and packages merged. In a real run, only for written manifests. */
+function groupInstalls(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null): { command: string; names: string[]; dirs: string[] }[] {
   const written = new Set(outcome?.written ?? []);
-  const byKey = new Map<string, { command: string; dir: string; names: string[] }>();
+  const byDir = new Map<string, { command: string; dir: string; names: string[] }>();
   for (const manifest of scan.manifests) {
     if (mode === 'apply' && !written.has(manifest.change.path)) continue;
     const key = `${manifest.installDir}\0${manifest.change.installCommand}`;
-    const entry = byKey.get(key) ?? { command: manifest.change.installCommand, dir: manifest.installDir, names: [] };
+    const entry = byDir.get(key) ?? { command: manifest.change.installCommand, dir: manifest.installDir, names: [] };
     for (const name of Object.keys(manifest.change.added)) if (!entry.names.includes(name)) entry.names.push(name);
-    byKey.set(key, entry);
+    byDir.set(key, entry);
   }
-  return [...byKey.values()];
+  const merged = new Map<string, { command: string; names: string[]; dirs: string[] }>();
+  for (const entry of byDir.values()) {
+    const names = [...entry.names].sort();
+    const key = `${entry.command}\0${names.join(',')}`;
+    const group = merged.get(key) ?? { command: entry.command, names, dirs: [] };
+    group.dirs.push(entry.dir);
+    merged.set(key, group);
+  }
+  return [...merged.values()];
 }
 
 function plural(n: number, word: string): string {

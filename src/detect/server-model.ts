@@ -314,7 +314,7 @@ function getDispatcherCall(statement: t.Statement, binding: MessageBinding, writ
     }
   }
   // this.dispatch(msg).then(onResult, onError)
-  if (t.isMemberExpression(expression.callee) && getMemberChain(expression.callee)?.endsWith('.then')) {
+  if (t.isMemberExpression(expression.callee) && t.isIdentifier(expression.callee.property, { name: 'then' })) {
     const inner = expression.callee.object;
     if (t.isCallExpression(inner) && passesMessage(inner) && expression.arguments.length === 2) {
       const callee = getMemberChain(inner.callee);

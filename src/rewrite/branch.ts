@@ -80,6 +80,15 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
     if (edits.touches(exit.start!, exit.end!)) continue;
     edits.replace(exit.start!, exit.end!, buildNoReplyThrow(ctx, branch.method));
   }
+  // TypeScript: the SDK's result types carry an index signature that interfaces lack, so a value typed
+  // by the file's own interface is returned as a plain copy: `return { ...(await x) }`.
+  if (ctx.typescript && ctx.protocol.kind === 'return-result') {
+    for (const ret of findValueReturns(statements)) {
+      if (edits.touches(ret.start!, ret.end!)) continue;
+      const argument = ret.argument!;
+      edits.replace(argument.start!, argument.end!, `{ ...(await ${source.slice(argument.start!, argument.end!)}) }`);
+    }
+  }
   // Logging that is not a reply goes to stderr.
   for (const call of findStdoutLogging(statements, branch.replies)) {
     if (edits.touches(call.start!, call.end!)) continue;
@@ -255,6 +264,18 @@ function findSilentExits(statements: t.Statement[], replies: Reply[], parents: P
     visit(statement, false);
   }
   return exits;
+}
+
+/** `return x` of the branch itself (not of nested functions) where x is not an object literal. */
+function findValueReturns(statements: t.Statement[]): t.ReturnStatement[] {
+  const returns: t.ReturnStatement[] = [];
+  const root = { type: 'BlockStatement', body: statements, directives: [] } as unknown as t.BlockStatement;
+  walk(root, (node) => {
+    if (t.isFunction(node)) return false;
+    if (t.isReturnStatement(node) && node.argument && !t.isObjectExpression(unwrapExpression(node.argument))) returns.push(node);
+    return true;
+  });
+  return returns;
 }
 
 /** console.log / console.info / process.stdout.write calls that are not replies. */

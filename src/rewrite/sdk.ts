@@ -76,13 +76,16 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
 
   const edits = new EditList();
   const loopAnchor = model.input.anchor;
+  // The replaced statement starts after its line's indentation, so the first line drops it.
+  const registered_ = registrations.slice(anchorIndent.length);
   if (anchor === loopAnchor) {
-    edits.replace(loopAnchor.start!, loopAnchor.end!, registrations + eol + eol + connect.slice(anchorIndent.length));
+    edits.replace(loopAnchor.start!, loopAnchor.end!, registered_ + eol + eol + connect);
   } else {
-    edits.replace(anchor.start!, anchor.end!, registrations);
+    edits.replace(anchor.start!, anchor.end!, registered_);
     edits.replace(loopAnchor.start!, loopAnchor.end!, connect.slice(getLineIndent(source, loopAnchor.start!).length));
   }
   const removals = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
+  for (const writer of findUnusedWriterMethods(ast.program, model, removals)) removals.add(writer);
   removals.delete(anchor);
   removals.delete(loopAnchor);
   for (const node of mergeRemovals(source, [...removals], ast.program)) edits.remove(node.start, node.end);
@@ -489,13 +492,41 @@ function mergeRemovals(source: string, nodes: t.Node[], program: t.Program): { s
     })
     .sort((a, b) => a.start - b.start);
   const merged: { start: number; end: number }[] = [];
-  for (const range of ranges) {
+  for (const range of ranges.map((r) => tidyBlankLines(source, r))) {
     const previous = merged[merged.length - 1];
     if (previous && !/\S/.test(source.slice(previous.end, range.start))) previous.end = Math.max(previous.end, range.end);
     else if (previous && range.start < previous.end) previous.end = Math.max(previous.end, range.end);
     else merged.push({ ...range });
   }
   return merged;
+}
+
+/** Writer helpers that are class methods (`private send()`): prune cannot see `this.send`, so check here. */
+function findUnusedWriterMethods(program: t.Program, model: ServerModel, removals: Set<t.Node>): t.Node[] {
+  const removed = [...removals].map((n) => ({ start: n.start!, end: n.end! }));
+  const replySites = model.methods.flatMap((m) => m.replies.map((r) => r.site));
+  return model.writerDeclarations.filter((declaration) => {
+    if (!t.isClassMethod(declaration)) return false;
+    const name = getKeyName(declaration);
+    let used = false;
+    walk(program, (node) => {
+      if (used) return false;
+      if (node === declaration) return false;
+      if (removed.some((r) => node.start! >= r.start && node.end! <= r.end) || replySites.includes(node)) return false;
+      if (t.isMemberExpression(node) && t.isThisExpression(node.object) && t.isIdentifier(node.property, { name: name ?? '' })) used = true;
+      return true;
+    });
+    return !used;
+  });
+}
+
+/** A removal right before a closing brace also takes the blank line that separated it from the code above. */
+function tidyBlankLines(source: string, range: { start: number; end: number }): { start: number; end: number } {
+  const rest = source.slice(range.end);
+  const before = source.slice(0, range.start);
+  const blankAbove = /\n[ \t]*\r?\n$/.exec(before);
+  if (blankAbove && /^[ \t]*[}\]]/.test(rest)) return { start: range.start - blankAbove[0].length + 1, end: range.end };
+  return range;
 }
 
 function findStdoutCalls(program: t.Program): t.CallExpression[] {
