@@ -42,15 +42,19 @@ export function isMethodExpression(index: AstIndex, node: t.Node, depth = 0): bo
 
 /** The method names an `if` test compares against: `m === 'a' || m === 'b'` -> ['a', 'b']. */
 export function getComparedMethods(index: AstIndex, test: t.Node): string[] {
-  const expr = unwrapExpression(test);
-  if (expr.type === 'LogicalExpression') return [...getComparedMethods(index, expr.left), ...getComparedMethods(index, expr.right)];
-  if (expr.type === 'BinaryExpression' && (expr.operator === '===' || expr.operator === '==')) {
-    const { left, right } = expr;
-    if (left.type === 'PrivateName') return [];
-    if (right.type === 'StringLiteral' && isMethodExpression(index, left)) return [right.value];
-    if (left.type === 'StringLiteral' && isMethodExpression(index, right)) return [left.value];
+  const out: string[] = [];
+  const stack: t.Node[] = [test];
+  while (stack.length > 0) {
+    const expr = unwrapExpression(stack.pop()!);
+    if (expr.type === 'LogicalExpression') {
+      stack.push(expr.right, expr.left);
+    } else if (expr.type === 'BinaryExpression' && (expr.operator === '===' || expr.operator === '==') && expr.left.type !== 'PrivateName') {
+      const { left, right } = expr;
+      if (right.type === 'StringLiteral' && isMethodExpression(index, left)) out.push(right.value);
+      else if (left.type === 'StringLiteral' && isMethodExpression(index, right)) out.push(left.value);
+    }
   }
-  return [];
+  return out;
 }
 
 export function findDispatches(index: AstIndex): Dispatch[] {
@@ -87,7 +91,7 @@ function findIfDispatches(index: AstIndex): Dispatch[] {
   const out: Dispatch[] = [];
   const chained = new Set<t.Node>();
   for (const node of index.ifs) {
-    if (node.alternate?.type === 'IfStatement') chained.add(node.alternate);
+    if (node.alternate?.type === 'IfStatement' && getComparedMethods(index, node.test).length > 0) chained.add(node.alternate);
   }
   const done = new Set<t.Node>();
   for (const node of index.ifs) {
@@ -112,10 +116,10 @@ function findIfDispatches(index: AstIndex): Dispatch[] {
       while (current) {
         const methods = getComparedMethods(index, current.test);
         for (const method of methods) branches.push({ method, body: [current.consequent] });
-        if (methods.length === 0) allExit = false;
         if (!endsWithExit(current.consequent, true)) allExit = false;
         const alternate: t.Statement | null | undefined = current.alternate;
-        if (alternate?.type === 'IfStatement') {
+        // `else if (<not a method test>)` starts the fallback: everything else goes there.
+        if (alternate?.type === 'IfStatement' && getComparedMethods(index, alternate.test).length > 0) {
           current = alternate;
         } else {
           if (alternate && i === run.length - 1) finalElse = alternate;

@@ -100,27 +100,43 @@ function getConstInit(index: AstIndex, id: t.Identifier): t.Node | null {
   return null;
 }
 
-/** Whether `node` only runs for messages that have an id. */
+export type Polarity = 'request' | 'notification';
+
+/** Whether code only runs for requests (messages with an id), or only for notifications. */
 export class IdGuards {
-  private readonly memo = new Map<t.Node, boolean>();
+  private readonly memo = new Map<string, Map<t.Node, boolean>>([['request', new Map()], ['notification', new Map()]]);
 
   constructor(
     private readonly index: AstIndex,
     private readonly flow: Flow,
   ) {}
 
-  isGuarded(node: t.Node, depth = 0): boolean {
-    const known = this.memo.get(node);
+  /** `node` runs only when the message has an id. */
+  isGuarded(node: t.Node): boolean {
+    return this.check(node, 'request', 0);
+  }
+
+  /** `node` runs only when the message has no id. */
+  isNotificationOnly(node: t.Node): boolean {
+    return this.check(node, 'notification', 0);
+  }
+
+  private check(node: t.Node, polarity: Polarity, depth: number): boolean {
+    const memo = this.memo.get(polarity)!;
+    const known = memo.get(node);
     if (known !== undefined) return known;
     // Cycles (recursion) count as unguarded while being computed.
-    this.memo.set(node, false);
-    const result = this.computeGuarded(node, depth);
-    this.memo.set(node, result);
+    memo.set(node, false);
+    const result = this.compute(node, polarity, depth);
+    memo.set(node, result);
     return result;
   }
 
-  private computeGuarded(node: t.Node, depth: number): boolean {
+  private compute(node: t.Node, polarity: Polarity, depth: number): boolean {
     const index = this.index;
+    // For requests, code after `if (<no id>) return` is guarded; for notifications, after `if (<id>) return`.
+    const holds = (test: t.Node): boolean => (polarity === 'request' ? isIdPresenceTest(index, test) : isIdAbsenceTest(index, test));
+    const fails = (test: t.Node): boolean => (polarity === 'request' ? isIdAbsenceTest(index, test) : isIdPresenceTest(index, test));
     let current = node;
     for (;;) {
       const parent = index.parent.get(current);
@@ -129,17 +145,17 @@ export class IdGuards {
         if (depth >= 4) return false;
         const sites = this.flow.getCallSites(parent);
         if (sites.calls.length === 0) return false;
-        return sites.calls.every((call) => this.isGuarded(call, depth + 1));
+        return sites.calls.every((call) => this.check(call, polarity, depth + 1));
       }
       switch (parent.type) {
         case 'IfStatement':
         case 'ConditionalExpression':
-          if (current === parent.consequent && isIdPresenceTest(index, parent.test)) return true;
-          if (current === parent.alternate && isIdAbsenceTest(index, parent.test)) return true;
+          if (current === parent.consequent && holds(parent.test)) return true;
+          if (current === parent.alternate && fails(parent.test)) return true;
           break;
         case 'LogicalExpression':
-          if (current === parent.right && parent.operator === '&&' && isIdPresenceTest(index, parent.left)) return true;
-          if (current === parent.right && parent.operator === '||' && isIdAbsenceTest(index, parent.left)) return true;
+          if (current === parent.right && parent.operator === '&&' && holds(parent.left)) return true;
+          if (current === parent.right && parent.operator === '||' && fails(parent.left)) return true;
           break;
         default:
           break;
@@ -148,7 +164,7 @@ export class IdGuards {
       if (list) {
         for (const statement of list) {
           if (statement === current) break;
-          if (statement.type === 'IfStatement' && isIdAbsenceTest(index, statement.test) && endsWithExit(statement.consequent, true)) return true;
+          if (statement.type === 'IfStatement' && fails(statement.test) && endsWithExit(statement.consequent, true)) return true;
         }
       }
       current = parent;

@@ -4,8 +4,8 @@
 //   reply(msg.id, {...})        -> one instance of the literal, where `id` reads `msg.id`
 //   reply(null, {...})          -> another, where `id` reads `null`
 import type * as t from '@babel/types';
-import { type AstIndex, type FunctionNode, getEnclosingFunction, getStaticKey, resolveIdentifier } from './ast.js';
-import { EMPTY_ENV, type Env, type Flow, MAX_CALLERS } from './flow.js';
+import { type AstIndex, type FunctionNode, getEnclosingFunction, getStaticKey, resolveIdentifier, unwrapExpression } from './ast.js';
+import { EMPTY_ENV, type Env, type Flow, type Frame, MAX_CALLERS } from './flow.js';
 import type { StdoutWrite } from './sinks.js';
 
 export interface MessageMember {
@@ -50,29 +50,47 @@ export function findMessages(index: AstIndex, flow: Flow, writes: StdoutWrite[])
 
 /**
  * A literal inside a function that reads that function's parameters is one message per call site:
- * `{ jsonrpc, id, error: { code, message } }` in `fail(id, code, message)` is expanded over `fail(...)` calls.
+ * `{ jsonrpc, id, error: { code, message } }` in `fail(id, code, message)` is expanded over `fail(...)` calls,
+ * and again over the callers of the function that makes that call when its arguments read its own parameters.
  */
 function expandInstances(index: AstIndex, flow: Flow, object: t.ObjectExpression, env: Env, chain: t.Node[], write: StdoutWrite): MessageInstance[] {
   const fn = getEnclosingFunction(index, object);
-  if (fn && !env.has(fn) && readsParamsOf(index, object, fn)) {
-    const sites = flow.getCallSites(fn);
-    if (sites.calls.length > 0 && sites.calls.length <= MAX_CALLERS) {
-      const out = sites.calls.map((call) => {
-        const inner = new Map(env);
-        inner.set(fn, { call, env: EMPTY_ENV });
-        return buildInstance(flow, object, inner, [...chain, call], write);
-      });
-      if (sites.escapes) out.push(buildInstance(flow, object, env, chain, write));
-      return out;
-    }
-  }
-  return [buildInstance(flow, object, env, chain, write)];
+  if (!fn || env.has(fn) || !readsParamsOf(index, [object], fn)) return [buildInstance(flow, object, env, chain, write)];
+  const frames = expandFrames(index, flow, fn, 0);
+  if (frames.length === 0) return [buildInstance(flow, object, env, chain, write)];
+  return frames.map(({ frame, calls }) => {
+    const inner = new Map(env);
+    if (frame) inner.set(fn, frame);
+    return buildInstance(flow, object, inner, [...chain, ...calls], write);
+  });
 }
 
-function readsParamsOf(index: AstIndex, object: t.ObjectExpression, fn: FunctionNode): boolean {
-  const stack: t.Node[] = [object];
+/** One frame per way `fn` is entered (null: from outside this file), with the calls on the way. */
+function expandFrames(index: AstIndex, flow: Flow, fn: FunctionNode, depth: number): { frame: Frame | null; calls: t.Node[] }[] {
+  const sites = flow.getCallSites(fn);
+  if (sites.calls.length === 0 || sites.calls.length > MAX_CALLERS) return [];
+  const out: { frame: Frame | null; calls: t.Node[] }[] = [];
+  for (const call of sites.calls) {
+    const caller = getEnclosingFunction(index, call);
+    const nested = caller && depth < 2 && readsParamsOf(index, call.arguments, caller) ? expandFrames(index, flow, caller, depth + 1) : [];
+    if (nested.length === 0) {
+      out.push({ frame: { call, env: EMPTY_ENV }, calls: [call] });
+      continue;
+    }
+    for (const outer of nested.slice(0, MAX_CALLERS)) {
+      const callerEnv = new Map<FunctionNode, Frame>();
+      if (outer.frame) callerEnv.set(caller!, outer.frame);
+      out.push({ frame: { call, env: callerEnv }, calls: [call, ...outer.calls] });
+    }
+  }
+  if (sites.escapes) out.push({ frame: null, calls: [] });
+  return out;
+}
+
+function readsParamsOf(index: AstIndex, roots: readonly t.Node[], fn: FunctionNode): boolean {
+  const stack: t.Node[] = [...roots];
   while (stack.length > 0) {
-    const node = stack.pop()!;
+    const node = unwrapExpression(stack.pop()!);
     if (node.type === 'Identifier') {
       const binding = resolveIdentifier(index, node);
       if (binding?.kind === 'param' && binding.fn === fn) return true;

@@ -24,8 +24,8 @@ export type Payload =
   | { kind: 'text' }
   /** Only framing: whitespace or a `Content-Length` header. */
   | { kind: 'framing' }
-  /** The enclosing function's parameter: the function is a writer helper. */
-  | { kind: 'forward'; fn: FunctionNode; param: number; mode: 'json' | 'raw' }
+  /** The enclosing function's parameter: the function is a writer helper (`pretty` as for a message). */
+  | { kind: 'forward'; fn: FunctionNode; param: number; mode: 'json' | 'raw'; pretty?: boolean }
   | { kind: 'unknown' };
 
 export interface WriterHelper {
@@ -222,7 +222,7 @@ export function classifyText(index: AstIndex, at: t.Node, node: t.Node, depth: n
         const pretty = indent !== undefined && !isNullish(indent) && !(indent.type === 'NumericLiteral' && indent.value === 0)
           && !(indent.type === 'StringLiteral' && indent.value === '');
         const forwarded = getForwardedParam(index, at, message);
-        if (forwarded && !pretty) return { kind: 'forward', fn: forwarded.fn, param: forwarded.param, mode: 'json' };
+        if (forwarded) return { kind: 'forward', fn: forwarded.fn, param: forwarded.param, mode: 'json', pretty };
         return { kind: 'message', message, pretty };
       }
       return { kind: 'unknown' };

@@ -44,6 +44,8 @@ export interface CliDeps {
 }
 
 export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
+  // `mcp-migrate --dry-run | head` closes the pipe early; that is not an error worth a stack trace.
+  if (deps.stdout === undefined) process.stdout.on('error', ignoreBrokenPipe);
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
   const parsed = parseCliArgs(argv);
@@ -154,6 +156,10 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     }
   }
   return exitCode;
+}
+
+function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'EPIPE') throw err;
 }
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */

@@ -56,7 +56,8 @@ export interface SummaryInput {
 
 export function renderSummary({ scan, mode, outcome, errors, display, paint }: SummaryInput): string {
   const lines: string[] = [];
-  const list = (paths: string[]): string => paths.map(display).join(', ');
+  // A few paths on the label's line; more, one per line under it.
+  const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
   const applied = new Set(outcome?.applied ?? []);
   const pending = scan.results.filter((r) => r.after !== undefined);
   const sdk = pending.filter((r) => r.decision.kind === 'sdk');
@@ -87,7 +88,7 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint }: S
     lines.push('Packages:');
     for (const group of packages) {
       const label = group.dir === null ? '(no package.json)' : `${group.name ?? '(unnamed)'} (${display(group.dir) || '.'})`;
-      lines.push(`  ${label}: ${describeGroup(scan, group.files, errors)}`);
+      lines.push(`  ${label}: ${describeGroup(scan, group.files, errors, outcome)}`);
     }
   }
 
@@ -110,8 +111,9 @@ function isReportableOrError(scan: ScanResult, path: string): boolean {
   return result !== undefined && isReportable(result);
 }
 
-function describeGroup(scan: ScanResult, files: string[], errors: Problem[]): string {
-  const results = scan.results.filter((r) => files.includes(r.path));
+function describeGroup(scan: ScanResult, files: string[], errors: Problem[], outcome: ReviewOutcome | null): string {
+  // In a real run, count what was applied; in a dry run, what would be.
+  const results = scan.results.filter((r) => files.includes(r.path) && (r.after === undefined || outcome === null || outcome.applied.includes(r.path)));
   const parts: string[] = [];
   const count = (n: number, label: string): void => {
     if (n > 0) parts.push(`${n} ${label}`);

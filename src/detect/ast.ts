@@ -156,3 +156,34 @@ export function walk(root: t.Node, visit: (node: t.Node, parent: t.Node | null) 
     }
   }
 }
+
+export interface NamedFunction {
+  fn: t.Function;
+  /** The statement that declares it (removed when the function goes). */
+  declaration: t.Statement;
+}
+
+/**
+ * Functions declared by name anywhere in the file (`function f() {}`, `const f = () => {}`), by name.
+ * A name declared twice (in different scopes) maps to null: resolving it would be a guess.
+ */
+export function findNamedFunctions(program: t.Program): Map<string, NamedFunction | null> {
+  const found = new Map<string, NamedFunction | null>();
+  const add = (name: string, entry: NamedFunction) => found.set(name, found.has(name) ? null : entry);
+  const scan = (statements: t.Statement[]) => {
+    for (const statement of statements) {
+      const inner = (t.isExportNamedDeclaration(statement) || t.isExportDefaultDeclaration(statement)) && statement.declaration ? statement.declaration : statement;
+      if (t.isFunctionDeclaration(inner) && inner.id) add(inner.id.name, { fn: inner, declaration: statement });
+      if (t.isVariableDeclaration(inner) && inner.declarations.length === 1) {
+        const d = inner.declarations[0]!;
+        if (t.isIdentifier(d.id) && (t.isArrowFunctionExpression(d.init) || t.isFunctionExpression(d.init))) add(d.id.name, { fn: d.init, declaration: statement });
+      }
+    }
+  };
+  scan(program.body);
+  walk(program, (node) => {
+    if (t.isFunction(node) && t.isBlockStatement(node.body)) scan(node.body.body);
+    return true;
+  });
+  return found;
+}

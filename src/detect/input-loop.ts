@@ -2,7 +2,7 @@
 // Read-only: says which statements exist only to read stdin and where the per-line code is.
 import * as t from '@babel/types';
 import type { InputKind } from '../model/server-model.js';
-import { getKeyName, getMemberChain, getStaticString, walk } from './ast.js';
+import { findNamedFunctions, getKeyName, getMemberChain, getStaticString, walk } from './ast.js';
 
 export interface FoundLoop {
   kind: InputKind;
@@ -87,10 +87,7 @@ function followDelegate(callback: t.Node, program: t.Program, ownerClass: Contai
     const member = ownerClass.body.body.find((m) => t.isClassMethod(m) && getKeyName(m) === name.slice(5));
     return member && t.isClassMethod(member) ? { fn: member, declaration: member } : null;
   }
-  for (const statement of program.body) {
-    if (t.isFunctionDeclaration(statement) && statement.id?.name === name) return { fn: statement, declaration: statement };
-  }
-  return null;
+  return findNamedFunctions(program).get(name) ?? null;
 }
 
 export function findInputLoop(program: t.Program): LoopSearch {

@@ -8,6 +8,8 @@ import {
   getSerializedValue,
   getStaticNumber,
   getStdoutWriteKind,
+  findNamedFunctions,
+  walk,
   getWrittenArgument,
   unwrapExpression,
   type StdoutWriteKind,
@@ -24,29 +26,37 @@ export interface WriterHelper {
   writeKind: StdoutWriteKind;
 }
 
-/** Finds writer helpers declared at the top level of the program or as methods of a class. */
+/** Finds writer helpers: named functions anywhere in the file (unambiguous names) and class methods. */
 export function findWriterHelpers(program: t.Program): Map<string, WriterHelper> {
   const writers = new Map<string, WriterHelper>();
+  const candidates: [string, t.Node, t.Function][] = [];
   const consider = (name: string, declaration: t.Node, fn: t.Function) => {
+    candidates.push([name, declaration, fn]);
     const helper = getWriterHelper(name, declaration, fn);
     if (helper) writers.set(name, helper);
   };
-  for (const statement of program.body) {
-    const inner = t.isExportNamedDeclaration(statement) && statement.declaration ? statement.declaration : statement;
-    if (t.isFunctionDeclaration(inner) && inner.id) consider(inner.id.name, statement, inner);
-    if (t.isVariableDeclaration(inner) && inner.declarations.length === 1) {
-      const [declarator] = inner.declarations;
-      if (t.isIdentifier(declarator!.id) && (t.isArrowFunctionExpression(declarator!.init) || t.isFunctionExpression(declarator!.init))) {
-        consider(declarator!.id.name, statement, declarator!.init);
+  for (const [name, entry] of findNamedFunctions(program)) {
+    if (entry) consider(name, entry.declaration, entry.fn);
+  }
+  walk(program, (node) => {
+    if (!t.isClassDeclaration(node) && !t.isClassExpression(node)) return true;
+    for (const member of node.body.body) {
+      if (t.isClassMethod(member) && member.kind === 'method') {
+        const key = getKeyName(member);
+        if (key) consider(`this.${key}`, member, member);
       }
     }
-    const classNode = t.isClassDeclaration(inner) ? inner : null;
-    if (classNode) {
-      for (const member of classNode.body.body) {
-        if (t.isClassMethod(member) && member.kind === 'method') {
-          const key = getKeyName(member);
-          if (key) consider(`this.${key}`, member, member);
-        }
+    return true;
+  });
+  // ok(id, result) { write({ jsonrpc: '2.0', id, result }) } where write(message) serialises its argument.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [name, declaration, fn] of candidates) {
+      if (writers.has(name)) continue;
+      const helper = getChainedWriterHelper(name, declaration, fn, writers);
+      if (helper) {
+        writers.set(name, helper);
+        changed = true;
       }
     }
   }
@@ -74,6 +84,22 @@ function getWriterHelper(name: string, declaration: t.Node, fn: t.Function): Wri
   const template = getSerializedValue(getWrittenArgument(expression, writeKind));
   if (!template) return null;
   return { name, declaration, params, template, writeKind };
+}
+
+function getChainedWriterHelper(name: string, declaration: t.Node, fn: t.Function, writers: Map<string, WriterHelper>): WriterHelper | null {
+  if (!fn.params.every((p) => t.isIdentifier(p))) return null;
+  const params = fn.params.map((p) => (p as t.Identifier).name);
+  const body = t.isBlockStatement(fn.body) ? fn.body.body : [t.expressionStatement(fn.body)];
+  if (body.length !== 1) return null;
+  const only = body[0]!;
+  const call = t.isExpressionStatement(only) ? only.expression : t.isReturnStatement(only) ? only.argument : null;
+  if (!call || !t.isCallExpression(call)) return null;
+  const inner = writers.get(getMemberChain(call.callee) ?? '');
+  if (!inner || !t.isIdentifier(inner.template)) return null;
+  const index = inner.params.indexOf(inner.template.name);
+  const argument = call.arguments[index];
+  if (!argument || !t.isExpression(argument)) return null;
+  return { name, declaration, params, template: argument, writeKind: inner.writeKind };
 }
 
 /** `send` / `this.send` for the callee of a call, matching the helper table's keys. */

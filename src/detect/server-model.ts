@@ -3,7 +3,7 @@
 import * as t from '@babel/types';
 import type { Detection, InitializeInfo, MessageBinding, MethodBranch, ReplyProtocol, ServerModel } from '../model/server-model.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
-import { containsNode, getKeyName, getMemberChain, getStdoutWriteKind, unwrapExpression, walk, type StdoutWriteKind } from './ast.js';
+import { containsNode, findNamedFunctions, getKeyName, getMemberChain, getStdoutWriteKind, unwrapExpression, walk, type StdoutWriteKind } from './ast.js';
 import { findDispatch, getCatchErrorCode, type FoundDispatch, type RawBranch } from './dispatch.js';
 import { findInputLoop, type FoundLoop } from './input-loop.js';
 import { analyzeReplyCall, findWriterHelpers, getReplyFromValue, type WriterHelper } from './replies.js';
@@ -331,16 +331,7 @@ function resolveFunction(callee: string, program: t.Program, ownerClass: FoundLo
     const member = ownerClass?.body.body.find((m) => t.isClassMethod(m) && getKeyName(m) === callee.slice(5));
     return member && t.isClassMethod(member) ? { fn: member, declaration: member } : null;
   }
-  for (const statement of program.body) {
-    if (t.isFunctionDeclaration(statement) && statement.id?.name === callee) return { fn: statement, declaration: statement };
-    if (t.isVariableDeclaration(statement) && statement.declarations.length === 1) {
-      const d = statement.declarations[0]!;
-      if (t.isIdentifier(d.id, { name: callee }) && (t.isArrowFunctionExpression(d.init) || t.isFunctionExpression(d.init))) {
-        return { fn: d.init, declaration: statement };
-      }
-    }
-  }
-  return null;
+  return findNamedFunctions(program).get(callee) ?? null;
 }
 
 function getParamBinding(param: t.Node | undefined): MessageBinding | null {

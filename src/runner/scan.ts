@@ -122,8 +122,12 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   results = [...results, ...early].sort((a, b) => compareStrings(a.path, b.path));
 
   // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
-  const manifestPlan = await planManifests(results, manifests, root, problems);
-  const companions = await planCompanions(results, root);
+  const plannedCompanions = await planCompanions(results, root);
+  const plannedManifests = await planManifests(results, manifests, root, problems);
+  // Either planner may refuse a file; what only refused files needed is not planned.
+  const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
+  const companions = plannedCompanions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
+  const manifestPlan = plannedManifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
   const packages = await groupByPackage(results, manifests);
   const gitRoot = await findGitRoot(root);
   const workspace = await findWorkspace(root, gitRoot);
@@ -297,12 +301,7 @@ async function planCompanions(results: FileResult[], root: string): Promise<Plan
       }
     }
   }
-  // Files refused above may have been the only ones asking for a companion.
-  const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
-  return planned
-    .map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) }))
-    .filter((c) => c.files.length > 0)
-    .sort((a, b) => compareStrings(a.path, b.path));
+  return planned.sort((a, b) => compareStrings(a.path, b.path));
 }
 
 async function groupByPackage(results: FileResult[], cache: ManifestCache): Promise<PackageGroup[]> {

@@ -19,7 +19,8 @@ export const checkStdoutPollution: Check = (facts) => {
     const payload = write.payload;
     if (payload.kind === 'text') {
       out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes a line that is not a JSON-RPC message to stdout` });
-    } else if (payload.kind === 'message' && payload.pretty && !framedByLength) {
+    } else if ((payload.kind === 'message' || payload.kind === 'forward') && payload.pretty && !framedByLength) {
+      // A helper that indents is reported once, at its own write, not at each call.
       out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes indented JSON: one message over several lines, which line-based clients cannot read` });
     } else if (payload.kind === 'message' && isNonProtocolObject(facts, payload.message)) {
       out.push({ rule: 'stdout-pollution', node: write.call, message: `${shown} writes JSON that is not a JSON-RPC message to stdout` });

@@ -20,6 +20,9 @@ export const checkUnknownMethodUnanswered: Check = (facts) => {
   const out: RawFinding[] = [];
   for (const dispatch of facts.dispatches) {
     if (!isMcpDispatch(dispatch) || dispatch.uncertain) continue;
+    // A dispatch of notifications only (or reached only by them) owes nobody a reply.
+    if (dispatch.branches.length > 0 && dispatch.branches.every((b) => b.method.startsWith('notifications/'))) continue;
+    if (facts.guards.isNotificationOnly(dispatch.node)) continue;
     const on = describeDispatch(facts, dispatch);
     if (!dispatch.fallback) {
       if (dispatch.kind === 'map') continue;

@@ -127,7 +127,7 @@ function buildEdits(context: EditContext): TextEdit[] {
     }
     edits.push(buildReplacement(parse.call.callee, `${parseRef}.receive`));
     const indent = getLineIndent(source, parse.statement.start!);
-    edits.push(buildInsertion(parse.statement.end!, `${style.eol}${indent}if (${parse.target} === undefined) ${parse.exit}${style.semi ? ';' : ''}`));
+    edits.push(buildInsertion(getEndOfLine(source, parse.statement.end!), `${style.eol}${indent}if (${parse.target} === undefined) ${parse.exit}${style.semi ? ';' : ''}`));
   }
 
   // 5. where one message's handling starts
@@ -191,9 +191,9 @@ function buildImport(context: EditContext): TextEdit {
   const body = ast.program.body;
   const imports = body.filter((s) => (syntax === 'esm' ? isImport(s) : isRequireDeclaration(s)));
   const last = imports[imports.length - 1];
-  if (last !== undefined) return buildInsertion(last.end!, `${style.eol}${text}`);
+  if (last !== undefined) return buildInsertion(getEndOfLine(source, last.end!), `${style.eol}${text}`);
   const directive = ast.program.directives[ast.program.directives.length - 1];
-  if (directive !== undefined) return buildInsertion(directive.end!, `${style.eol}${style.eol}${text}`);
+  if (directive !== undefined) return buildInsertion(getEndOfLine(source, directive.end!), `${style.eol}${style.eol}${text}`);
   const first = body[0];
   if (first === undefined) throw new RewriteRefusal('the file has no statements');
   return buildInsertion(first.start!, `${text}${style.eol}${style.eol}`);
@@ -213,7 +213,7 @@ function buildEnvelopeDeclaration(context: EditContext): TextEdit[] {
   if (framer.kind === 'function') {
     const indent = getLineIndent(source, framer.statement.start!);
     return [
-      buildInsertion(framer.statement.end!, `${style.eol}${style.eol}${indent}${style.declaration} ${envelopeName} = ${createName}(${framer.name})${semi}`),
+      buildInsertion(getEndOfLine(source, framer.statement.end!), `${style.eol}${style.eol}${indent}${style.declaration} ${envelopeName} = ${createName}(${framer.name})${semi}`),
     ];
   }
   const classBody = framer.classNode.body;
@@ -259,6 +259,12 @@ function getInstanceEnvelope(context: EditContext, object: Node): string {
   if (object.type === 'ThisExpression') return `this.${context.envelopeName}`;
   if (object.type === 'Identifier' && isInstanceBinding(object.name, framer.classNode, context.io.parents)) return `${object.name}.${context.envelopeName}`;
   throw new RewriteRefusal(`line ${object.loc?.start.line}: cannot tell which instance this call belongs to`);
+}
+
+/** After a statement's trailing `// comment` on the same line, so the comment stays with its statement. */
+function getEndOfLine(source: string, offset: number): number {
+  const rest = /^[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?(?=\r?\n|$)/.exec(source.slice(offset));
+  return rest === null ? offset : offset + rest[0].length;
 }
 
 function isImport(node: Node): boolean {
