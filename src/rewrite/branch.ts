@@ -8,7 +8,7 @@ import { getMemberChain, getStdoutWriteKind, unwrapExpression, walk } from '../d
 import { endsAbruptly } from '../detect/dispatch.js';
 import { EditList } from './edits.js';
 import { quoted, semi, type CodeStyle } from './style.js';
-import { getLineIndent, getLineStart, getNodeRange, reindentText } from './text.js';
+import { getLineIndent, getLineStart, getNodeRange, renderRange } from './text.js';
 
 export interface BranchContext {
   source: string;
@@ -49,7 +49,7 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
     // `() => ({ ... })` map entries: the body is the expression.
     const only = statements[0] as t.ReturnStatement;
     const expression = only.argument!;
-    const text = reindentText(source.slice(expression.start!, expression.end!), getLineIndent(source, expression.start!), ctx.bodyIndent);
+    const text = renderRange(source, expression.start!, expression.end!, getLineIndent(source, expression.start!), ctx.bodyIndent, ctx.protectedLineStarts);
     return { text: `${ctx.bodyIndent}return ${text}${semi(ctx.style)}`, usesId: false };
   }
   const first = statements[0]!;
@@ -97,21 +97,8 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
     else edits.replace(callee.property.start!, callee.property.end!, 'error');
   }
 
-  // Re-indent every line of the range that no edit rewrites.
-  let lineStart = source.indexOf('\n', range.start);
-  while (lineStart !== -1 && lineStart < range.end) {
-    const start = lineStart + 1;
-    const indent = /^[ \t]*/.exec(source.slice(start, range.end))![0];
-    if (!ctx.protectedLineStarts.has(start) && !edits.touches(start, start + indent.length)) {
-      const lineEnd = source.indexOf('\n', start);
-      const blank = !/\S/.test(source.slice(start, lineEnd === -1 ? range.end : lineEnd));
-      const replacement = blank ? '' : indent.startsWith(baseIndent) ? ctx.bodyIndent + indent.slice(baseIndent.length) : ctx.bodyIndent;
-      if (replacement !== indent) edits.replace(start, start + indent.length, replacement);
-    }
-    lineStart = source.indexOf('\n', start);
-  }
-
-  let text = ctx.bodyIndent + edits.apply(source, range.start, range.end);
+  // Every line of the range that no edit rewrites moves to the handler's indentation.
+  let text = ctx.bodyIndent + renderRange(source, range.start, range.end, baseIndent, ctx.bodyIndent, ctx.protectedLineStarts, edits);
   if (!endsAbruptlyAfterEdits(statements, branch)) {
     text += ctx.style.eol + ctx.bodyIndent + buildNoReplyThrow(ctx, branch.method);
   }
@@ -127,7 +114,7 @@ function dropTrailingBreak(statements: t.Statement[]): t.Statement[] {
 function buildReplyStatement(reply: Reply, ctx: BranchContext, method: string, siteIndent: string, targetIndent: string): string {
   // A value's continuation lines keep their depth relative to the line it starts on.
   const valueEdits = method === 'resources/read' && reply.kind === 'result' && reply.value ? addMissingResourceUris(reply.value, ctx) : new EditList();
-  const text = (node: t.Node) => reindentText(valueEdits.apply(ctx.source, node.start!, node.end!), getLineIndent(ctx.source, node.start!), targetIndent);
+  const text = (node: t.Node) => renderRange(ctx.source, node.start!, node.end!, getLineIndent(ctx.source, node.start!), targetIndent, ctx.protectedLineStarts, valueEdits);
   void siteIndent;
   if (reply.kind === 'result') {
     return reply.value ? `return ${text(reply.value)}${semi(ctx.style)}` : `return {}${semi(ctx.style)}`;

@@ -23,6 +23,12 @@ export class EditList {
     this.edits.push({ start, end, text: '' });
   }
 
+  copy(): EditList {
+    const copy = new EditList();
+    copy.edits.push(...this.edits);
+    return copy;
+  }
+
   get size(): number {
     return this.edits.length;
   }

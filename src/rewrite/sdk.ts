@@ -12,7 +12,7 @@ import { buildThrow, renderBranchBody, type BranchContext } from './branch.js';
 import { EditList } from './edits.js';
 import { pruneUnusedDeclarations } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
-import { findProtectedLineStarts, getLineIndent, getNodeRange, indentLines, reindentText, widenToLines } from './text.js';
+import { findProtectedLineStarts, getLineIndent, getNodeRange, indentLines, reindentText, renderRange, widenToLines } from './text.js';
 
 export interface SdkRewriteInput {
   ast: t.File;
@@ -67,7 +67,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   }
 
   // 2. The server, with the name, version, capabilities and instructions initialize used to send.
-  const construction = buildConstruction(model, registered.map((b) => b.method), { input, style, anchorIndent, serverName, notes });
+  const construction = buildConstruction(model, registered.map((b) => b.method), { input, style, anchorIndent, serverName, notes, protectedLineStarts });
   if ('failed' in construction) return construction;
   const registrations = [construction.text, ...blocks].join(eol + eol);
 
@@ -349,11 +349,11 @@ function mentionsNames(statement: t.Node, names: string[], skipReplyIds = false)
 function buildConstruction(
   model: ServerModel,
   methods: string[],
-  ctx: { input: SdkRewriteInput; style: CodeStyle; anchorIndent: string; serverName: string; notes: string[] },
+  ctx: { input: SdkRewriteInput; style: CodeStyle; anchorIndent: string; serverName: string; notes: string[]; protectedLineStarts: Set<number> },
 ): { text: string } | { failed: string; reason: string; line: number } {
   const { source } = ctx.input;
   const { style, anchorIndent } = ctx;
-  const text = (node: t.Node) => reindentText(source.slice(node.start!, node.end!), getLineIndent(source, node.start!), anchorIndent);
+  const text = (node: t.Node) => renderRange(source, node.start!, node.end!, getLineIndent(source, node.start!), anchorIndent, ctx.protectedLineStarts);
   const info = model.initialize?.serverInfo;
   const infoText = info ? text(info) : `{ name: ${quoted(style, baseName(ctx.input.path))}, version: ${quoted(style, '0.0.0')} }`;
   if (!info) ctx.notes.push('no serverInfo was found: the server is named after its file, version 0.0.0');

@@ -19,7 +19,8 @@ export function detectStyle(source: string): CodeStyle {
   const withSemi = lines.filter((l) => /[^;\s{(,[]\s*;\s*$/.test(l) || /\)\s*;\s*$/.test(l)).length;
   const withoutSemi = lines.filter((l) => /^\s*(const|let|var|return|import)\b.*[^;,{([\s]\s*$/.test(l) && !/=>\s*$/.test(l)).length;
   const trailing = (source.match(/,[ \t]*\r?\n[ \t]*[}\])]/g) ?? []).length;
-  const bare = (source.match(/[^,{[(\s][ \t]*\r?\n[ \t]*[}\]]/g) ?? []).length;
+  // A value (not a statement end or a nested block) on the last line of an object or array.
+  const bare = (source.match(/[\w'"`][ \t]*\r?\n[ \t]*[}\]]/g) ?? []).length;
   return { quote: doubles > singles ? '"' : "'", semi: withSemi >= withoutSemi, indent: detectIndent(lines), eol, trailingComma: trailing > bare };
 }
 

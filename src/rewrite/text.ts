@@ -2,6 +2,7 @@
 // whole lines, indentation, and the lines whose leading whitespace is part of a string (never reindented).
 import * as t from '@babel/types';
 import { walk } from '../detect/ast.js';
+import { EditList } from './edits.js';
 
 export function getLineStart(source: string, offset: number): number {
   return source.lastIndexOf('\n', offset - 1) + 1;
@@ -73,4 +74,32 @@ export function indentLines(text: string, indent: string): string {
     .split('\n')
     .map((line) => (line.trim() === '' ? line.replace(/^[ \t]+/, '') : indent + line))
     .join('\n');
+}
+
+/**
+ * source[start, end) with `edits` applied and every line after the first moved from indentation `from`
+ * to `to` — except lines that begin inside a string or template (their whitespace is content) and lines
+ * an edit already rewrites.
+ */
+export function renderRange(
+  source: string,
+  start: number,
+  end: number,
+  from: string,
+  to: string,
+  protectedStarts: Set<number>,
+  edits: EditList = new EditList(),
+): string {
+  const all = edits.copy();
+  for (let newline = source.indexOf('\n', start); newline !== -1 && newline < end; newline = source.indexOf('\n', newline + 1)) {
+    const lineStart = newline + 1;
+    if (lineStart >= end || protectedStarts.has(lineStart)) continue;
+    const indent = /^[ \t]*/.exec(source.slice(lineStart, end))![0];
+    if (all.touches(lineStart, lineStart + indent.length)) continue;
+    const lineEnd = source.indexOf('\n', lineStart);
+    const blank = !/\S/.test(source.slice(lineStart, lineEnd === -1 || lineEnd > end ? end : lineEnd));
+    const replacement = blank ? '' : indent.startsWith(from) ? to + indent.slice(from.length) : to;
+    if (replacement !== indent) all.replace(lineStart, lineStart + indent.length, replacement);
+  }
+  return all.apply(source, start, end);
 }

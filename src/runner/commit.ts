@@ -41,7 +41,7 @@ export async function checkReplaceable(path: string, expected: string | null): P
   if (expected === null) {
     if (await lstat(path).then(() => true, () => false)) throw new CommitError(path, 'already exists; not overwritten');
     const existingDir = await findExistingAncestor(dir);
-    if (await isReadOnly(existingDir)) throw new CommitError(path, "cannot create it: its directory is read-only");
+    if (await isReadOnly(existingDir)) throw new CommitError(path, 'cannot create it: its directory is read-only');
     return;
   }
   let stats;
@@ -59,7 +59,7 @@ export async function checkReplaceable(path: string, expected: string | null): P
   }
   if (current !== expected) throw new CommitError(path, 'changed on disk since it was read; not overwritten');
   if (await isReadOnly(path)) throw new CommitError(path, 'is read-only; not changed');
-  if (await isReadOnly(dir)) throw new CommitError(path, "cannot replace it: its directory is read-only");
+  if (await isReadOnly(dir)) throw new CommitError(path, 'cannot replace it: its directory is read-only');
 }
 
 async function findExistingAncestor(dir: string): Promise<string> {

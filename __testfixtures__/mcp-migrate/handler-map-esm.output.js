@@ -1,0 +1,84 @@
+// datecalc MCP server -- date arithmetic in UTC, no external deps.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+    CallToolRequestSchema,
+    ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+
+const SERVER = { name: "datecalc", version: "1.2.0" };
+const DAY_MS = 24 * 60 * 60 * 1000;
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+function parseDate(value) {
+    const date = new Date(`${value}T00:00:00Z`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+        throw new Error(`Invalid date "${value}" (expected an existing YYYY-MM-DD date)`);
+    }
+    return date;
+}
+
+const dateArg = { type: "string", description: "A date formatted YYYY-MM-DD" };
+
+const tools = {
+    days_between: {
+        description: "Number of days from one date to another (negative if `to` is earlier)",
+        inputSchema: { type: "object", properties: { from: dateArg, to: dateArg }, required: ["from", "to"] },
+        run: ({ from, to }) => String((parseDate(to) - parseDate(from)) / DAY_MS),
+    },
+    add_days: {
+        description: "Add (or subtract) a number of days to a date",
+        inputSchema: {
+            type: "object",
+            properties: { date: dateArg, days: { type: "integer" } },
+            required: ["date", "days"],
+        },
+        run: ({ date, days }) => new Date(parseDate(date).getTime() + days * DAY_MS).toISOString().slice(0, 10),
+    },
+    weekday: {
+        description: "Day of the week of a date",
+        inputSchema: { type: "object", properties: { date: dateArg }, required: ["date"] },
+        run: ({ date }) => WEEKDAYS[parseDate(date).getUTCDay()],
+    },
+};
+
+// One entry per JSON-RPC method we understand.
+const server = new Server(SERVER, { capabilities: { tools: {} } });
+
+server.setRequestHandler(ListToolsRequestSchema, async (message) => {
+    // Errors thrown here reached the client as -32000 with their message; they still do.
+    try {
+        return {
+            tools: Object.entries(tools).map(([name, tool]) => ({
+                name,
+                description: tool.description,
+                inputSchema: tool.inputSchema,
+            })),
+        };
+    } catch (error) {
+        throw Object.assign(new Error(error.message), { code: -32000 });
+    }
+});
+
+server.setRequestHandler(CallToolRequestSchema, async (message) => {
+    // Errors thrown here reached the client as -32000 with their message; they still do.
+    try {
+        const params = message.params ?? {};
+        const tool = tools[params.name];
+        if (!tool) {
+            throw new Error(`Unknown tool: ${params.name}`);
+        }
+        return { content: [{ type: "text", text: tool.run(params.arguments ?? {}) }] };
+    } catch (error) {
+        throw Object.assign(new Error(error.message), { code: -32000 });
+    }
+});
+
+const transport = new StdioServerTransport();
+// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
+transport.onerror = (error) => {
+    if (error instanceof SyntaxError) {
+        void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    }
+};
+await server.connect(transport);

@@ -1,0 +1,60 @@
+// mcp-lite: just enough MCP to expose a few tools over stdio.
+// createServer() -> { registerTool(name, description, inputSchema, fn), start() }
+// A tool function receives the call arguments and returns a string or any JSON value.
+
+const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
+const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
+const {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} = require('@modelcontextprotocol/sdk/types.js');
+
+function createServer(info) {
+  const registry = new Map();
+
+  function registerTool(name, description, inputSchema, fn) {
+    if (registry.has(name)) throw new Error(`tool ${name} registered twice`);
+    registry.set(name, { description, inputSchema, fn });
+  }
+
+  const server = new Server(info, { capabilities: { tools: { listChanged: false } } });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = [];
+    for (const [name, t] of registry) {
+      tools.push({ name, description: t.description, inputSchema: t.inputSchema });
+    }
+    return { tools };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (msg) => {
+    const { name, arguments: args } = msg.params || {};
+    const tool = registry.get(name);
+    if (!tool) throw Object.assign(new Error(`Tool not found: ${name}`), { code: -32601 });
+    try {
+      const value = await tool.fn(args || {});
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return { content: [{ type: 'text', text }] };
+    } catch (e) {
+      throw Object.assign(new Error(e.message), { code: -32603 });
+    }
+  });
+
+  function start() {
+    const transport = new StdioServerTransport();
+    // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
+    transport.onerror = (error) => {
+      if (error instanceof SyntaxError) {
+        void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      }
+    };
+    server.connect(transport).catch((error) => {
+      console.error(error);
+      process.exit(1);
+    });
+  }
+
+  return { registerTool, start };
+}
+
+module.exports = { createServer };

@@ -1,0 +1,83 @@
+// The JSON report: a stable, documented schema (docs/reports.md, `schemaVersion: 1`) for scripts and
+// batch-change engines. Every key is always present (null or [] when empty), so consumers never probe.
+// Adding keys keeps schemaVersion 1; renaming or removing one, or changing a meaning, bumps it.
+import { isRuleId, RULES, type Severity } from '../../audit/index.js';
+import type { Decision, RunSummary } from '../../model/types.js';
+import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getToolVersion, getTotals, TOOL_NAME, type Totals } from './model.js';
+
+export interface JsonFinding {
+  rule: string;
+  severity: Severity;
+  line: number;
+  column: number;
+  message: string;
+  hint: string;
+  fixed: boolean;
+}
+
+export interface JsonFile {
+  path: string;
+  package: string | null;
+  status: FileStatus;
+  decision: Decision;
+  detected: string | null;
+  fixes: string[];
+  findings: JsonFinding[];
+  diagnostics: { code: string; message: string; line: number | null; column: number | null }[];
+  error: string | null;
+  companions: string[];
+}
+
+export interface JsonReport {
+  schemaVersion: 1;
+  tool: { name: string; version: string };
+  mode: RunSummary['mode'];
+  exitCode: number;
+  root: string;
+  totals: Totals;
+  files: JsonFile[];
+  manifests: { path: string; package: string | null; added: Record<string, string>; installCommand: string; written: boolean }[];
+}
+
+export function buildJsonReport(summary: RunSummary): JsonReport {
+  const packages = getPackageDirs(summary);
+  return {
+    schemaVersion: 1,
+    tool: { name: TOOL_NAME, version: getToolVersion() },
+    mode: summary.mode,
+    exitCode: summary.exitCode,
+    root: summary.root,
+    totals: getTotals(summary),
+    files: summary.files.map((file) => ({
+      path: file.path,
+      package: getPackageOf(file.path, packages),
+      status: getFileStatus(summary, file),
+      decision: file.decision,
+      detected: file.detected ?? null,
+      fixes: file.fixes,
+      findings: file.findings.map((f) => ({
+        rule: f.rule,
+        severity: isRuleId(f.rule) ? RULES[f.rule].severity : 'warning',
+        line: f.line,
+        column: f.column,
+        message: f.message,
+        hint: f.hint,
+        fixed: f.fixed,
+      })),
+      diagnostics: file.diagnostics.map((d) => ({ code: d.code, message: d.message, line: d.line ?? null, column: d.column ?? null })),
+      error: file.error ?? null,
+      companions: (file.companions ?? []).map((c) => c.path),
+    })),
+    manifests: summary.manifests.map((m) => ({
+      path: m.path,
+      package: getPackageOf(m.path, packages),
+      added: m.added,
+      installCommand: m.installCommand,
+      written: summary.written.includes(m.path),
+    })),
+  };
+}
+
+export function renderJson(summary: RunSummary): string {
+  return `${JSON.stringify(buildJsonReport(summary), null, 2)}\n`;
+}
