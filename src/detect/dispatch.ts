@@ -137,6 +137,9 @@ export function findDispatch(statements: t.Statement[], binding: MessageBinding,
     if (!call) return { kind: 'unsupported', line, reason: 'UNKNOWN_REPLY_SHAPE', detail: 'the looked-up handler is not called in a way the rewrite understands' };
     handlerMap.argument = call.argument;
     handlerMap.errorCode = call.errorCode;
+    // if (!handler) { replyError(id, -32000, `Unknown method: ...`) }: the unknown-method branch.
+    const missing = others.find((s): s is t.IfStatement => t.isIfStatement(s) && t.isUnaryExpression(s.test, { operator: '!' }) && t.isIdentifier(s.test.argument, { name: handlerLocal }));
+    if (missing) fallback = { methods: [], line: missing.loc!.start.line, statements: getBlockStatements(missing.consequent), param: null, expressionBody: null, node: missing };
   }
   return { kind: 'found', dispatch: { kind, line, branches, fallback, others, handlerMap } };
 }

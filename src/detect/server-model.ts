@@ -402,7 +402,11 @@ function buildModel(program: t.Program, loop: FoundLoop, writers: Map<string, Wr
   if (dispatch.fallback) {
     const replies = collectReplies(dispatch.fallback, protocol, writers, writeKinds);
     const error = 'replies' in replies ? replies.replies.find((r) => r.kind === 'error') : undefined;
-    const code = error && error.kind === 'error' && error.code ? numberOf(error.code) : null;
+    let code = error && error.kind === 'error' && error.code ? numberOf(error.code) : null;
+    if (code === null) {
+      const literal = getCatchErrorCode(dispatch.fallback.node);
+      code = typeof literal === 'number' ? literal : null;
+    }
     fallback = { line: dispatch.fallback.line, code };
   }
   const usesThis = methods.some((m) => m.statements.some((s) => containsThis(s)));

@@ -1,0 +1,106 @@
+// Detection: what each fixture server is, checked against what reading the file shows.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectServer } from '../src/detect/server-model.js';
+import { toModelSnapshot } from '../src/model/server-model.js';
+import { parseSource } from '../src/parse.js';
+
+const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
+
+function detect(name: string) {
+  const source = readFileSync(join(DIR, name), 'utf8');
+  return detectServer(parseSource(name, source));
+}
+
+function model(name: string): Record<string, unknown> {
+  const detection = detect(name);
+  if (detection.kind !== 'server') throw new Error(`${name}: ${JSON.stringify(detection)}`);
+  return toModelSnapshot(detection.model);
+}
+
+describe('detectServer', () => {
+  it.each([
+    // file, input loop, dispatch, protocol, methods in dispatch order, fallback code
+    ['readline-bare-ifs.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], null],
+    ['data-chunks-switch.input.mjs', 'stdin-data', 'switch', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['handler-map-esm.input.js', 'readline-line', 'handler-map', 'return-result', ['initialize', 'tools/list', 'tools/call'], -32000],
+    ['ts-class-then-dispatch.input.ts', 'readline-line', 'switch', 'return-result', ['initialize', 'ping', 'tools/list', 'tools/call'], null],
+    ['ts-cjs-assigned-response.input.ts', 'readline-line', 'if-chain', 'assign-envelope', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['console-log-writer.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['for-await-returned-replies.input.js', 'readline-for-await', 'switch', 'return-envelope', ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call'], -32601],
+    ['custom-method-fallback.input.mjs', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call', 'db/stats'], -32601],
+    ['nested-registry-framework.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['resources-prompts-switch.input.js', 'readline-line', 'switch', 'write', ['initialize', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call'], -32601],
+  ])('%s: %s loop, %s dispatch, %s replies', (file, input, dispatch, protocol, methods, fallback) => {
+    const snapshot = model(file) as {
+      input: { kind: string };
+      dispatch: { kind: string; protocol: { kind: string } };
+      methods: { method: string }[];
+      fallback: { code: number | null } | null;
+    };
+    expect(snapshot.input.kind).toBe(input);
+    expect(snapshot.dispatch.kind).toBe(dispatch);
+    expect(snapshot.dispatch.protocol.kind).toBe(protocol);
+    expect(snapshot.methods.map((m) => m.method)).toEqual(methods);
+    expect(snapshot.fallback?.code ?? null).toBe(fallback);
+  });
+
+  it('records where each reply is and what it is', () => {
+    const snapshot = model('readline-bare-ifs.input.js') as { methods: { method: string; replies: string[] }[]; initialize: Record<string, string | null> };
+    // tools/call: the catch answers -32602 at line 128, the result is sent at line 132
+    expect(snapshot.methods.find((m) => m.method === 'tools/call')!.replies).toEqual(['error@128', 'result@132']);
+    expect(snapshot.initialize).toMatchObject({ serverInfo: 'line 58', capabilities: 'line 57', instructions: null });
+  });
+
+  it('knows the handler map answers errors with -32000 and the class maps RpcError codes itself', () => {
+    expect((model('handler-map-esm.input.js').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: -32000 });
+    expect((model('ts-class-then-dispatch.input.ts').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: null });
+  });
+
+  it('sees notifications/initialized answered in the for-await server', () => {
+    expect(model('for-await-returned-replies.input.js').notificationReplies).toEqual(['notifications/initialized']);
+  });
+
+  it('tells servers already on the SDK and non-MCP workers apart from hand-rolled servers', () => {
+    expect(detect('already-on-sdk.input.js').kind).toBe('sdk-server');
+    expect(detect('not-mcp-json-worker.input.js').kind).toBe('none');
+  });
+
+  it('reports a reply written from a callback instead of guessing', () => {
+    const source = `
+const readline = require('readline');
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'tools/list') {
+    setTimeout(() => send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }), 10);
+  }
+});`;
+    const detection = detectServer(parseSource('late.js', source));
+    expect(detection).toMatchObject({ kind: 'unsupported', reason: 'REPLY_IN_CALLBACK', line: 7 });
+  });
+
+  it('reports loop side effects instead of dropping them', () => {
+    const source = `
+const readline = require('readline');
+let seen = 0;
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  seen += 1;
+  if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+    expect(detectServer(parseSource('count.js', source))).toMatchObject({ kind: 'unsupported', reason: 'LOOP_SIDE_EFFECTS', line: 7 });
+  });
+
+  it('honours a mcp-migrate-ignore comment', () => {
+    const source = `// mcp-migrate-ignore
+const readline = require('readline');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'tools/list') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }) + '\\n');
+});`;
+    expect(detectServer(parseSource('ignored.js', source))).toMatchObject({ kind: 'unsupported', reason: 'IGNORED' });
+  });
+});
