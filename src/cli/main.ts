@@ -7,7 +7,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeFsError, toPosix } from '../runner/discover.js';
-import { createGitClient, findDirtyFiles, type GitClient } from '../runner/git.js';
+import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
@@ -31,7 +31,7 @@ export interface OutputStream {
 export interface CliDeps {
   stdout: OutputStream;
   stderr: OutputStream;
-  /** Whether the user can be asked (stdin and stdout are terminals). */
+  /** Whether the user can be asked (stdin and the stream the review is printed on are terminals). */
   isTTY: boolean;
   /** Read for NO_COLOR. */
   env: Readonly<Record<string, string | undefined>>;
@@ -68,7 +68,8 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
   const resolved: CliDeps = {
     stdout,
     stderr,
-    isTTY: deps.isTTY ?? Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    // The review is shown (and asked) on the human stream, so that one and stdin must be terminals.
+    isTTY: deps.isTTY ?? Boolean(process.stdin.isTTY && human.isTTY),
     env: deps.env ?? process.env,
     cwd: deps.cwd ?? process.cwd(),
     prompt: deps.prompt ?? createTerminalPrompt(human === stderr ? process.stderr : process.stdout, process.stdin),
@@ -97,7 +98,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     return EXIT_USAGE;
   }
   if (options.mode === 'apply' && !options.force) {
-    const dirty = await findDirtyTargets(deps.git, options.paths, cwd);
+    const dirty = await getDirtyTargets(deps.git, options.paths, cwd);
     if (dirty.length > 0) {
       const listed = dirty.map((path) => `  ${toPosix(relative(cwd, path)) || '.'}`).join('\n');
       stderr.write(
@@ -163,7 +164,7 @@ function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
 }
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */
-async function findDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<string[]> {
+async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<string[]> {
   const dirs: string[] = [];
   for (const path of paths) {
     const target = resolve(cwd, path);
@@ -171,7 +172,7 @@ async function findDirtyTargets(git: GitClient, paths: readonly string[], cwd: s
     if (stats === null) continue;
     dirs.push(stats.isDirectory() ? target : dirname(target));
   }
-  return findDirtyFiles(git, dirs);
+  return getDirtyFiles(git, dirs);
 }
 
 /** The version in mcp-migrate's own package.json (found above this module, from src/ or dist/). */

@@ -3,6 +3,7 @@
 // re-indented for its new place. Pure text edits on the original source; no AST mutation.
 import * as t from '@babel/types';
 import type { MethodBranch, Reply, ReplyProtocol } from '../model/server-model.js';
+import type { SdkTarget } from '../model/types.js';
 import { RPC_ERRORS } from '../model/mcp-methods.js';
 import { getMemberChain, getStdoutWriteKind, unwrapExpression, walk } from '../detect/ast.js';
 import { endsAbruptly } from '../detect/dispatch.js';
@@ -20,14 +21,20 @@ export interface BranchContext {
   /** How the handler names the request, e.g. `msg` (used in the fallthrough error). */
   paramsExpression: string;
   typescript: boolean;
+  sdk: SdkTarget;
   /** Collects compliance fixes the branch rewrite makes (shown in the diff header). */
   fixes?: string[];
 }
 
 export type BranchBody = { text: string; usesId: boolean } | { failed: string; line: number; reason: string };
 
-/** Throw statement text for an error reply: `throw Object.assign(new Error(message), { code })`. */
-export function buildThrow(ctx: BranchContext, code: string, message: string, data: string | null = null): string {
+/**
+ * Throw statement text for an error reply; the SDK answers with the error's code and message as they are.
+ *   v1: throw Object.assign(new Error(message), { code })   (McpError would prefix the message)
+ *   v2: throw new ProtocolError(code, message)
+ */
+export function buildThrow(ctx: Pick<BranchContext, 'style' | 'sdk'>, code: string, message: string, data: string | null = null): string {
+  if (ctx.sdk === 'v2') return `throw new ProtocolError(${code}, ${message}${data ? `, ${data}` : ''})${semi(ctx.style)}`;
   const extra = data ? `, data: ${data}` : '';
   return `throw Object.assign(new Error(${message}), { code: ${code}${extra} })${semi(ctx.style)}`;
 }

@@ -108,8 +108,9 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   // 5. SDK imports next to the file's own.
   const schemas = [...new Set(registered.map((b) => MCP_REQUESTS[b.method as keyof typeof MCP_REQUESTS].schema))].sort();
   const useImport = model.syntax === 'import' || (model.syntax === 'none' && input.moduleKind === 'esm');
+  const usesProtocolError = [...blocks, connect].some((b) => b.includes('new ProtocolError('));
   const importLines = [
-    importLine(useImport, style, ['Server'], target.serverModule),
+    importLine(useImport, style, usesProtocolError ? ['ProtocolError', 'Server'] : ['Server'], target.serverModule),
     importLine(useImport, style, ['StdioServerTransport'], target.stdioModule),
     ...(target.typesModule ? [importLine(useImport, style, schemas, target.typesModule)] : []),
   ];
@@ -157,6 +158,7 @@ function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
     bodyIndent,
     paramsExpression: param.paramsExpression,
     typescript: ctx.typescript,
+    sdk: ctx.input.sdk,
     fixes: ctx.fixes,
   };
   const body = renderBranchBody(branch, branchContext);
@@ -194,6 +196,7 @@ function renderFallbackHandler(branches: MethodBranch[], ctx: RenderContext): Re
       bodyIndent,
       paramsExpression: `${name}.params`,
       typescript: ctx.typescript,
+      sdk: ctx.input.sdk,
       fixes: ctx.fixes,
     });
     if ('failed' in body) return body;
@@ -210,7 +213,7 @@ function renderFallbackHandler(branches: MethodBranch[], ctx: RenderContext): Re
     if (ctx.wrapErrors !== null) inner = wrapInErrorCode(inner, { ...ctx, anchorIndent: anchorIndent + unit });
     parts.push(`${anchorIndent}${unit}if (${name}.method === ${quoted(style, branch.method)}) {${style.eol}${inner}${style.eol}${anchorIndent}${unit}}`);
   }
-  const notFound = buildThrow({ style } as BranchContext, '-32601', quoted(style, 'Method not found'));
+  const notFound = buildThrow({ style, sdk: ctx.input.sdk }, '-32601', quoted(style, 'Method not found'));
   const paramType = ctx.typescript ? '' : '';
   return {
     text: `${anchorIndent}${ctx.serverName}.fallbackRequestHandler = async (${name}${paramType}) => {${style.eol}${parts.join(style.eol)}${style.eol}${anchorIndent}${unit}${notFound}${style.eol}${anchorIndent}}${semi(style)}`,
@@ -227,7 +230,7 @@ function wrapInErrorCode(inner: string, ctx: RenderContext): string {
   const unit = style.indent;
   const outer = anchorIndent + unit;
   const message = ctx.typescript ? '(error as Error).message' : 'error.message';
-  const rethrow = buildThrow({ style } as BranchContext, String(ctx.wrapErrors), message);
+  const rethrow = buildThrow({ style, sdk: ctx.input.sdk }, String(ctx.wrapErrors), message);
   return [
     `${outer}// Errors thrown here reached the client as ${ctx.wrapErrors} with their message; they still do.`,
     `${outer}try {`,

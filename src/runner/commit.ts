@@ -40,7 +40,7 @@ export async function checkReplaceable(path: string, expected: string | null): P
   const dir = dirname(path);
   if (expected === null) {
     if (await lstat(path).then(() => true, () => false)) throw new CommitError(path, 'already exists; not overwritten');
-    const existingDir = await findExistingAncestor(dir);
+    const existingDir = await getExistingAncestor(dir);
     if (await isReadOnly(existingDir)) throw new CommitError(path, 'cannot create it: its directory is read-only');
     return;
   }
@@ -62,7 +62,7 @@ export async function checkReplaceable(path: string, expected: string | null): P
   if (await isReadOnly(dir)) throw new CommitError(path, 'cannot replace it: its directory is read-only');
 }
 
-async function findExistingAncestor(dir: string): Promise<string> {
+async function getExistingAncestor(dir: string): Promise<string> {
   for (let current = dir; ; current = dirname(current)) {
     if (await stat(current).then((s) => s.isDirectory(), () => false)) return current;
     if (dirname(current) === current) return current;

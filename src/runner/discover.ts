@@ -45,7 +45,7 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
     if (stats.isSymbolicLink()) {
       warnings.push(`${given}: is a symbolic link; not followed`);
     } else if (stats.isDirectory()) {
-      const gitRoot = await findGitRoot(target);
+      const gitRoot = await resolveGitRoot(target);
       const base = gitRoot ?? target;
       const rules = await loadAncestorRules(base, target);
       if (isIgnoredByAncestors(rules, base, target)) {
@@ -129,7 +129,7 @@ function isIgnoredByAncestors(rules: readonly IgnoreRule[], base: string, target
 }
 
 /** The closest directory at or above `start` that holds a `.git` entry (a work tree root), or null. */
-export async function findGitRoot(start: string): Promise<string | null> {
+export async function resolveGitRoot(start: string): Promise<string | null> {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     try {
       await lstat(join(dir, '.git'));

@@ -54,7 +54,7 @@ export function parsePorcelainZ(output: string): string[] {
  * The dirty entries of every git work tree the targets live in, deduplicated and sorted. Targets outside
  * any work tree are skipped (there is nothing to protect with git there).
  */
-export async function findDirtyFiles(git: GitClient, dirs: readonly string[]): Promise<string[]> {
+export async function getDirtyFiles(git: GitClient, dirs: readonly string[]): Promise<string[]> {
   const dirty = new Set<string>();
   for (const dir of dirs) {
     if (!(await git.isRepo(dir))) continue;

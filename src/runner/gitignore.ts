@@ -100,7 +100,7 @@ function globToRegexSource(glob: string): string {
       continue;
     }
     if (ch === '[') {
-      const close = findClassEnd(glob, i);
+      const close = getClassEnd(glob, i);
       if (close === -1) {
         out += '\\[';
         i++;
@@ -128,7 +128,7 @@ function globToRegexSource(glob: string): string {
   return out;
 }
 
-function findClassEnd(glob: string, open: number): number {
+function getClassEnd(glob: string, open: number): number {
   let j = open + 1;
   if (glob[j] === '!' || glob[j] === '^') j++;
   if (glob[j] === ']') j++;

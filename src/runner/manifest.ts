@@ -39,7 +39,7 @@ export class ManifestCache {
   private readonly byDir = new Map<string, Promise<Manifest | null>>();
 
   /** The package.json in `dir` or its closest ancestor, or null when there is none up to the file-system root. */
-  findNearest(dir: string): Promise<Manifest | null> {
+  getNearest(dir: string): Promise<Manifest | null> {
     let pending = this.byDir.get(dir);
     if (pending === undefined) {
       pending = this.lookUp(dir);
@@ -52,7 +52,7 @@ export class ManifestCache {
     const own = await readManifest(join(dir, 'package.json'));
     if (own !== null) return own;
     const parent = dirname(dir);
-    return parent === dir ? null : this.findNearest(parent);
+    return parent === dir ? null : this.getNearest(parent);
   }
 }
 

@@ -6,10 +6,10 @@ import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, PipelineOptions, SdkTarget, Style } from '../model/types.js';
 import { mayContainServer, processSource } from '../pipeline.js';
-import { describeFsError, discoverFiles, findGitRoot, isInside, toPosix, type Problem } from './discover.js';
+import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
-import { findWorkspace, type Workspace } from './workspaces.js';
+import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
 
 /** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
 export type ProcessFile = (path: string, source: string, options: PipelineOptions) => FileResult | Promise<FileResult>;
@@ -112,7 +112,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     results = await Promise.all(
       candidates.map(async (path) => {
         const source = sources.get(path) ?? '';
-        const sdk = options.sdk === 'auto' ? resolveSdkTarget(await manifests.findNearest(dirname(path))) : options.sdk;
+        const sdk = options.sdk === 'auto' ? resolveSdkTarget(await manifests.getNearest(dirname(path))) : options.sdk;
         return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style }));
       }),
     );
@@ -129,8 +129,8 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const companions = plannedCompanions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
   const manifestPlan = plannedManifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
   const packages = await groupByPackage(results, manifests);
-  const gitRoot = await findGitRoot(root);
-  const workspace = await findWorkspace(root, gitRoot);
+  const gitRoot = await resolveGitRoot(root);
+  const workspace = await resolveWorkspace(root, gitRoot);
   if (workspace !== null) warnings.push(...workspace.warnings);
   for (const group of packages) {
     if (group.name === null && group.dir !== null) group.name = workspace?.packages.find((p) => p.dir === group.dir)?.name ?? null;
@@ -206,7 +206,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
   const invalid = new Set<string>();
   for (const result of results) {
     if (result.after === undefined || result.decision.kind !== 'sdk') continue;
-    const manifest = await cache.findNearest(dirname(result.path));
+    const manifest = await cache.getNearest(dirname(result.path));
     if (manifest === null) {
       const names = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).join(' and ');
       result.diagnostics = [...result.diagnostics, { code: 'NO_PACKAGE_JSON', message: `no package.json above this file: add ${names} to your dependencies yourself` }];
@@ -237,8 +237,8 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
       for (const result of results) if (files.includes(result.path)) refuseForManifest(result, manifest, root, (err as Error).message);
       continue;
     }
-    const gitRoot = await findGitRoot(manifest.dir);
-    const workspace = await findWorkspace(manifest.dir, gitRoot);
+    const gitRoot = await resolveGitRoot(manifest.dir);
+    const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot);
     const stop = gitRoot ?? workspace?.root ?? manifest.dir;
     const install = await resolveInstallPlan(manifest.dir, stop, workspace?.root ?? manifest.dir);
     planned.push({
@@ -307,7 +307,7 @@ async function planCompanions(results: FileResult[], root: string): Promise<Plan
 async function groupByPackage(results: FileResult[], cache: ManifestCache): Promise<PackageGroup[]> {
   const groups = new Map<string, PackageGroup>();
   for (const result of results) {
-    const manifest = await cache.findNearest(dirname(result.path));
+    const manifest = await cache.getNearest(dirname(result.path));
     const key = manifest?.dir ?? '';
     const group = groups.get(key) ?? { dir: manifest?.dir ?? null, name: typeof manifest?.json?.name === 'string' ? manifest.json.name : null, files: [] };
     group.files.push(result.path);

@@ -26,13 +26,18 @@ export interface Workspace {
  * The closest workspace root at or above `start` (not climbing past `stop`, the git root, when given),
  * with its packages; null when `start` is not inside a workspace.
  */
-export async function findWorkspace(start: string, stop: string | null): Promise<Workspace | null> {
+export async function resolveWorkspace(start: string, stop: string | null): Promise<Workspace | null> {
+  const found = await resolveWorkspaceRoot(start, stop);
+  if (found === null) return null;
+  const { packages, warnings } = await expandWorkspacePatterns(found.root, found.patterns);
+  return { ...found, packages, warnings };
+}
+
+/** Like resolveWorkspace, without listing the packages (cheap: reads one or two files per directory). */
+export async function resolveWorkspaceRoot(start: string, stop: string | null): Promise<{ root: string; manager: 'npm' | 'pnpm'; patterns: string[] } | null> {
   for (let dir = start; ; dir = dirname(dir)) {
     const patterns = await readWorkspacePatterns(dir);
-    if (patterns !== null) {
-      const { packages, warnings } = await expandWorkspacePatterns(dir, patterns.patterns);
-      return { root: dir, manager: patterns.manager, patterns: patterns.patterns, packages, warnings };
-    }
+    if (patterns !== null) return { root: dir, ...patterns };
     if (dir === stop || dirname(dir) === dir || (stop !== null && !isInside(stop, dir))) return null;
   }
 }

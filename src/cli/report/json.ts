@@ -2,6 +2,7 @@
 // batch-change engines. Every key is always present (null or [] when empty), so consumers never probe.
 // Adding keys keeps schemaVersion 1; renaming or removing one, or changing a meaning, bumps it.
 import { isRuleId, RULES, type Severity } from '../../audit/index.js';
+import { assertNever } from '../../model/assert-never.js';
 import type { Decision, RunSummary } from '../../model/types.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getToolVersion, getTotals, TOOL_NAME, type Totals } from './model.js';
 
@@ -15,11 +16,22 @@ export interface JsonFinding {
   fixed: boolean;
 }
 
+/** A Decision with every key present: null (or []) where the kind does not use it. */
+export interface JsonDecision {
+  kind: Decision['kind'];
+  reason: string | null;
+  hint: string | null;
+  line: number | null;
+  sdk: 'v1' | 'v2' | null;
+  style: 'server' | 'mcp-server' | null;
+  notes: string[];
+}
+
 export interface JsonFile {
   path: string;
   package: string | null;
   status: FileStatus;
-  decision: Decision;
+  decision: JsonDecision;
   detected: string | null;
   fixes: string[];
   findings: JsonFinding[];
@@ -52,7 +64,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       path: file.path,
       package: getPackageOf(file.path, packages),
       status: getFileStatus(summary, file),
-      decision: file.decision,
+      decision: buildDecision(file.decision),
       detected: file.detected ?? null,
       fixes: file.fixes,
       findings: file.findings.map((f) => ({
@@ -76,6 +88,21 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       written: summary.written.includes(m.path),
     })),
   };
+}
+
+function buildDecision(decision: Decision): JsonDecision {
+  const out: JsonDecision = { kind: decision.kind, reason: null, hint: null, line: null, sdk: null, style: null, notes: [] };
+  switch (decision.kind) {
+    case 'sdk':
+      return { ...out, sdk: decision.sdk, style: decision.style, notes: decision.notes };
+    case 'envelope':
+    case 'leave':
+      return { ...out, reason: decision.reason, hint: decision.hint, line: decision.line ?? null };
+    case 'none':
+      return out;
+    default:
+      return assertNever(decision);
+  }
 }
 
 export function renderJson(summary: RunSummary): string {
