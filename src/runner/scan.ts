@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
-import type { FileResult, ManifestChange, PipelineOptions, SdkTarget, Style } from '../model/types.js';
+import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, SdkTarget, Style } from '../model/types.js';
 import { mayContainServer, processSource } from '../pipeline.js';
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
@@ -112,8 +112,10 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     results = await Promise.all(
       candidates.map(async (path) => {
         const source = sources.get(path) ?? '';
-        const sdk = options.sdk === 'auto' ? resolveSdkTarget(await manifests.getNearest(dirname(path))) : options.sdk;
-        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style }));
+        const manifest = await manifests.getNearest(dirname(path));
+        const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
+        const moduleKind = resolveModuleKind(path, manifest);
+        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style, moduleKind }));
       }),
     );
   } finally {
@@ -342,4 +344,11 @@ function sortRecord(record: Record<string, string>): Record<string, string> {
 
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** ESM or CommonJS, as Node (and TypeScript's NodeNext) decide it: the extension, else the package `type`. */
+export function resolveModuleKind(path: string, manifest: Manifest | null): ModuleKind {
+  if (/\.m[jt]s$/i.test(path)) return 'esm';
+  if (/\.c[jt]s$/i.test(path)) return 'cjs';
+  return manifest?.json?.['type'] === 'module' ? 'esm' : 'cjs';
 }

@@ -74,7 +74,8 @@ function renderGroups(summary: RunSummary): string[][] {
   for (const key of keys) {
     const group = groups.get(key)!;
     const heading = headed ? [key === null ? '### Other files' : `### Package ${codeSpan(key, false)}`, ''] : [];
-    const files = group.files.map((file) => renderFile(summary, file));
+    const sorted = [...group.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files = sorted.map((file) => renderFile(summary, file));
     // The heading travels with the first file, so a cut never leaves a heading without files.
     if (files.length > 0) files[0] = [...heading, ...files[0]!];
     else files.push(heading);

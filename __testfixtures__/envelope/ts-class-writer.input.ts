@@ -1,0 +1,64 @@
+import { createInterface } from 'node:readline';
+
+interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id?: string | number;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+interface JsonRpcResponse {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+type Handler = (params: Record<string, unknown>) => Promise<unknown>;
+
+class ClockServer {
+  private readonly zone = 'UTC';
+
+  listen(): void {
+    createInterface({ input: process.stdin }).on('line', (line) => this.onLine(line));
+  }
+
+  private onLine(line: string): void {
+    let request: JsonRpcRequest;
+    try {
+      request = JSON.parse(line) as JsonRpcRequest;
+    } catch {
+      return; // ignore garbage
+    }
+    // "tools/list" -> handleToolsList
+    const name = `handle${request.method.split('/').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`;
+    const handler = (this as unknown as Record<string, Handler | undefined>)[name];
+    if (!handler) {
+      this.send({ jsonrpc: '2.0', id: request.id ?? null, error: { code: -32601, message: 'Method not found' } });
+      return;
+    }
+    handler.call(this, request.params ?? {}).then(
+      (result) => this.send({ jsonrpc: '2.0', id: request.id ?? null, result }),
+      (err: Error) => this.send({ jsonrpc: '2.0', id: request.id ?? null, error: { code: -32603, message: err.message } }),
+    );
+  }
+
+  async handleInitialize(): Promise<unknown> {
+    return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'clock', version: '1.0.0' } };
+  }
+
+  async handleToolsList(): Promise<unknown> {
+    return { tools: [{ name: 'zone', description: 'The time zone of the server', inputSchema: { type: 'object', properties: {} } }] };
+  }
+
+  async handleToolsCall(params: Record<string, unknown>): Promise<unknown> {
+    if (params['name'] !== 'zone') throw new Error(`Unknown tool: ${String(params['name'])}`);
+    return { content: [{ type: 'text', text: this.zone }] };
+  }
+
+  private send(message: JsonRpcResponse): void {
+    process.stdout.write(JSON.stringify(message) + '\n');
+  }
+}
+
+new ClockServer().listen();

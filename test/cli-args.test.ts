@@ -1,0 +1,51 @@
+import { describe, it, expect } from 'vitest';
+import { parseCliArgs } from '../src/cli/args.js';
+
+describe('parseCliArgs', () => {
+  it('has the documented defaults', () => {
+    expect(parseCliArgs([])).toEqual({
+      kind: 'run',
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', report: null, output: null, jobs: null },
+    });
+  });
+
+  it('reads every flag', () => {
+    const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
+    expect(parsed).toEqual({
+      kind: 'run',
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', report: 'sarif', output: 'out.sarif', jobs: 3 },
+    });
+  });
+
+  it('picks the mode: --check wins over --dry-run', () => {
+    expect(parseCliArgs(['--dry-run'])).toMatchObject({ options: { mode: 'dry-run' } });
+    expect(parseCliArgs(['--check'])).toMatchObject({ options: { mode: 'check' } });
+    expect(parseCliArgs(['--dry-run', '--check'])).toMatchObject({ options: { mode: 'check' } });
+  });
+
+  it('answers --help and --version', () => {
+    expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['--version'])).toEqual({ kind: 'version' });
+  });
+
+  it.each([
+    [['--nope'], 'unknown option --nope'],
+    [['-z'], 'unknown option -z'],
+    [['--sdk'], '--sdk needs a value'],
+    [['--sdk', '--check'], '--sdk needs a value'],
+    [['--check=yes'], '--check does not take a value'],
+    [['--sdk', 'v3'], 'invalid value for --sdk: "v3" (expected v1, v2, auto)'],
+    [['--style', 'x'], 'invalid value for --style: "x" (expected server, mcp-server)'],
+    [['--report', 'html'], 'invalid value for --report: "html" (expected json, markdown, sarif)'],
+    [['--jobs', '0'], 'invalid value for --jobs: "0" (expected a whole number of at least 1)'],
+    [['--jobs', '2.5'], 'invalid value for --jobs: "2.5" (expected a whole number of at least 1)'],
+    [['--output', 'x.json'], '--output needs --report json|markdown|sarif (it names the report file)'],
+  ])('rejects %j', (argv, message) => {
+    expect(parseCliArgs(argv)).toEqual({ kind: 'usage-error', message });
+  });
+
+  it('takes paths after -- even when they look like flags', () => {
+    expect(parseCliArgs(['--', '--weird-dir'])).toMatchObject({ options: { paths: ['--weird-dir'] } });
+  });
+});

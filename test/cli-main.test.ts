@@ -1,0 +1,360 @@
+import { afterAll, describe, it, expect } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { chmod, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.js';
+import { createGitClient } from '../src/runner/git.js';
+import type { FileResult, PipelineOptions } from '../src/model/types.js';
+import { createFakePipeline, makeHarness, makeTree, removeTrees, read, SERVER_HINT } from './fixtures/cli/harness.js';
+
+afterAll(removeTrees);
+
+const PKG = '{\n  "name": "demo",\n  "version": "1.0.0"\n}\n';
+const MIGRATE = `${SERVER_HINT}// MIGRATE_ME\n`;
+
+describe('main: --dry-run', () => {
+  it('prints the diff and the plan, writes nothing, exits 0', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'src/server.js': MIGRATE });
+    const h = makeHarness(root);
+    const code = await main(['--dry-run'], h.deps);
+    expect(code).toBe(0);
+    expect(await read(root, 'src/server.js')).toBe(MIGRATE);
+    expect(await read(root, 'package.json')).toBe(PKG);
+    expect(h.stdout()).toContain('--- a/src/server.js');
+    expect(h.stdout()).toContain('-// MIGRATE_ME');
+    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(h.stdout()).toContain('+    "@modelcontextprotocol/sdk": "^1.32.2"');
+    expect(h.stdout()).toContain('fixed by the SDK: answers ping');
+    expect(h.stdout()).toContain("detected: readline 'line' loop");
+    expect(h.stdout()).toMatch(/After applying, run `npm install` in \. to install @modelcontextprotocol\/sdk, zod/);
+  });
+
+  it('does not need a terminal or a clean git tree', async () => {
+    const root = await makeTree({ 'src/server.js': MIGRATE });
+    const h = makeHarness(root, { isTTY: false, git: { isRepo: async () => true, dirtyFiles: async () => [join(root, 'x')] } });
+    expect(await main(['--dry-run'], h.deps)).toBe(0);
+  });
+});
+
+describe('main: --check', () => {
+  it('exits 1 while a migration is pending, without writing', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': MIGRATE });
+    const h = makeHarness(root);
+    expect(await main(['--check', '.'], h.deps)).toBe(1);
+    expect(await read(root, 'server.js')).toBe(MIGRATE);
+    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(h.stdout()).toContain('pending migration');
+  });
+
+  it('exits 0 when nothing is pending', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': `${SERVER_HINT}// LEAVE_ME\n`, 'other.js': 'console.log(1)\n' });
+    const h = makeHarness(root);
+    expect(await main(['--check'], h.deps)).toBe(0);
+    expect(h.stdout()).toContain('server.js: ALREADY_ON_SDK — already uses StdioServerTransport');
+    expect(h.stdout()).not.toContain('other.js');
+  });
+
+  it('exits 0 after the migration was applied', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': MIGRATE });
+    expect(await main(['--yes'], makeHarness(root).deps)).toBe(0);
+    // The fake pipeline has nothing left to do on its own output (MIGRATE_ME is gone).
+    expect(await main(['--check'], makeHarness(root).deps)).toBe(0);
+  });
+});
+
+describe('main: --yes', () => {
+  it('applies every file and adds the SDK to package.json keeping its indentation', async () => {
+    const pkg = '{\n    "name": "demo",\n    "dependencies": {\n        "express": "^4.0.0"\n    }\n}\n';
+    const root = await makeTree({ 'package.json': pkg, 'a.js': MIGRATE, 'lib/b.mjs': MIGRATE });
+    await chmod(join(root, 'a.js'), 0o750);
+    const h = makeHarness(root);
+    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await read(root, 'a.js')).toContain('MIGRATED_v1_server');
+    expect(await read(root, 'lib/b.mjs')).toContain('MIGRATED_v1_server');
+    expect((await stat(join(root, 'a.js'))).mode & 0o777).toBe(0o750);
+    expect(await read(root, 'package.json')).toBe(
+      '{\n    "name": "demo",\n    "dependencies": {\n        "@modelcontextprotocol/sdk": "^1.32.2",\n        "express": "^4.0.0",\n        "zod": "^4.1.0"\n    }\n}\n',
+    );
+    // no temp files left behind
+    expect((await readdir(root)).filter((n) => n.includes('mcp-migrate'))).toEqual([]);
+    expect(h.stdout()).toMatch(/Next, run `npm install` in \. to install @modelcontextprotocol\/sdk, zod/);
+  });
+
+  it('uses --sdk v2 / auto and --style', async () => {
+    const root = await makeTree({
+      'v2pkg/package.json': '{\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0"\n  }\n}\n',
+      'v2pkg/s.js': MIGRATE,
+      'v1pkg/package.json': PKG,
+      'v1pkg/s.js': MIGRATE,
+    });
+    const fake = createFakePipeline();
+    const h = makeHarness(root, { process: fake.process });
+    expect(await main(['--yes', '--style', 'mcp-server'], h.deps)).toBe(0);
+    expect(await read(root, 'v2pkg/s.js')).toContain('MIGRATED_v2_mcp-server');
+    expect(await read(root, 'v1pkg/s.js')).toContain('MIGRATED_v1_mcp-server');
+    // v2 already had its dependency: its package.json is untouched
+    expect(await read(root, 'v2pkg/package.json')).not.toContain('zod');
+    expect(await read(root, 'v1pkg/package.json')).toContain('"zod": "^4.1.0"');
+
+    const forced = await makeTree({ 'package.json': PKG, 's.js': MIGRATE });
+    expect(await main(['--yes', '--sdk', 'v2'], makeHarness(forced).deps)).toBe(0);
+    expect(await read(forced, 's.js')).toContain('MIGRATED_v2_server');
+    expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0"\n  }\n}\n');
+  });
+
+  it('writes a companion file once even when several files ask for it', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'a.js': `${SERVER_HINT}// ENVELOPE_ME\n`, 'b.js': `${SERVER_HINT}// ENVELOPE_ME\n` });
+    const h = makeHarness(root);
+    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await read(root, 'mcp-envelope.js')).toBe('export function send() {}\n');
+    expect(await read(root, 'a.js')).toContain('ENVELOPED');
+    expect(await read(root, 'b.js')).toContain('ENVELOPED');
+    expect(h.stdout().match(/new file mcp-envelope\.js/g)).toHaveLength(1);
+    expect(h.stdout()).toContain('envelope: COMPUTED_DISPATCH — handlers are looked up by a computed key');
+    // envelope needs no SDK dependency
+    expect(await read(root, 'package.json')).toBe(PKG);
+  });
+});
+
+describe('main: refusals (exit 2)', () => {
+  it('refuses an interactive run without a terminal, naming the flags', async () => {
+    const root = await makeTree({ 'server.js': MIGRATE });
+    const h = makeHarness(root, { isTTY: false });
+    expect(await main([], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('--yes');
+    expect(h.stderr()).toContain('--dry-run');
+    expect(h.stderr()).toContain('--check');
+    expect(await read(root, 'server.js')).toBe(MIGRATE);
+  });
+
+  it('refuses a dirty git tree without --force, listing the dirty files', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': MIGRATE });
+    const git = (...args: string[]): string => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'init');
+    await writeFile(join(root, 'notes.txt'), 'wip\n');
+    await writeFile(join(root, 'package.json'), `${PKG}\n`);
+    const h = makeHarness(root, { git: createGitClient() });
+    expect(await main(['--yes'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('uncommitted changes');
+    expect(h.stderr()).toContain('notes.txt');
+    expect(h.stderr()).toContain('package.json');
+    expect(h.stderr()).toContain('--force');
+    expect(await read(root, 'server.js')).toBe(MIGRATE);
+
+    // --force goes ahead; a clean tree needs no --force.
+    expect(await main(['--yes', '--force'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+    expect(await read(root, 'server.js')).toContain('MIGRATED');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'migrated');
+    await writeFile(join(root, 'again.js'), MIGRATE);
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'more');
+    expect(await main(['--yes'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+  });
+
+  it('proceeds outside a git repository', async () => {
+    const root = await makeTree({ 'server.js': MIGRATE });
+    expect(await main(['--yes'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+    expect(await read(root, 'server.js')).toContain('MIGRATED');
+  });
+
+  it('rejects unknown flags and bad values with a usage message', async () => {
+    const root = await makeTree({});
+    for (const argv of [['--frobnicate'], ['--sdk', 'v3'], ['--style', 'fancy'], ['--report', 'xml'], ['--jobs', '0'], ['--output', 'r.json']]) {
+      const h = makeHarness(root);
+      expect(await main(argv, h.deps)).toBe(2);
+      expect(h.stderr()).toMatch(/^mcp-migrate: /);
+      expect(h.stderr()).toContain('--help');
+    }
+  });
+});
+
+describe('main: errors (exit 3)', () => {
+  it('names a file that does not parse and still processes the others', async () => {
+    const root = await makeTree({
+      'package.json': PKG,
+      'broken.js': "process.stdin.on('data', (d) => { const msg = JSON.parse(d); if (msg.jsonrpc) ( });\n",
+      'good.js': MIGRATE,
+    });
+    const fake = createFakePipeline();
+    // The real pipeline for the broken file, the fake one for the rest.
+    const { processSource } = await import('../src/pipeline.js');
+    const process = (path: string, source: string, options: PipelineOptions): FileResult =>
+      path.endsWith('broken.js') ? processSource(path, source, options) : fake.process(path, source, options);
+    const h = makeHarness(root, { process });
+    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(h.stderr()).toMatch(/error: broken\.js: .*Unexpected token/);
+    expect(await read(root, 'good.js')).toContain('MIGRATED');
+  });
+
+  it('names a path that does not exist and processes the other paths', async () => {
+    const root = await makeTree({ 'src/server.js': MIGRATE });
+    const h = makeHarness(root);
+    expect(await main(['--dry-run', 'nope', 'src'], h.deps)).toBe(3);
+    expect(h.stderr()).toContain('error: nope: no such file or directory');
+    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+  });
+
+  it('refuses a file changed on disk between read and write', async () => {
+    const root = await makeTree({ 'a.js': MIGRATE, 'b.js': MIGRATE });
+    const h = makeHarness(root, {
+      isTTY: true,
+      prompt: async (q) => {
+        // the user edits b.js while looking at the diff of a.js
+        if (q.path === 'a.js') await writeFile(join(root, 'b.js'), `${MIGRATE}// edited\n`);
+        return 'apply';
+      },
+    });
+    expect(await main([], h.deps)).toBe(3);
+    expect(await read(root, 'a.js')).toContain('MIGRATED');
+    expect(await read(root, 'b.js')).toBe(`${MIGRATE}// edited\n`);
+    expect(h.stderr()).toContain('error: b.js: changed on disk since it was read');
+  });
+
+  it('reports a read-only file and leaves it unchanged', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'ro.js': MIGRATE, 'rw.js': MIGRATE });
+    await chmod(join(root, 'ro.js'), 0o444);
+    const h = makeHarness(root);
+    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await read(root, 'ro.js')).toBe(MIGRATE);
+    expect((await stat(join(root, 'ro.js'))).mode & 0o777).toBe(0o444);
+    expect(await read(root, 'rw.js')).toContain('MIGRATED');
+    expect(h.stderr()).toContain('error: ro.js: is read-only');
+  });
+
+  it('reports a read-only directory and writes nothing into it', async () => {
+    const root = await makeTree({ 'locked/server.js': MIGRATE, 'locked/package.json': PKG });
+    await chmod(join(root, 'locked'), 0o555);
+    try {
+      const h = makeHarness(root);
+      expect(await main(['--yes'], h.deps)).toBe(3);
+      expect(h.stderr()).toMatch(/error: locked\/server\.js: .*read-only/);
+      expect(await read(root, 'locked/server.js')).toBe(MIGRATE);
+      expect(await read(root, 'locked/package.json')).toBe(PKG);
+      expect(await readdir(join(root, 'locked'))).toEqual(['package.json', 'server.js']);
+    } finally {
+      await chmod(join(root, 'locked'), 0o755);
+    }
+  });
+
+  it('refuses files under a package.json that is not valid JSON', async () => {
+    const root = await makeTree({ 'bad/package.json': '{ "name": "bad", }\n', 'bad/s.js': MIGRATE, 'good/package.json': PKG, 'good/s.js': MIGRATE });
+    const h = makeHarness(root);
+    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(h.stderr()).toContain('error: bad/s.js: cannot add the SDK dependency: bad/package.json is not valid JSON');
+    expect(h.stderr()).toMatch(/error: bad\/package\.json: is not valid JSON/);
+    expect(await read(root, 'bad/s.js')).toBe(MIGRATE);
+    expect(await read(root, 'good/s.js')).toContain('MIGRATED');
+  });
+
+  it('turns a pipeline crash into an error for that file only', async () => {
+    const root = await makeTree({ 'a.js': MIGRATE, 'b.js': MIGRATE });
+    const fake = createFakePipeline();
+    const process = (path: string, source: string, options: PipelineOptions): FileResult => {
+      if (path.endsWith('a.js')) throw new Error('boom');
+      return fake.process(path, source, options);
+    };
+    const h = makeHarness(root, { process });
+    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(h.stderr()).toContain('error: a.js: internal error while processing this file: boom');
+    expect(await read(root, 'b.js')).toContain('MIGRATED');
+  });
+});
+
+describe('main: interactive review', () => {
+  it('applies, skips, applies all remaining and quits as answered', async () => {
+    const files = { 'package.json': PKG, '1.js': MIGRATE, '2.js': MIGRATE, '3.js': MIGRATE, '4.js': MIGRATE };
+    const root = await makeTree(files);
+    const h = makeHarness(root, { isTTY: true }, ['skip', 'apply', 'quit']);
+    expect(await main([], h.deps)).toBe(0);
+    expect(h.questions.map((q) => `${q.path} ${q.index}/${q.total}`)).toEqual(['1.js 1/4', '2.js 2/4', '3.js 3/4']);
+    expect(await read(root, '1.js')).toBe(MIGRATE);
+    expect(await read(root, '2.js')).toContain('MIGRATED');
+    expect(await read(root, '3.js')).toBe(MIGRATE);
+    expect(await read(root, '4.js')).toBe(MIGRATE);
+    // the package.json change went in with the first applied file
+    expect(await read(root, 'package.json')).toContain('"@modelcontextprotocol/sdk": "^1.32.2"');
+    expect(h.stdout()).toContain('not applied (3): 1.js, 3.js, 4.js');
+
+    const again = await makeTree(files);
+    const h2 = makeHarness(again, { isTTY: true }, ['apply', 'all']);
+    expect(await main([], h2.deps)).toBe(0);
+    expect(h2.questions).toHaveLength(2);
+    for (const name of ['1.js', '2.js', '3.js', '4.js']) expect(await read(again, name)).toContain('MIGRATED');
+  });
+
+  it('shows the package.json diff with each file until it is written', async () => {
+    const root = await makeTree({ 'package.json': PKG, '1.js': MIGRATE, '2.js': MIGRATE });
+    const h = makeHarness(root, { isTTY: true }, ['skip', 'skip']);
+    expect(await main([], h.deps)).toBe(0);
+    expect(h.stdout().match(/package\.json: adds @modelcontextprotocol\/sdk, zod/g)).toHaveLength(2);
+    expect(await read(root, 'package.json')).toBe(PKG);
+  });
+});
+
+describe('main: colors', () => {
+  it('colors the diff on a terminal', async () => {
+    const root = await makeTree({ 'server.js': MIGRATE });
+    let out = '';
+    const h = makeHarness(root, { stdout: { write: (t: string) => (out += t), isTTY: true } });
+    expect(await main(['--dry-run'], h.deps)).toBe(0);
+    expect(out).toContain('\x1b[32m+// MIGRATED');
+    expect(out).toContain('\x1b[31m-// MIGRATE_ME');
+    expect(out).toMatch(/\x1b\[36m@@ /);
+  });
+
+  it('prints plain text with NO_COLOR or without a terminal', async () => {
+    const root = await makeTree({ 'server.js': MIGRATE });
+    let out = '';
+    const h = makeHarness(root, { stdout: { write: (t: string) => (out += t), isTTY: true }, env: { NO_COLOR: '1' } });
+    expect(await main(['--dry-run'], h.deps)).toBe(0);
+    expect(out).toContain('+// MIGRATED');
+    expect(out).not.toContain('\x1b[');
+    const plain = makeHarness(root);
+    expect(await main(['--dry-run'], plain.deps)).toBe(0);
+    expect(plain.stdout()).toContain('+// MIGRATED');
+    expect(plain.stdout()).not.toContain('\x1b[');
+  });
+});
+
+describe('main: reports', () => {
+  it('puts only the report on stdout and the human text on stderr', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'src/server.js': MIGRATE });
+    const h = makeHarness(root);
+    expect(await main(['--check', '--report', 'json'], h.deps)).toBe(1);
+    expect(() => JSON.parse(h.stdout())).not.toThrow();
+    expect(h.stdout()).not.toContain('Scanned');
+    expect(h.stderr()).toContain('+// MIGRATED_v1_server');
+    expect(h.stderr()).toContain('Scanned 1 file, 1 candidate.');
+  });
+
+  it('writes the report to --output and keeps the human text on stdout', async () => {
+    const root = await makeTree({ 'src/server.js': MIGRATE });
+    const h = makeHarness(root);
+    expect(await main(['--dry-run', '--report', 'markdown', '--output', 'report.md'], h.deps)).toBe(0);
+    expect((await read(root, 'report.md')).length).toBeGreaterThan(0);
+    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(h.stdout()).toContain('Report written to report.md');
+  });
+});
+
+describe('main: discovery through the CLI', () => {
+  it('skips node_modules, dist, symlinks and .gitignored files', async () => {
+    const root = await makeTree({
+      '.gitignore': 'generated/\n*.gen.js\n',
+      'src/server.js': MIGRATE,
+      'node_modules/pkg/server.js': MIGRATE,
+      'dist/server.js': MIGRATE,
+      'generated/server.js': MIGRATE,
+      'src/x.gen.js': MIGRATE,
+    });
+    await symlink(join(root, 'src/server.js'), join(root, 'link.js'));
+    const fake = createFakePipeline();
+    const h = makeHarness(root, { process: fake.process });
+    expect(await main(['--dry-run'], h.deps)).toBe(0);
+    expect(fake.calls.map((c) => c.path)).toEqual([join(root, 'src/server.js')]);
+    expect(h.stdout()).toContain('Scanned 1 file, 1 candidate.');
+  });
+});

@@ -1,0 +1,108 @@
+import { afterAll, describe, it, expect } from 'vitest';
+import { join } from 'node:path';
+import {
+  addDependencies,
+  detectIndent,
+  getMissingDependencies,
+  ManifestCache,
+  resolveInstallPlan,
+  resolveSdkTarget,
+  SDK_DEPENDENCIES,
+} from '../src/runner/manifest.js';
+import { makeTree, removeTrees } from './fixtures/cli/harness.js';
+
+afterAll(removeTrees);
+
+const V1 = SDK_DEPENDENCIES.v1;
+
+describe('addDependencies', () => {
+  it('keeps 2-space indentation and adds a dependencies object at the end', () => {
+    const before = '{\n  "name": "x",\n  "version": "1.0.0"\n}\n';
+    expect(addDependencies(before, V1)).toBe(
+      '{\n  "name": "x",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.32.2",\n    "zod": "^4.1.0"\n  }\n}\n',
+    );
+  });
+
+  it('keeps 4-space indentation and inserts in alphabetical place in a sorted object', () => {
+    const before = '{\n    "name": "x",\n    "dependencies": {\n        "express": "^4.0.0",\n        "yargs": "^17.0.0"\n    }\n}\n';
+    expect(addDependencies(before, V1)).toBe(
+      '{\n    "name": "x",\n    "dependencies": {\n        "@modelcontextprotocol/sdk": "^1.32.2",\n        "express": "^4.0.0",\n        "yargs": "^17.0.0",\n        "zod": "^4.1.0"\n    }\n}\n',
+    );
+  });
+
+  it('keeps tabs, CRLF and a missing final newline', () => {
+    const before = '{\r\n\t"name": "x",\r\n\t"devDependencies": {\r\n\t\t"vitest": "^4.0.0"\r\n\t}\r\n}';
+    expect(addDependencies(before, SDK_DEPENDENCIES.v2)).toBe(
+      '{\r\n\t"name": "x",\r\n\t"dependencies": {\r\n\t\t"@modelcontextprotocol/server": "^2.4.0"\r\n\t},\r\n\t"devDependencies": {\r\n\t\t"vitest": "^4.0.0"\r\n\t}\r\n}',
+    );
+  });
+
+  it('appends to an unsorted object instead of reordering it', () => {
+    const before = '{\n  "dependencies": {\n    "zeta": "1",\n    "alpha": "1"\n  }\n}\n';
+    expect(addDependencies(before, { zod: '^4.1.0' })).toBe('{\n  "dependencies": {\n    "zeta": "1",\n    "alpha": "1",\n    "zod": "^4.1.0"\n  }\n}\n');
+  });
+
+  it('fills an empty dependencies object and a one-line one', () => {
+    expect(addDependencies('{\n  "dependencies": {}\n}\n', { zod: '^4.1.0' })).toBe('{\n  "dependencies": {\n    "zod": "^4.1.0"\n  }\n}\n');
+    expect(addDependencies('{"name":"x","dependencies":{"a":"1"}}', { zod: '^4.1.0' })).toBe('{"name":"x","dependencies":{"a":"1", "zod":"^4.1.0"}}');
+  });
+
+  it('leaves every other byte alone (compact arrays, key order, BOM)', () => {
+    const before = '\uFEFF{\n  "files": ["bin", "dist"],\n  "name": "x",\n  "scripts": {"b": "tsc"}\n}\n';
+    const after = addDependencies(before, { zod: '^4.1.0' });
+    expect(after).toBe('\uFEFF{\n  "files": ["bin", "dist"],\n  "name": "x",\n  "scripts": {"b": "tsc"},\n  "dependencies": {\n    "zod": "^4.1.0"\n  }\n}\n');
+  });
+
+  it('throws when dependencies is not an object', () => {
+    expect(() => addDependencies('{"dependencies": []}', { zod: '1' })).toThrow(/not an object/);
+  });
+});
+
+describe('dependency lookup', () => {
+  it('skips what is already in dependencies, devDependencies or peerDependencies', () => {
+    expect(getMissingDependencies({ devDependencies: { zod: '^3' } }, V1)).toEqual({ '@modelcontextprotocol/sdk': '^1.32.2' });
+    expect(getMissingDependencies({ peerDependencies: { '@modelcontextprotocol/sdk': '*' }, dependencies: { zod: '4' } }, V1)).toEqual({});
+  });
+
+  it('detects the indentation unit', () => {
+    expect(detectIndent('{\n  "a": 1\n}')).toBe('  ');
+    expect(detectIndent('{\n    "a": 1\n}')).toBe('    ');
+    expect(detectIndent('{\n\t"a": 1\n}')).toBe('\t');
+    expect(detectIndent('{"a": 1}')).toBe('  ');
+  });
+
+  it('picks v2 only when the package depends on @modelcontextprotocol/server', async () => {
+    const root = await makeTree({
+      'v2/package.json': '{"dependencies": {"@modelcontextprotocol/server": "^2"}}',
+      'v2/src/deep/x.js': '',
+      'v1/package.json': '{"dependencies": {"@modelcontextprotocol/sdk": "^1"}}',
+    });
+    const cache = new ManifestCache();
+    expect(resolveSdkTarget(await cache.getNearest(join(root, 'v2/src/deep')))).toBe('v2');
+    expect(resolveSdkTarget(await cache.getNearest(join(root, 'v1')))).toBe('v1');
+    expect(resolveSdkTarget(null)).toBe('v1');
+    expect((await cache.getNearest(join(root, 'v2/src/deep')))?.path).toBe(join(root, 'v2/package.json'));
+  });
+});
+
+describe('resolveInstallPlan', () => {
+  it.each([
+    ['pnpm-lock.yaml', 'pnpm install'],
+    ['yarn.lock', 'yarn install'],
+    ['package-lock.json', 'npm install'],
+    ['bun.lockb', 'bun install'],
+  ])('finds %s in an ancestor up to the stop directory', async (lockfile, command) => {
+    const root = await makeTree({ [lockfile]: '', 'packages/a/package.json': '{}' });
+    expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root });
+  });
+
+  it('does not look above the stop directory and falls back to npm', async () => {
+    const root = await makeTree({ 'yarn.lock': '', 'repo/pkg/package.json': '{}' });
+    expect(await resolveInstallPlan(join(root, 'repo/pkg'), join(root, 'repo'))).toEqual({ command: 'npm install', dir: join(root, 'repo/pkg') });
+  });
+
+  it('uses the packageManager field when there is no lockfile', async () => {
+    const root = await makeTree({ 'package.json': '{"packageManager": "pnpm@9.1.0"}' });
+    expect(await resolveInstallPlan(root, root)).toEqual({ command: 'pnpm install', dir: root });
+  });
+});

@@ -1,0 +1,46 @@
+// The worker pool runs the compiled pipeline, so these tests use dist/ (tests run after `npm run build`).
+import { afterAll, describe, it, expect } from 'vitest';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { FileResult, PipelineOptions } from '../src/model/types.js';
+import { scanFiles } from '../src/runner/scan.js';
+import { makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+
+afterAll(removeTrees);
+
+const dist = (path: string): string => pathToFileURL(join(__dirname, '..', 'dist', path)).href;
+
+interface PoolModule {
+  getWorkerUrl(): URL | null;
+  createWorkerPool(size: number, url: URL): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; close(): Promise<void> };
+}
+
+describe('worker pool', () => {
+  it('runs the built pipeline on worker threads and matches the inline result', async () => {
+    const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
+    const { processSource } = (await import(dist('src/pipeline.js'))) as { processSource: (p: string, s: string, o: PipelineOptions) => FileResult };
+    const url = pool.getWorkerUrl();
+    expect(url).not.toBeNull();
+    const workers = pool.createWorkerPool(3, url as URL);
+    try {
+      const options: PipelineOptions = { sdk: 'v1', style: 'server' };
+      const sources = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? `${SERVER_HINT}const x${i} = ${i};\n` : `${SERVER_HINT}if (x ( {\n`));
+      const results = await Promise.all(sources.map((s, i) => workers.run(`/virtual/f${i}.js`, s, options)));
+      expect(results).toEqual(sources.map((s, i) => processSource(`/virtual/f${i}.js`, s, options)));
+      expect(results.filter((r) => r.error !== undefined)).toHaveLength(5);
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('is not used when running from sources (no compiled worker next to the module)', async () => {
+    const { getWorkerUrl } = await import('../src/runner/pool.js');
+    expect(getWorkerUrl()).toBeNull();
+    // scanFiles still works inline with many candidates.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 12; i++) files[`f${i}.js`] = `${SERVER_HINT}if (x ( {\n`;
+    const root = await makeTree(files);
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 4 });
+    expect(scan.results.filter((r) => r.error !== undefined)).toHaveLength(12);
+  });
+});
