@@ -45,7 +45,6 @@ export function listSdkFixes(model: ServerModel): string[] {
   if (model.fallback && !model.notificationReplies.length && model.dispatch.protocol.kind !== 'return-result' && !guardsNotifications(model)) {
     fixes.push('notifications get no reply (the original fallback answered them with an error)');
   }
-  fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
   return fixes;
 }
 

@@ -72,7 +72,9 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const registrations = [construction.text, ...blocks].join(eol + eol);
 
   // 3. The transport, where the loop used to start.
-  const connect = buildConnect(model, { style, typescript, serverName, moduleKind: input.moduleKind, taken, indent: getLineIndent(source, model.input.anchor.start!) });
+  const connect = buildConnect(model, { style, typescript, serverName, moduleKind: input.moduleKind, taken, indent: getLineIndent(source, model.input.anchor.start!), sdk: input.sdk });
+  if (input.sdk === 'v1') fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
+  else notes.push('SDK v2 drops lines that are not JSON without a reply and offers no hook to answer them with -32700');
 
   const edits = new EditList();
   const loopAnchor = model.input.anchor;
@@ -398,13 +400,14 @@ function baseName(path: string): string {
 // await server.connect(transport);
 function buildConnect(
   model: ServerModel,
-  ctx: { style: CodeStyle; typescript: boolean; serverName: string; moduleKind: ModuleKind; taken: Set<string>; indent: string },
+  ctx: { style: CodeStyle; typescript: boolean; serverName: string; moduleKind: ModuleKind; taken: Set<string>; indent: string; sdk: SdkTarget },
 ): string {
   const { style, indent } = ctx;
   const unit = style.indent;
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
-  const setup = (i: string) => [
+  // v2's transport skips unparseable lines before any hook sees them: nothing to answer there.
+  const setup = (i: string) => ctx.sdk === 'v2' ? [`${i}const transport = new StdioServerTransport()${s}`] : [
     `${i}const transport = new StdioServerTransport()${s}`,
     `${i}// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.`,
     `${i}transport.onerror = (error) => {`,

@@ -27,23 +27,22 @@ import {
   type Transcript,
 } from './harness.js';
 
-/** Cases the SDK rewrite (`--sdk v1`, the default) must handle now. */
+/** Every `expect: "sdk"` case of the corpus: the SDK rewrite (`--sdk v1`, the default) must handle each. */
 export const SDK_CASES = [
   '01-cjs-readline-bare-ifs',
   '02-esm-data-buffer-switch',
   '03-esm-handler-map',
-  '06-console-log-noise',
-  '08-no-jsonrpc-field',
-] as const;
-
-/** The other `expect: "sdk"` cases; the lead enables them (drop the `.skip` below). */
-export const MORE_SDK_CASES = [
   '04-ts-esm-class-dispatch',
   '05-ts-cjs-ifelse',
+  '06-console-log-noise',
   '07-resources-prompts',
+  '08-no-jsonrpc-field',
   '09-register-tool-registry',
   '10-custom-method-db-stats',
 ] as const;
+
+/** Cases also migrated with `--sdk v2` (one per dispatch shape; JavaScript — see README for v2 and TS tables). */
+export const V2_CASES = ['01-cjs-readline-bare-ifs', '03-esm-handler-map', '07-resources-prompts', '08-no-jsonrpc-field', '10-custom-method-db-stats'] as const;
 
 /** Cases that are not hand-rolled MCP servers: nothing to migrate, nothing to change. */
 export const UNCHANGED_CASES = ['13-already-sdk-mcpserver', '14-jsonl-worker-not-mcp'] as const;
@@ -74,12 +73,12 @@ interface Migration {
 }
 
 /** Copies the case, records the original, then runs `mcp-migrate --yes <dir>`. */
-async function migrate(name: string): Promise<Migration> {
+async function migrate(name: string, extraArgs: string[] = []): Promise<Migration> {
   const dir = await copyCase(name);
   const kase = await readCase(dir);
   const original = await recordOriginal(dir, kase);
   const before = await readTree(dir);
-  const cli = await runCli(['--yes', dir], dir);
+  const cli = await runCli(['--yes', ...extraArgs, dir], dir);
   return { dir, kase, original, before, after: await readTree(dir), cli };
 }
 
@@ -150,8 +149,29 @@ describe.concurrent.each(SDK_CASES)('SDK migration of %s', (name) => {
   defineSdkMigrationTests(name);
 });
 
-describe.skip.each(MORE_SDK_CASES)('SDK migration of %s', (name) => {
-  defineSdkMigrationTests(name);
+describe.concurrent.each(V2_CASES)('SDK v2 migration of %s', (name) => {
+  let migration: Promise<Migration> | undefined;
+  const migrated = (): Promise<Migration> => (migration ??= migrate(name, ['--sdk', 'v2']));
+
+  it('mcp-migrate --yes --sdk v2 moves the server onto @modelcontextprotocol/server', async () => {
+    const { cli, before, after } = await migrated();
+    expect(cli.code, describeCli(cli)).toBe(0);
+    const sources = diffTrees(before, after).filter((path) => SOURCE_FILE.test(path));
+    expect(sources.some((path) => after.get(path)?.toString('utf8').includes("'@modelcontextprotocol/server'") || after.get(path)?.toString('utf8').includes('"@modelcontextprotocol/server"'))).toBe(true);
+    expect(getDependencies(after)).toHaveProperty(['@modelcontextprotocol/server']);
+    expect(getDependencies(after)).not.toHaveProperty(['@modelcontextprotocol/sdk']);
+  }, TIMEOUT_MS);
+
+  it('answers the SDK v2 Client as the original answered, and holds every envelope rule', async () => {
+    const { dir, kase, original, cli } = await migrated();
+    expect(cli.code, describeCli(cli)).toBe(0);
+    const replay = await replayWithSdkClient(dir, kase, { sdk: 'v2' });
+    expect(compareTranscripts(original, replay), replay.stderr).toEqual([]);
+    // v2's StdioServerTransport skips a line that is not JSON inside its read buffer, before any hook
+    // can see it (measured: 2.4.0), so only the -32700 reply is out of reach; every other rule holds.
+    const failed = getFailedRules(await probeRaw(dir, kase));
+    expect(failed).toEqual(['parse-error']);
+  }, TIMEOUT_MS);
 });
 
 describe.concurrent.each(UNCHANGED_CASES)('%s stays unchanged', (name) => {

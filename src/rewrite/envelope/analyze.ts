@@ -88,14 +88,14 @@ const LOOP_TYPES = new Set(['ForStatement', 'ForInStatement', 'ForOfStatement', 
 /** `process.stdout.<member>` uses that neither write nor let the stream escape. */
 const HARMLESS_STDOUT_MEMBERS = new Set(['fd', 'isTTY', 'columns', 'rows', 'on', 'once', 'off', 'removeListener', 'writable']);
 
-export function analyzeEnvelopeIo(ast: File, source: string): Analysis {
+export function getEnvelopeIo(ast: File, source: string): Analysis {
   const parents = buildParentMap(ast);
   const writes = findStdoutWrites(ast, parents);
 
-  const escape = findEscapingStdout(ast, parents);
+  const escape = getStdoutEscape(ast, parents);
   if (escape !== null) return { failed: escape };
 
-  const framerResult = findFramer(ast, source, writes, parents);
+  const framerResult = getFramer(ast, source, writes, parents);
   if ('failed' in framerResult) return framerResult;
   const framer = framerResult.framer;
 
@@ -105,18 +105,18 @@ export function analyzeEnvelopeIo(ast: File, source: string): Analysis {
     const insideFramer = framer !== null && contains(framer.fn, write.call);
     if (write.payload !== null) {
       if (insideFramer) continue;
-      if (!write.ndjson) return { failed: `line ${line(write.call)}: a reply is written with framing of its own outside a writer function` };
+      if (!write.ndjson) return { failed: `line ${lineOf(write.call)}: a reply is written with framing of its own outside a writer function` };
       inlineWrites.push(write);
     } else if (write.channel === 'console') {
       const callee = write.call.callee;
       if (callee.type === 'MemberExpression' && callee.property.type === 'Identifier') diagnostics.push(callee.property);
     } else if (!insideFramer) {
-      return { failed: `line ${line(write.call)}: writes something that is not a JSON message to stdout` };
+      return { failed: `line ${lineOf(write.call)}: writes something that is not a JSON message to stdout` };
     }
   }
   if (framer === null && inlineWrites.length === 0) return { failed: 'no JSON reply written to stdout was found' };
   if (framer !== null && inlineWrites.length > 0) {
-    return { failed: `replies are written both through ${framer.name}() and inline (line ${line(inlineWrites[0]!.call)})` };
+    return { failed: `replies are written both through ${framer.name}() and inline (line ${lineOf(inlineWrites[0]!.call)})` };
   }
 
   const framerCalls: CallExpression[] = [];
@@ -126,7 +126,7 @@ export function analyzeEnvelopeIo(ast: File, source: string): Analysis {
     framerCalls.push(...calls.calls);
   }
 
-  const parse = findIncomingParse(ast, framer, parents);
+  const parse = getIncomingParse(ast, framer, parents);
   if ('failed' in parse) return parse;
 
   const entries = findEntrySites(ast, parse, framerCalls, inlineWrites, parents);
@@ -233,18 +233,18 @@ function getJsonOf(node: Node, site: Node, parents: Map<Node, Node>): Expression
 }
 
 /** `process.stdout` handed to code we cannot see (aliased, destructured, passed on) makes every write unprovable. */
-function findEscapingStdout(ast: File, parents: Map<Node, Node>): string | null {
+function getStdoutEscape(ast: File, parents: Map<Node, Node>): string | null {
   let problem: string | null = null;
   walk(ast, (node) => {
     if (problem !== null) return 'skip';
     if (node.type === 'VariableDeclarator' && node.id.type === 'ObjectPattern' && node.init && isIdentifierNamed(unwrapExpression(node.init), 'process')) {
       if (node.id.properties.some((p) => p.type === 'ObjectProperty' && isIdentifierNamed(p.key, 'stdout'))) {
-        problem = `line ${line(node)}: process.stdout is destructured; its writes cannot be followed`;
+        problem = `line ${lineOf(node)}: process.stdout is destructured; its writes cannot be followed`;
       }
     }
     if (node.type === 'ImportDeclaration' && /^(node:)?process$/.test(node.source.value)) {
       if (node.specifiers.some((s) => s.type === 'ImportSpecifier' && s.imported.type === 'Identifier' && s.imported.name === 'stdout')) {
-        problem = `line ${line(node)}: stdout is imported from process; its writes cannot be followed`;
+        problem = `line ${lineOf(node)}: stdout is imported from process; its writes cannot be followed`;
       }
     }
     if (!isProcessStdout(node)) return undefined;
@@ -260,7 +260,7 @@ function findEscapingStdout(ast: File, parents: Map<Node, Node>): string | null 
     }
     // readline.createInterface({ input: process.stdin, output: process.stdout })
     if (parent?.type === 'ObjectProperty' && parent.value === node && isIdentifierNamed(parent.key, 'output')) return undefined;
-    problem = `line ${line(node)}: process.stdout is used in a way the envelope rewrite cannot follow`;
+    problem = `line ${lineOf(node)}: process.stdout is used in a way the envelope rewrite cannot follow`;
     return 'skip';
   });
   return problem;
@@ -268,7 +268,7 @@ function findEscapingStdout(ast: File, parents: Map<Node, Node>): string | null 
 
 // ---------------------------------------------------------------- framer
 
-function findFramer(ast: File, source: string, writes: StdoutWrite[], parents: Map<Node, Node>): { framer: Framer | null } | { failed: string } {
+function getFramer(ast: File, source: string, writes: StdoutWrite[], parents: Map<Node, Node>): { framer: Framer | null } | { failed: string } {
   const framers = new Set<FunctionNode>();
   for (const write of writes) {
     if (write.payload?.type !== 'Identifier') continue;
@@ -279,7 +279,7 @@ function findFramer(ast: File, source: string, writes: StdoutWrite[], parents: M
   }
   if (framers.size === 0) return { framer: null };
   if (framers.size > 1) {
-    const lines = [...framers].map((fn) => line(fn)).join(', ');
+    const lines = [...framers].map((fn) => lineOf(fn)).join(', ');
     return { failed: `replies are framed by more than one function (lines ${lines})` };
   }
   const fn = [...framers][0]!;
@@ -303,12 +303,12 @@ function findFramer(ast: File, source: string, writes: StdoutWrite[], parents: M
       return { framer: { kind: 'method', fn, name: fn.key.name, classNode, paramType: annotation === null ? null : source.slice(annotation.start!, annotation.end!) } };
     }
   }
-  return { failed: `line ${line(fn)}: the function that writes replies has a shape the envelope rewrite does not follow` };
+  return { failed: `line ${lineOf(fn)}: the function that writes replies has a shape the envelope rewrite does not follow` };
 }
 
 function checkFunctionFramer(ast: File, framer: Framer & { kind: 'function' }): { framer: Framer } | { failed: string } {
   if (framer.block.type !== 'Program' && framer.block.type !== 'BlockStatement') {
-    return { failed: `line ${line(framer.fn)}: the writer ${framer.name}() is not declared in a block` };
+    return { failed: `line ${lineOf(framer.fn)}: the writer ${framer.name}() is not declared in a block` };
   }
   if (countDeclarations(ast, framer.name) !== 1) return { failed: `the name of the writer ${framer.name}() is declared more than once` };
   return { framer };
@@ -320,12 +320,23 @@ function findFramerCalls(ast: File, framer: Framer, parents: Map<Node, Node>): {
   let problem: string | null = null;
   walk(ast, (node) => {
     if (problem !== null) return 'skip';
+    if (framer.kind === 'method' && contains(framer.classNode, node)) {
+      // `const self = this; self.write(...)` or `this.write` where `this` is not the instance: unprovable
+      if (node.type === 'VariableDeclarator' && node.init?.type === 'ThisExpression') {
+        problem = `line ${lineOf(node)}: this is aliased in ${framer.classNode.id?.name ?? 'the class'}; the writer's calls cannot be followed`;
+        return 'skip';
+      }
+      if (node.type === 'MemberExpression' && node.object.type === 'ThisExpression' && getPropertyName(node) === framer.name && !isInsideClassInstance(node, framer.classNode, parents)) {
+        problem = `line ${lineOf(node)}: this.${framer.name} is used where this is not the instance`;
+        return 'skip';
+      }
+    }
     if (!isFramerReference(node, framer, parents)) return undefined;
     const parent = parents.get(node);
     if (parent?.type === 'CallExpression' && parent.callee === node && parent.arguments.length === 1 && parent.arguments[0]!.type !== 'SpreadElement') {
       calls.push(parent);
     } else {
-      problem = `line ${line(node)}: the writer ${framer.name}() is used other than by a direct call`;
+      problem = `line ${lineOf(node)}: the writer ${framer.name}() is used other than by a direct call`;
     }
     return undefined;
   });
@@ -410,12 +421,12 @@ export function isInstanceBinding(name: string, classNode: ClassDeclaration | Cl
 
 // ---------------------------------------------------------------- parse
 
-function findIncomingParse(ast: File, framer: Framer | null, parents: Map<Node, Node>): ParseSite | { failed: string } {
+function getIncomingParse(ast: File, framer: Framer | null, parents: Map<Node, Node>): ParseSite | { failed: string } {
   const candidates: { site: ParseSite; strong: boolean }[] = [];
   walk(ast, (node) => {
     if (!isJsonParseCall(node) || node.type !== 'CallExpression') return;
     if (framer !== null && contains(framer.fn, node)) return;
-    const site = describeParse(node, parents);
+    const site = getParseSite(node, parents);
     if (site === null) return;
     const strength = getIncomingStrength(site, parents);
     if (strength !== null) candidates.push({ site, strong: strength === 'strong' });
@@ -423,11 +434,11 @@ function findIncomingParse(ast: File, framer: Framer | null, parents: Map<Node, 
   const strong = candidates.filter((c) => c.strong);
   const chosen = strong.length > 0 ? strong : candidates;
   if (chosen.length === 0) return { failed: 'cannot find where incoming messages are parsed (JSON.parse of a message whose method is read)' };
-  if (chosen.length > 1) return { failed: `incoming messages seem to be parsed in more than one place (lines ${chosen.map((c) => line(c.site.call)).join(', ')})` };
+  if (chosen.length > 1) return { failed: `incoming messages seem to be parsed in more than one place (lines ${chosen.map((c) => lineOf(c.site.call)).join(', ')})` };
   return chosen[0]!.site;
 }
 
-function describeParse(call: CallExpression, parents: Map<Node, Node>): ParseSite | null {
+function getParseSite(call: CallExpression, parents: Map<Node, Node>): ParseSite | null {
   let top: Node = call;
   for (let p = parents.get(top); p !== undefined && isTransparent(p); p = parents.get(top)) top = p;
   const parent = parents.get(top);
@@ -507,28 +518,28 @@ function findEntrySites(
   const fn = ancestors[fnIndex] as FunctionNode;
   const loop = ancestors.slice(0, fnIndex).find((n) => LOOP_TYPES.has(n.type));
   const writeCalls = [...framerCalls, ...inlineWrites.map((w) => w.call)];
-  if (loop !== undefined) return findHandleSite(parse, loop, writeCalls);
+  if (loop !== undefined) return getHandleSite(parse, loop, writeCalls);
   return findScopeSites(ast, fn, parents);
 }
 
 /** Several messages per call (a loop over lines): wrap the statement that dispatches the message. */
-function findHandleSite(parse: ParseSite, loop: Node, writeCalls: CallExpression[]): { entries: EntrySite[] } | { failed: string } {
+function getHandleSite(parse: ParseSite, loop: Node, writeCalls: CallExpression[]): { entries: EntrySite[] } | { failed: string } {
   const message = parse.target;
-  if (message === null) return { failed: `line ${line(parse.call)}: the parsed message is destructured, not kept in one variable` };
+  if (message === null) return { failed: `line ${lineOf(parse.call)}: the parsed message is destructured, not kept in one variable` };
   const body = 'body' in loop ? (loop.body as Node) : null;
-  if (body === null || body.type !== 'BlockStatement') return { failed: `line ${line(loop)}: the input loop has no block body` };
+  if (body === null || body.type !== 'BlockStatement') return { failed: `line ${lineOf(loop)}: the input loop has no block body` };
   const holder = body.body.findIndex((s) => contains(s, parse.call));
-  if (holder < 0) return { failed: `line ${line(parse.call)}: the parse is not in the input loop's body` };
+  if (holder < 0) return { failed: `line ${lineOf(parse.call)}: the parse is not in the input loop's body` };
   const after = body.body.slice(holder + 1).filter(
     (statement) => writeCalls.some((call) => contains(statement, call)) || passesMessage(statement, message),
   );
   if (after.length !== 1) {
-    return { failed: `line ${line(loop)}: the input loop hands the message on in ${after.length === 0 ? 'no' : 'more than one'} statement` };
+    return { failed: `line ${lineOf(loop)}: the input loop hands the message on in ${after.length === 0 ? 'no' : 'more than one'} statement` };
   }
   const statement = after[0]!;
-  if (statement.type !== 'ExpressionStatement') return { failed: `line ${line(statement)}: the message is dispatched by a statement the rewrite does not wrap` };
+  if (statement.type !== 'ExpressionStatement') return { failed: `line ${lineOf(statement)}: the message is dispatched by a statement the rewrite does not wrap` };
   const expression = statement.expression;
-  if (containsYield(expression)) return { failed: `line ${line(statement)}: the dispatch uses yield` };
+  if (containsYield(expression)) return { failed: `line ${lineOf(statement)}: the dispatch uses yield` };
   const mode = expression.type === 'AwaitExpression' ? 'await-argument' : containsAwait(expression) ? 'async' : 'sync';
   return { entries: [{ kind: 'handle', expression, message, mode }] };
 }
@@ -537,7 +548,8 @@ function passesMessage(statement: Node, message: string): boolean {
   let found = false;
   walk(statement, (node) => {
     if (found) return 'skip';
-    if ((node.type === 'CallExpression' || node.type === 'NewExpression') && node.arguments.some((a) => isIdentifierNamed(a, message))) found = true;
+    const logging = node.type === 'CallExpression' && node.callee.type === 'MemberExpression' && isIdentifierNamed(node.callee.object, 'console');
+    if ((node.type === 'CallExpression' || node.type === 'NewExpression') && !logging && node.arguments.some((a) => isIdentifierNamed(a, message))) found = true;
     return undefined;
   });
   return found;
@@ -559,7 +571,7 @@ function findScopeSites(ast: File, fn: FunctionNode, parents: Map<Node, Node>): 
     if (cls?.type === 'ClassDeclaration' || cls?.type === 'ClassExpression') classNode = cls;
   }
   if (name === null || (fn.type === 'ClassMethod' && classNode === null)) {
-    return { failed: `line ${line(fn)}: the function that parses incoming messages has a shape the envelope rewrite does not follow` };
+    return { failed: `line ${lineOf(fn)}: the function that parses incoming messages has a shape the envelope rewrite does not follow` };
   }
   if (classNode === null && countDeclarations(ast, name) !== 1) return { failed: `the name ${name}() is declared more than once` };
 
@@ -577,12 +589,12 @@ function findScopeSites(ast: File, fn: FunctionNode, parents: Map<Node, Node>): 
     if (reference === null) return undefined;
     const use = parents.get(reference);
     if (use?.type === 'CallExpression' && use.callee === reference) {
-      if (use.arguments.some((a) => containsAwait(a) || containsYield(a))) problem = `line ${line(use)}: the call of ${name}() awaits in its arguments`;
+      if (use.arguments.some((a) => containsAwait(a) || containsYield(a))) problem = `line ${lineOf(use)}: the call of ${name}() awaits in its arguments`;
       else entries.push({ kind: 'scope', call: use });
     } else if (use?.type === 'MemberExpression' && use.object === reference && getPropertyName(use) === 'bind') {
       const bindCall = parents.get(use);
       if (bindCall?.type === 'CallExpression' && bindCall.callee === use) entries.push({ kind: 'bind', value: bindCall });
-      else problem = `line ${line(use)}: ${name}() is used in a way the envelope rewrite cannot follow`;
+      else problem = `line ${lineOf(use)}: ${name}() is used in a way the envelope rewrite cannot follow`;
     } else {
       entries.push({ kind: 'bind', value: reference });
     }
@@ -613,7 +625,7 @@ function containsOutsideFunctions(root: Node, type: string): boolean {
 
 // ---------------------------------------------------------------- helpers
 
-export function line(node: Node): number {
+export function lineOf(node: Node): number {
   return node.loc?.start.line ?? 0;
 }
 
@@ -647,7 +659,7 @@ export function importsEnvelopeHelper(ast: File): boolean {
 export function findReplyWrites(ast: File, source: string): CallExpression[] {
   const parents = buildParentMap(ast);
   const writes = findStdoutWrites(ast, parents);
-  const framerResult = findFramer(ast, source, writes, parents);
+  const framerResult = getFramer(ast, source, writes, parents);
   const framer = 'framer' in framerResult ? framerResult.framer : null;
   const out = writes.filter((w) => w.payload !== null && !(framer !== null && contains(framer.fn, w.call))).map((w) => w.call);
   if (framer !== null) {

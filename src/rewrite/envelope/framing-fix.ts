@@ -27,7 +27,7 @@ export interface FramingFix {
 
 const CONTENT_LENGTH = /content-length/i;
 
-export function findByteFramingFix(ast: File, source: string, io: EnvelopeIo, quote: string): FramingFix | null {
+export function getByteFramingFix(ast: File, source: string, io: EnvelopeIo, quote: string): FramingFix | null {
   const { parents } = io;
   let encoding: { statement: Node; value: string } | null = null;
   let encodingCalls = 0;
@@ -85,7 +85,7 @@ export function findByteFramingFix(ast: File, source: string, io: EnvelopeIo, qu
       return undefined;
     }
     if (node.name !== name) return undefined;
-    const use = classifyBufferUse(node, appendNode, parents, quote);
+    const use = getBufferUseEdits(node, appendNode, parents, quote);
     if (use === null) ok = false;
     else edits.push(...use);
     return undefined;
@@ -101,7 +101,7 @@ export function findByteFramingFix(ast: File, source: string, io: EnvelopeIo, qu
 }
 
 /** The edits one occurrence of the buffer variable needs, [] when it works on a Buffer as is, null when unproven. */
-function classifyBufferUse(node: Identifier, append: Node, parents: Map<Node, Node>, quote: string): TextEdit[] | null {
+function getBufferUseEdits(node: Identifier, append: Node, parents: Map<Node, Node>, quote: string): TextEdit[] | null {
   const parent = parents.get(node);
   if (parent === undefined) return null;
   // let pending = ''

@@ -15,10 +15,10 @@
 import { extname } from 'node:path';
 import type { File, Node } from '@babel/types';
 import { parseSource } from '../../parse.js';
-import { getEnvelopeMarker, type EnvelopeReason } from '../../plan/envelope-reasons.js';
-import { analyzeEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo } from './analyze.js';
+import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../plan/envelope-reasons.js';
+import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo } from './analyze.js';
 import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from './edits.js';
-import { findByteFramingFix } from './framing-fix.js';
+import { getByteFramingFix } from './framing-fix.js';
 import { buildHelperSource, getHelperModule, type HelperModule } from './helper-source.js';
 import { getCodeStyle, getLineIndent, quoteString, type CodeStyle } from './style.js';
 import { collectIdentifierNames, contains, isIdentifierNamed, unwrapExpression, walk } from './walk.js';
@@ -37,9 +37,10 @@ export type EnvelopeRewriteResult = EnvelopeRewrite | { failed: string };
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 export function rewriteEnvelope(ast: File, source: string, path: string, reason: EnvelopeReason): EnvelopeRewriteResult {
+  if (!isEnvelopeReason(reason)) return { failed: `unknown envelope reason ${JSON.stringify(reason)}` };
   if (importsEnvelopeHelper(ast)) return { after: source, companions: [], fixes: [] };
 
-  const io = analyzeEnvelopeIo(ast, source);
+  const io = getEnvelopeIo(ast, source);
   if ('failed' in io) return io;
 
   const typescript = TS_EXTENSIONS.has(extname(path).toLowerCase());
@@ -61,7 +62,7 @@ export function rewriteEnvelope(ast: File, source: string, path: string, reason:
     throw err;
   }
   // TypeScript would see the buffer's declared type change, so the byte fix is for JavaScript only.
-  const framingFix = typescript ? null : findByteFramingFix(ast, source, io, style.quote);
+  const framingFix = typescript ? null : getByteFramingFix(ast, source, io, style.quote);
   if (framingFix !== null) edits.push(...framingFix.edits);
 
   let after: string;
@@ -74,7 +75,7 @@ export function rewriteEnvelope(ast: File, source: string, path: string, reason:
   return {
     after,
     companions: [{ path: helper.path, content: buildHelperSource(helper.kind) }],
-    fixes: buildFixes(io, framingFix !== null),
+    fixes: buildFixes(ast, io, framingFix !== null),
   };
 }
 
@@ -182,7 +183,7 @@ function buildImport(context: EditContext): TextEdit {
     syntax === 'esm'
       ? `import { ${imported} } from ${specifier}${semi}`
       : `${style.declaration} { ${imported} } = require(${specifier})${semi}`;
-  if (shouldInsertMarker(ast, source)) text = `${getEnvelopeMarker(context.reason)}${style.eol}${text}`;
+  if (isMarkerWanted(ast, source)) text = `${getEnvelopeMarker(context.reason)}${style.eol}${text}`;
   if (context.io.framer === null) {
     // inline writes: the envelope writes newline-delimited JSON itself
     text += `${style.eol}${style.eol}${style.declaration} ${context.envelopeName} = ${createName}(${buildNdjsonWriter(context)})${semi}`;
@@ -282,7 +283,7 @@ function isRequireDeclaration(node: Node): boolean {
   });
 }
 
-function shouldInsertMarker(ast: File, source: string): boolean {
+function isMarkerWanted(ast: File, source: string): boolean {
   if (source.includes('mcp-migrate: envelope (')) return false;
   return !(ast.comments ?? []).some((c) => /^\s*mcp-migrate-ignore\b/.test(c.value));
 }
@@ -305,15 +306,44 @@ export function getModuleSyntax(ast: File, path: string): 'esm' | 'cjs' | null {
   return cjs ? 'cjs' : null;
 }
 
-function buildFixes(io: EnvelopeIo, framing: boolean): string[] {
+/**
+ * What the envelope fixes in this server. The first three hold for every reply; the others are
+ * claimed only where the original visibly lacked them.
+ */
+function buildFixes(ast: File, io: EnvelopeIo, framing: boolean): string[] {
   const fixes = [
     'every reply carries "jsonrpc": "2.0" and echoes the id of the request it answers',
-    'notifications are never answered, and a request is answered once',
-    'error replies are {code, message} objects',
-    'bad JSON is answered with -32700 and id null, and the server keeps serving',
-    'ping is answered',
+    'notifications are never answered, and a request is answered at most once',
+    'error replies are {code, message} objects with standard codes',
   ];
+  if (!io.parse.inTry) fixes.push('bad JSON is answered with -32700 and id null instead of crashing the server');
+  else if (!hasWriteInParseCatch(io)) fixes.push('bad JSON is answered with -32700 and id null instead of being dropped');
+  if (!mentionsPing(ast)) fixes.push('ping is answered');
   if (io.diagnostics.length > 0) fixes.push(`console.log diagnostics go to stderr (${io.diagnostics.length})`);
   if (framing) fixes.push('Content-Length is counted in bytes, not UTF-16 characters');
   return fixes;
+}
+
+/** The server answers a failed parse itself (in the catch block of the parse). */
+function hasWriteInParseCatch(io: EnvelopeIo): boolean {
+  const writes = [...io.framerCalls, ...io.inlineWrites.map((w) => w.call)];
+  for (let node = io.parents.get(io.parse.call); node !== undefined; node = io.parents.get(node)) {
+    if (node.type === 'TryStatement' && contains(node.block, io.parse.call)) {
+      const handler = node.handler;
+      return handler !== null && handler !== undefined && writes.some((w) => contains(handler, w));
+    }
+  }
+  return false;
+}
+
+/** A 'ping' string or an onPing-like name: the server handles ping itself. */
+function mentionsPing(ast: File): boolean {
+  let found = false;
+  walk(ast, (node) => {
+    if (found) return 'skip';
+    if (node.type === 'StringLiteral' && node.value === 'ping') found = true;
+    if (node.type === 'Identifier' && /^(on|handle)?ping$/i.test(node.name)) found = true;
+    return undefined;
+  });
+  return found;
 }
