@@ -10,19 +10,19 @@
 //
 // WHAT "LOSSLESS" MEANS. McpServer (1.32, zod 4) publishes `tools/list` as
 // `z.toJSONSchema(z.object(shape), { target: 'draft-7', io: 'input' })`. The result counts as
-// semantically identical to the original when they are deep-equal after these normalisations,
-// each of which leaves the set of accepted instances unchanged (test/zod-schema.test.ts checks
-// every supported case against a real McpServer + Client):
+// semantically identical to the original when they are deep-equal after these normalisations
+// (1-3 leave the set of accepted instances unchanged, 4 is the one accepted tightening;
+// test/zod-schema.test.ts checks every supported case against a real McpServer + Client):
 //   1. key order is ignored, and `required` is compared as a set;
 //   2. the published root gains `"$schema": "http://json-schema.org/draft-07/schema#"`. For the
 //      keywords accepted here, draft-07 and 2020-12 (MCP's default dialect) mean the same thing;
 //      `items` is only accepted as a single schema, never the tuple form where they differ;
 //   3. `properties: {}` and a missing `properties` are the same; `required: []` and a missing
 //      `required` are the same (the SDK always publishes `properties` at the root);
-//   4. ONE deliberate tightening: `type: 'integer'` without `minimum` / `maximum` is published with
-//      `minimum: -9007199254740991` / `maximum: 9007199254740991` (zod's `.int()` is a safe
-//      integer). It only rejects integers a JS server cannot hold exactly. Explicit integer bounds
-//      outside that range would be clamped, so they are `lossy`.
+//   4. `type: 'integer'` without `minimum` / `maximum` is published with `minimum:
+//      -9007199254740991` / `maximum: 9007199254740991` (zod's `.int()` means a safe integer; zod 4
+//      has no unbounded integer). Only integers beyond 2^53-1, which JSON.parse cannot hold
+//      exactly, become invalid. Explicit integer bounds beyond that range would be clamped: `lossy`.
 // The SDK does NOT add `additionalProperties: false` (with `io: 'input'` zod leaves it out), so
 // extra arguments are still accepted.
 //
@@ -46,7 +46,8 @@
 // `pattern`), `$ref`, `oneOf`/`anyOf`/`allOf`, `const`, `nullable`, `title`, `examples`, explicit
 // `additionalProperties`, `type` arrays, non-string or duplicate enums, both `minimum` and
 // `exclusiveMinimum` (zod keeps one), a `pattern` whose `RegExp.source` differs from it
-// (e.g. an unescaped `/`), an array without `items` (zod publishes `items: {}`).
+// (e.g. an unescaped `/`) or that uses `u`-flag syntax (`\p{…}`, `\u{…}`: zod compiles without `u`),
+// an array without `items` (zod publishes `items: {}`).
 
 import { assertNever } from '../model/assert-never.js';
 
@@ -279,9 +280,12 @@ function resolveChecks(type: NodeType, schema: Record<string, unknown>, path: re
   return checks;
 }
 
-/** The pattern, when `/pattern/` publishes exactly it again (zod publishes `regex.source`). */
+/**
+ * The pattern, when `/pattern/` publishes exactly it again (zod publishes `regex.source`) and
+ * means the same without the `u` flag (zod's) as with it (ajv's): `\p{L}` and `\u{41}` do not.
+ */
 function getRegexSource(pattern: unknown): string | null {
-  if (typeof pattern !== 'string') return null;
+  if (typeof pattern !== 'string' || /\\[pP]\{|\\u\{/.test(pattern)) return null;
   try {
     // Also rules out unescaped `/` and line breaks, so `/${pattern}/` is a valid literal.
     return new RegExp(pattern).source === pattern ? pattern : null;
@@ -340,7 +344,7 @@ function printNode(node: ZodNode, printer: Printer): string {
     text += check.method === 'regex' ? `.regex(/${check.pattern}/)` : `.${check.method}(${printNumber(check.value)})`;
   }
   if (node.description !== null) text += `.describe(${printString(node.description, printer)})`;
-  if (false) text += `.default(${printValue(node.default.value, printer)})`;
+  if (node.default) text += `.default(${printValue(node.default.value, printer)})`;
   return text;
 }
 
