@@ -58,11 +58,11 @@ function decideAndRewrite(ast: File, path: string, source: string, options: Pipe
       return tryEnvelope(ast, path, source, { code: plan.reason, message: plan.detail, line: plan.line });
     case 'sdk': {
       const moduleKind = options.moduleKind ?? inferModuleKind(path, plan.model.syntax);
-      const rewritten = rewriteToSdk({ ast, source, path, model: plan.model, sdk: options.sdk, moduleKind });
+      const rewritten = rewriteToSdk({ ast, source, path, model: plan.model, sdk: options.sdk, style: options.style, moduleKind });
       if ('failed' in rewritten) return tryEnvelope(ast, path, source, { code: rewritten.reason, message: rewritten.failed, line: rewritten.line });
       return {
         after: rewritten.after === source ? undefined : rewritten.after,
-        decision: toSdkDecision(options, rewritten.notes),
+        decision: toSdkDecision({ ...options, style: rewritten.style }, rewritten.notes),
         detected: describeModel(plan.model),
         fixes: [...plan.fixes, ...rewritten.fixes],
       };

@@ -13,6 +13,8 @@
 // mcp-migrate: envelope (CONTENT_LENGTH_FRAMING) -- the SDK stdio transport reads one JSON message per line; frame messages as newline-delimited JSON (server and clients) to get the SDK rewrite
 const { createEnvelope } = require('./mcp-envelope.js');
 
+const envelope = createEnvelope(writeMessage);
+
 const SERVER_INFO = { name: 'lsp-style-calculator', version: '0.4.0' };
 
 const TOOLS = [
@@ -47,8 +49,6 @@ function writeMessage(message) {
   const body = JSON.stringify(message);
   process.stdout.write(`Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`);
 }
-
-const envelope = createEnvelope(writeMessage);
 
 let pending = Buffer.alloc(0);
 

@@ -4,14 +4,14 @@
 // mcp-migrate: envelope (CONTENT_LENGTH_FRAMING) -- the SDK stdio transport reads one JSON message per line; frame messages as newline-delimited JSON (server and clients) to get the SDK rewrite
 const { createEnvelope } = require('./mcp-envelope.js');
 
+const envelope = createEnvelope(frame);
+
 let buf = '';
 
 function frame(msg) {
   const json = JSON.stringify(msg);
   process.stdout.write('Content-Length: ' + Buffer.byteLength(json) + '\r\n\r\n' + json);
 }
-
-const envelope = createEnvelope(frame);
 
 // substring() on decoded text: the byte fix cannot prove this reader, so it keeps counting characters
 process.stdin.setEncoding('utf8');

@@ -3,6 +3,8 @@ import * as toolModule from './tools.mjs'
 // mcp-migrate: envelope (UNFOLLOWABLE_TOOL_LIST) -- the tool list is assembled at run time from module exports; declare the tools in one array or object literal to get the SDK rewrite
 import { createEnvelope } from './mcp-envelope.mjs'
 
+const envelope = createEnvelope(write)
+
 const TOOLS = Object.entries(toolModule)
   .filter(([, t]) => typeof t.run === 'function')
   .map(([name, t]) => ({ name, description: t.description, inputSchema: t.inputSchema }))
@@ -10,8 +12,6 @@ const TOOLS = Object.entries(toolModule)
 function write (message) {
   process.stdout.write(JSON.stringify(message) + '\n')
 }
-
-const envelope = createEnvelope(write)
 
 function handle (request) {
   switch (request.method) {

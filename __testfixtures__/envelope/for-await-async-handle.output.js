@@ -3,6 +3,8 @@ const readline = require('readline');
 // mcp-migrate: envelope (COMPUTED_DISPATCH) -- handlers are looked up by a name computed from the method; map each MCP method to its handler explicitly (switch, if-chain or object literal keyed by the method) to get the SDK rewrite
 const { createEnvelope } = require('./mcp-envelope.js');
 
+const envelope = createEnvelope(out);
+
 const handlers = {
   async initialize() {
     return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1.0.0' } };
@@ -15,8 +17,6 @@ const handlers = {
 function out(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n');
 }
-
-const envelope = createEnvelope(out);
 
 async function handle(msg) {
   const key = String(msg.method).toLowerCase();

@@ -5,6 +5,8 @@ const readline = require("readline"); // stdin, one JSON message per line
 // mcp-migrate: envelope (COMPUTED_DISPATCH) -- handlers are looked up by a name computed from the method; map each MCP method to its handler explicitly (switch, if-chain or object literal keyed by the method) to get the SDK rewrite
 const { createEnvelope } = require("./mcp-envelope.js");
 
+const envelope = createEnvelope(reply);
+
 const notes = new Map(); // title -> text
 
 /**
@@ -13,8 +15,6 @@ const notes = new Map(); // title -> text
 function reply(message) {
 	process.stdout.write(JSON.stringify(message) + "\n");
 }
-
-const envelope = createEnvelope(reply);
 
 const handlers = {
 	initialize() {

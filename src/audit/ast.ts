@@ -38,6 +38,7 @@ export interface AstIndex {
   ifs: t.IfStatement[];
   switches: t.SwitchStatement[];
   returns: t.ReturnStatement[];
+  throws: t.ThrowStatement[];
   identifiers: t.Identifier[];
   stringValues: Set<string>;
   /** Declarations by the node that scopes them (Program, a block, a function for its params, ...). */
@@ -95,6 +96,7 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     ifs: [],
     switches: [],
     returns: [],
+    throws: [],
     identifiers: [],
     stringValues: new Set(),
     scopes: new Map(),
@@ -138,6 +140,9 @@ function collect(index: AstIndex, node: t.Node): void {
       break;
     case 'ReturnStatement':
       index.returns.push(node);
+      break;
+    case 'ThrowStatement':
+      index.throws.push(node);
       break;
     case 'Identifier':
       index.identifiers.push(node);
@@ -339,21 +344,6 @@ export function getEnclosingFunction(index: AstIndex, node: t.Node): FunctionNod
     current = index.parent.get(current);
   }
   return null;
-}
-
-export function isInside(node: t.Node, container: t.Node): boolean {
-  return node.start != null && node.end != null && container.start != null && container.end != null
-    && node.start >= container.start && node.end <= container.end;
-}
-
-/** Whether `node` lies within `container` via parent links (exact, for nodes of one AST). */
-export function isDescendant(index: AstIndex, node: t.Node, container: t.Node): boolean {
-  let current: t.Node | undefined = node;
-  while (current) {
-    if (current === container) return true;
-    current = index.parent.get(current);
-  }
-  return false;
 }
 
 /** The source text of a node on one line, shortened for messages. */

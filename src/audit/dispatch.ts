@@ -20,6 +20,8 @@ export interface Dispatch {
   fallback: t.Node[] | null;
   /** Could not tell whether a fallback exists (e.g. a write after branches that fall through). */
   uncertain: boolean;
+  /** The dispatch's last statement: what follows it runs after a branch that does not exit. */
+  last: t.Node;
 }
 
 /** `msg.method`, `method` destructured from a message, or `const m = msg.method`. */
@@ -82,7 +84,7 @@ function findSwitchDispatches(index: AstIndex): Dispatch[] {
         else uncertain = true;
       }
     }
-    if (branches.length > 0) out.push({ kind: 'switch', node, branches, fallback, uncertain });
+    if (branches.length > 0) out.push({ kind: 'switch', node, branches, fallback, uncertain, last: node });
   }
   return out;
 }
@@ -139,7 +141,7 @@ function findIfDispatches(index: AstIndex): Dispatch[] {
         else uncertain = true;
       }
     }
-    out.push({ kind: 'if', node, branches, fallback, uncertain });
+    out.push({ kind: 'if', node, branches, fallback, uncertain, last: run[run.length - 1]! });
   }
   return out;
 }
@@ -168,7 +170,7 @@ function addMapDispatch(index: AstIndex, lookup: t.Node, out: Dispatch[]): void 
   for (const node of index.ifs) {
     if (getEnclosingFunction(index, node) !== fn || (node.start ?? 0) < (lookup.end ?? 0)) continue;
     if (!isMissingCheck(node.test, name)) continue;
-    out.push({ kind: 'map', node: lookup, branches: [], fallback: [node.consequent], uncertain: false });
+    out.push({ kind: 'map', node: lookup, branches: [], fallback: [node.consequent], uncertain: false, last: node });
     return;
   }
 }
@@ -184,7 +186,12 @@ function containsMethodExpression(index: AstIndex, node: t.Node): boolean {
         stack.push(current.left, current.right);
         break;
       case 'CallExpression':
+        // camel(msg.method), msg.method.replace('/', '_')
+        stack.push(current.callee);
         for (const arg of current.arguments) stack.push(arg);
+        break;
+      case 'MemberExpression':
+        stack.push(current.object);
         break;
       case 'TemplateLiteral':
         stack.push(...current.expressions);
@@ -227,7 +234,7 @@ export function getStatementList(index: AstIndex, node: t.Node): t.Node[] | null
   return null;
 }
 
-function getFollowingStatements(index: AstIndex, node: t.Node): t.Node[] {
+export function getFollowingStatements(index: AstIndex, node: t.Node): t.Node[] {
   const list = getStatementList(index, node);
   if (!list) return [];
   return list.slice(list.indexOf(node) + 1).filter((s) => s.type !== 'EmptyStatement' && s.type !== 'FunctionDeclaration');

@@ -17,7 +17,7 @@ import {
 } from './ast.js';
 import { type Dispatch, findDispatches, isMethodExpression } from './dispatch.js';
 import { type Flow } from './flow.js';
-import { IdGuards } from './guards.js';
+import { IdGuards, isIdExpression } from './guards.js';
 import { findMessages, type MessageInstance } from './messages.js';
 import { findStdoutWrites, isStdoutStream, type StdoutWrite, type WriterHelper } from './sinks.js';
 
@@ -129,23 +129,34 @@ export class FileFacts {
     return out;
   }
 
-  /** The first place in `region` that writes a reply, or null when it writes none. */
-  findReplyIn(region: readonly t.Node[]): t.Node | null {
+  /**
+   * The first place in `region` that writes a reply, or null.
+   * - `proven`: a message that reaches stdout, a write to stdout, a `return` whose value is written, or a
+   *   call of a function that writes messages, handed the message's id;
+   * - `possible`: also calls of functions that write messages, and calls handed a JSON-RPC-looking
+   *   literal (`envelope.send({ jsonrpc: '2.0', ... })`: a writer in another module).
+   * Rules that report a reply use `proven`; rules that report a missing reply use `possible`.
+   */
+  findReplyIn(region: readonly t.Node[], mode: 'proven' | 'possible'): t.Node | null {
     const candidates: t.Node[] = this.getMessagesIn(region).map((m) => m.node);
     for (const write of this.writes) {
       const kind = write.payload.kind;
       if (kind === 'text' || kind === 'framing' || kind === 'forward') continue;
       if (isInRegion(write.call, region)) candidates.push(write.call);
     }
-    for (const call of this.index.calls) {
-      if (!isInRegion(call, region)) continue;
-      const callee = this.flow.resolveCallee(call);
-      if (callee && this.writingFunctions.has(callee)) candidates.push(call);
-    }
     for (const ret of this.index.returns) {
       if (!ret.argument || !isInRegion(ret, region)) continue;
       const fn = getEnclosingFunction(this.index, ret);
       if (fn && this.returnWrittenFunctions.has(fn)) candidates.push(ret);
+    }
+    for (const call of this.index.calls) {
+      if (!isInRegion(call, region)) continue;
+      const callee = this.flow.resolveCallee(call);
+      const writes = callee !== null && this.writingFunctions.has(callee);
+      // Proven: a reply helper handed the message's id (`fail(msg.id, -32601, ...)`); not a helper
+      // answering some other request (`cancel(msg.params.requestId)`).
+      if (writes && call.arguments.some((a) => isIdExpression(this.index, a))) candidates.push(call);
+      else if (mode === 'possible' && (writes || call.arguments.some((a) => looksLikeMessage(a)))) candidates.push(call);
     }
     if (candidates.length === 0) return null;
     return candidates.reduce((a, b) => ((b.start ?? 0) < (a.start ?? 0) ? b : a));
@@ -178,6 +189,14 @@ export class FileFacts {
     }
     return out;
   }
+}
+
+/** An object literal with `jsonrpc`, or with `id` and `result` / `error`. */
+function looksLikeMessage(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type !== 'ObjectExpression') return false;
+  const keys = new Set(expr.properties.map((p) => (p.type === 'SpreadElement' ? null : getStaticKey(p))));
+  return keys.has('jsonrpc') || (keys.has('id') && (keys.has('result') || keys.has('error')));
 }
 
 export function isInRegion(node: t.Node, region: readonly t.Node[]): boolean {

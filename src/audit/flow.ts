@@ -109,11 +109,28 @@ export class Flow {
         const binding = resolveIdentifier(this.index, object);
         if (binding?.kind !== 'const' || binding.pattern.length > 0) return null;
         const init = binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
-        if (init?.type !== 'ObjectExpression') return null;
-        return findObjectMember(init, name);
+        if (init?.type === 'ObjectExpression') return findObjectMember(init, name);
+        // const server = new Server(); server.handle(...)
+        const body = this.getInstanceClassBody(init);
+        return body ? findMethodInBody(body, name) : null;
       }
     }
     if (isFunctionNode(callee)) return callee;
+    return null;
+  }
+
+  /** The body of the local class that `new X()` instantiates, or null. */
+  getInstanceClassBody(init: t.Node | null): t.ClassBody | null {
+    if (init?.type !== 'NewExpression') return null;
+    const callee = unwrapExpression(init.callee);
+    if (callee.type === 'ClassExpression') return callee.body;
+    if (callee.type !== 'Identifier') return null;
+    const binding = resolveIdentifier(this.index, callee);
+    if (binding?.kind === 'class') return binding.node.body;
+    if (binding?.kind === 'const' && binding.declarator.init) {
+      const value = unwrapExpression(binding.declarator.init);
+      if (value.type === 'ClassExpression') return value.body;
+    }
     return null;
   }
 
@@ -166,9 +183,19 @@ export class Flow {
         return { calls, escapes: true };
       }
       for (const member of this.index.members) {
-        if (unwrapExpression(member.object).type !== 'ThisExpression') continue;
+        const object = unwrapExpression(member.object);
         const memberName = member.property.type === 'PrivateName' ? `#${member.property.id.name}` : getMemberName(member);
-        if (memberName !== name || !isWithin(member, body)) continue;
+        if (memberName !== name) continue;
+        if (object.type === 'ThisExpression') {
+          if (!isWithin(member, body)) continue;
+        } else if (object.type === 'Identifier') {
+          // server.handle(...) with const server = new ThisClass()
+          const binding = resolveIdentifier(this.index, object);
+          const init = binding?.kind === 'const' && binding.pattern.length === 0 && binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
+          if (this.getInstanceClassBody(init) !== body) continue;
+        } else {
+          continue;
+        }
         const memberParent = this.index.parent.get(member);
         if (memberParent?.type === 'CallExpression' && memberParent.callee === member) calls.push(memberParent);
         else escapes = true;
@@ -329,7 +356,11 @@ function findClassMember(index: AstIndex, from: t.Node, name: string): FunctionN
   let current = index.parent.get(from);
   while (current && current.type !== 'ClassBody') current = index.parent.get(current);
   if (!current || current.type !== 'ClassBody') return null;
-  for (const member of current.body) {
+  return findMethodInBody(current, name);
+}
+
+function findMethodInBody(body: t.ClassBody, name: string): FunctionNode | null {
+  for (const member of body.body) {
     if ((member.type === 'ClassMethod' && member.kind === 'method') || member.type === 'ClassPrivateMethod') {
       const key = member.key.type === 'PrivateName' ? `#${member.key.id.name}` : getStaticKey(member as { key: t.Node; computed?: boolean });
       if (key === name) return member;

@@ -49,6 +49,10 @@ export function isIdAbsenceTest(index: AstIndex, node: t.Node, depth = 0): boole
       const init = getConstInit(index, expr);
       return init !== null && isIdAbsenceTest(index, init, depth + 1);
     }
+    case 'CallExpression': {
+      const body = getPredicateBody(index, expr);
+      return body !== null && isIdAbsenceTest(index, body, depth + 1);
+    }
     default:
       return false;
   }
@@ -78,7 +82,9 @@ export function isIdPresenceTest(index: AstIndex, node: t.Node, depth = 0): bool
       // msg.hasOwnProperty('id'), Object.hasOwn(msg, 'id'), Object.prototype.hasOwnProperty.call(msg, 'id')
       const path = getMemberPath(expr.callee) ?? '';
       const last = expr.arguments[expr.arguments.length - 1];
-      return /(^|\.)(hasOwnProperty(\.call)?|hasOwn)$/.test(path) && last?.type === 'StringLiteral' && last.value === 'id';
+      if (/(^|\.)(hasOwnProperty(\.call)?|hasOwn)$/.test(path) && last?.type === 'StringLiteral' && last.value === 'id') return true;
+      const body = getPredicateBody(index, expr);
+      return body !== null && isIdPresenceTest(index, body, depth + 1);
     }
     case 'Identifier': {
       const init = getConstInit(index, expr);
@@ -92,6 +98,20 @@ export function isIdPresenceTest(index: AstIndex, node: t.Node, depth = 0): bool
 function isTypeofUndefined(index: AstIndex, a: t.Node, b: t.Node): boolean {
   return a.type === 'UnaryExpression' && a.operator === 'typeof' && isIdExpression(index, a.argument)
     && b.type === 'StringLiteral' && b.value === 'undefined';
+}
+
+/** `isNotification(msg)` with `function isNotification(m) { return m.id === undefined }`: the returned test. */
+function getPredicateBody(index: AstIndex, call: t.CallExpression): t.Node | null {
+  const callee = unwrapExpression(call.callee);
+  if (callee.type !== 'Identifier') return null;
+  const binding = resolveIdentifier(index, callee);
+  let fn: t.Node | null = null;
+  if (binding?.kind === 'function') fn = binding.fn;
+  else if (binding?.kind === 'const' && binding.pattern.length === 0 && binding.declarator.init) fn = unwrapExpression(binding.declarator.init);
+  if (!fn || (fn.type !== 'FunctionDeclaration' && fn.type !== 'FunctionExpression' && fn.type !== 'ArrowFunctionExpression')) return null;
+  if (fn.body.type !== 'BlockStatement') return fn.body;
+  const only = fn.body.body.length === 1 ? fn.body.body[0] : undefined;
+  return only?.type === 'ReturnStatement' && only.argument ? only.argument : null;
 }
 
 function getConstInit(index: AstIndex, id: t.Identifier): t.Node | null {

@@ -69,7 +69,8 @@ export const RULES = {
     description: 'The stdio server writes something that is not a protocol message to stdout.',
     hint: 'Log to stderr (`console.error`); stdout carries only JSON-RPC messages, one per line.',
     severity: 'error',
-    fixedBy: ['sdk'],
+    // Both rewrites send the file's console.log to stderr.
+    fixedBy: BOTH,
   },
   'sdk-transport-bypassed': {
     name: 'SdkTransportBypassed',

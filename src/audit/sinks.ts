@@ -52,7 +52,7 @@ export function findStdoutWrites(index: AstIndex, flow: Flow): { writes: StdoutW
   const redirected = findRedirectedConsoleMethods(index);
   const writes: StdoutWrite[] = [];
   for (const call of index.calls) {
-    const direct = getDirectWrite(index, flow, call, redirected);
+    const direct = getDirectWrite(index, call, redirected);
     if (direct) writes.push(direct);
   }
   // Writer helpers: functions that write their parameter. A helper's callers can be helpers too.
@@ -94,7 +94,7 @@ function findRedirectedConsoleMethods(index: AstIndex): Set<string> {
   return out;
 }
 
-function getDirectWrite(index: AstIndex, flow: Flow, call: t.CallExpression, redirected: Set<string>): StdoutWrite | null {
+function getDirectWrite(index: AstIndex, call: t.CallExpression, redirected: Set<string>): StdoutWrite | null {
   const callee = unwrapExpression(call.callee);
   if (callee.type === 'MemberExpression') {
     const name = getMemberName(callee);
@@ -120,7 +120,6 @@ function getDirectWrite(index: AstIndex, flow: Flow, call: t.CallExpression, red
     }
     if (binding && isRequireOf(binding, FS_MODULES)) return { call, via: 'fd', payload: classifyFdPayload(index, call) };
   }
-  void flow;
   return null;
 }
 
@@ -225,6 +224,15 @@ export function classifyText(index: AstIndex, at: t.Node, node: t.Node, depth: n
         if (forwarded) return { kind: 'forward', fn: forwarded.fn, param: forwarded.param, mode: 'json', pretty };
         return { kind: 'message', message, pretty };
       }
+      // Buffer.from(text), Buffer.concat([header, body])
+      const path = getMemberPath(callee);
+      const first = expr.arguments[0];
+      if (path === 'Buffer.from' && first && first.type !== 'SpreadElement' && first.type !== 'ArgumentPlaceholder') {
+        return classifyText(index, at, first, depth + 1);
+      }
+      if (path === 'Buffer.concat' && first?.type === 'ArrayExpression') {
+        return combineParts(first.elements.map((e) => (e && e.type !== 'SpreadElement' ? classifyText(index, at, e, depth + 1) : { kind: 'unknown' as const })));
+      }
       return { kind: 'unknown' };
     }
     case 'Identifier': {
@@ -253,17 +261,25 @@ export function classifyText(index: AstIndex, at: t.Node, node: t.Node, depth: n
     }
     case 'BinaryExpression': {
       if (expr.operator !== '+' || expr.left.type === 'PrivateName') return { kind: 'unknown' };
-      const left = classifyText(index, at, expr.left, depth + 1);
-      const right = classifyText(index, at, expr.right, depth + 1);
-      for (const side of [left, right]) if (side.kind === 'message') return side;
-      if (left.kind === 'text' || right.kind === 'text') return { kind: 'text' };
-      for (const side of [left, right]) if (side.kind === 'forward') return side;
-      if (left.kind === 'framing' && right.kind === 'framing') return { kind: 'framing' };
-      return { kind: 'unknown' };
+      return combineParts([classifyText(index, at, expr.left, depth + 1), classifyText(index, at, expr.right, depth + 1)]);
     }
     default:
       return { kind: 'unknown' };
   }
+}
+
+/**
+ * Parts written one after the other: a message wins (a header may precede it); fixed text makes the
+ * whole text; a forwarded parameter next to framing (`s + '\n'`) is still forwarded.
+ */
+function combineParts(parts: Payload[]): Payload {
+  const message = parts.find((p) => p.kind === 'message');
+  if (message) return message;
+  if (parts.some((p) => p.kind === 'text')) return { kind: 'text' };
+  const forward = parts.find((p) => p.kind === 'forward');
+  if (forward) return forward;
+  if (parts.length > 0 && parts.every((p) => p.kind === 'framing')) return { kind: 'framing' };
+  return { kind: 'unknown' };
 }
 
 function classifyStatic(text: string): Payload {

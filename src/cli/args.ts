@@ -17,6 +17,8 @@ export interface CliOptions {
   output: string | null;
   /** null: one per core. */
   jobs: number | null;
+  /** A git ref: only files changed since it (committed, uncommitted or untracked) are looked at. */
+  changedSince: string | null;
 }
 
 export type ParsedArgs = { kind: 'run'; options: CliOptions } | { kind: 'help' } | { kind: 'version' } | { kind: 'usage-error'; message: string };
@@ -42,6 +44,9 @@ Options:
   --report json|markdown|sarif   print a machine-readable report (to stdout, or to --output)
   --output FILE                  write the report to FILE instead of stdout
   --jobs N                       worker threads (default: number of cores)
+  --changed-since REF            only look at files changed since the git ref REF (committed,
+                                 uncommitted or untracked), e.g. a pull request's base:
+                                 --changed-since origin/main
   -h, --help                     show this help
   -v, --version                  print the version
 
@@ -70,6 +75,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
         report: { type: 'string' },
         output: { type: 'string' },
         jobs: { type: 'string' },
+        'changed-since': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -97,6 +103,11 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     }
     jobs = Number(values.jobs);
   }
+  const changedSince = values['changed-since'] ?? null;
+  // A ref is handed to git; one that starts with "-" would be read as an option.
+  if (changedSince !== null && (changedSince === '' || changedSince.startsWith('-'))) {
+    return { kind: 'usage-error', message: `invalid value for --changed-since: "${changedSince}" (expected a git ref such as origin/main)` };
+  }
   const mode: RunMode = values.check ? 'check' : values['dry-run'] ? 'dry-run' : 'apply';
   return {
     kind: 'run',
@@ -110,6 +121,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
       report,
       output,
       jobs,
+      changedSince,
     },
   };
 }

@@ -16,10 +16,10 @@ export interface EnvelopeSignal {
 
 export function findEnvelopeReason(ast: File, source: string): EnvelopeSignal | null {
   return (
-    findContentLengthFraming(ast) ??
-    findComputedDispatch(ast, source) ??
-    findUnfollowableToolList(ast, source) ??
-    findMultipleWrites(ast, source)
+    getContentLengthSignal(ast) ??
+    getComputedDispatchSignal(ast, source) ??
+    getToolListSignal(ast, source) ??
+    getMultipleWritesSignal(ast, source)
   );
 }
 
@@ -29,7 +29,7 @@ const CONTENT_LENGTH = /content-length/i;
 /** The header as it is on the wire: `Content-Length:` (an HTTP `setHeader('Content-Length', n)` has no colon). */
 const CONTENT_LENGTH_HEADER = /content-length\s*:/i;
 
-function findContentLengthFraming(ast: File): EnvelopeSignal | null {
+function getContentLengthSignal(ast: File): EnvelopeSignal | null {
   let written: number | null = null;
   for (const write of findStdoutWrites(ast)) {
     if (written === null && mentions(write.call, CONTENT_LENGTH)) written = lineOf(write.call);
@@ -69,9 +69,9 @@ function mentions(root: Node, pattern: RegExp): boolean {
  * `const key = 'on' + camel(method)`: a handler looked up by a name computed from the method, and
  * then called. A plain `handlers[msg.method]` is not computed: the SDK rewrite follows it.
  */
-function findComputedDispatch(ast: File, source: string): EnvelopeSignal | null {
+function getComputedDispatchSignal(ast: File, source: string): EnvelopeSignal | null {
   const parents = buildParentMap(ast);
-  const computedKeys = findComputedKeyVariables(ast);
+  const computedKeys = getComputedKeyVariables(ast);
   let found: EnvelopeSignal | null = null;
   walk(ast, (node) => {
     if (found !== null) return 'skip';
@@ -90,7 +90,7 @@ function findComputedDispatch(ast: File, source: string): EnvelopeSignal | null 
 }
 
 /** Names of variables that hold a name computed from the method: `const name = 'on' + camel(method)`. */
-function findComputedKeyVariables(ast: File): Set<string> {
+function getComputedKeyVariables(ast: File): Set<string> {
   const names = new Set<string>();
   walk(ast, (node) => {
     if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init) {
@@ -148,8 +148,8 @@ function isCalledLater(member: Node, parents: Map<Node, Node>): boolean {
  * to Object.entries/keys/values, or modules loaded from a computed path: the tool list is whatever
  * another module exports at run time.
  */
-function findUnfollowableToolList(ast: File, source: string): EnvelopeSignal | null {
-  const modules = findModuleBindings(ast);
+function getToolListSignal(ast: File, source: string): EnvelopeSignal | null {
+  const modules = getModuleBindings(ast);
   let found: EnvelopeSignal | null = null;
   walk(ast, (node) => {
     if (found !== null) return 'skip';
@@ -204,7 +204,7 @@ function getDynamicLoad(call: CallExpression): Node | null {
 }
 
 /** Variables holding a whole module: `const tools = require('./tools')`, `import * as tools from './tools.js'`. */
-function findModuleBindings(ast: File): Map<string, string> {
+function getModuleBindings(ast: File): Map<string, string> {
   const modules = new Map<string, string>();
   walk(ast, (node) => {
     if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init && isModuleLoad(unwrapExpression(node.init))) {
@@ -225,7 +225,7 @@ function findModuleBindings(ast: File): Map<string, string> {
 // ---------------------------------------------------------------- MULTIPLE_WRITES_PER_REQUEST
 
 /** Two replies written one after the other in the same block: one request, two answers. */
-function findMultipleWrites(ast: File, source: string): EnvelopeSignal | null {
+function getMultipleWritesSignal(ast: File, source: string): EnvelopeSignal | null {
   const writes = new Set<Node>(findReplyWrites(ast, source));
   if (writes.size < 2) return null;
   let found: EnvelopeSignal | null = null;

@@ -5,6 +5,8 @@ export interface SdkTargetEntry {
   /** The dependency the package gains. */
   dependencies: Record<string, string>;
   serverModule: string;
+  /** Where McpServer lives (`--style mcp-server`). */
+  mcpServerModule: string;
   stdioModule: string;
   /** Module with the request schemas (v1); v2 registers handlers by method name. */
   typesModule: string | null;
@@ -14,12 +16,14 @@ export const SDK_TARGETS = {
   v1: {
     dependencies: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' },
     serverModule: '@modelcontextprotocol/sdk/server/index.js',
+    mcpServerModule: '@modelcontextprotocol/sdk/server/mcp.js',
     stdioModule: '@modelcontextprotocol/sdk/server/stdio.js',
     typesModule: '@modelcontextprotocol/sdk/types.js',
   },
   v2: {
     dependencies: { '@modelcontextprotocol/server': '^2.4.0' },
     serverModule: '@modelcontextprotocol/server',
+    mcpServerModule: '@modelcontextprotocol/server',
     stdioModule: '@modelcontextprotocol/server/stdio',
     typesModule: null,
   },

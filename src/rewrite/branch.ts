@@ -24,6 +24,8 @@ export interface BranchContext {
   sdk: SdkTarget;
   /** Collects compliance fixes the branch rewrite makes (shown in the diff header). */
   fixes?: string[];
+  /** Message of the error thrown where the original sent nothing (default: per method). */
+  noReplyMessage?: string;
 }
 
 export type BranchBody = { text: string; usesId: boolean } | { failed: string; line: number; reason: string };
@@ -41,6 +43,7 @@ export function buildThrow(ctx: Pick<BranchContext, 'style' | 'sdk'>, code: stri
 
 /** What a handler does when the original sent nothing: the request would have hung, now it gets an error. */
 export function buildNoReplyThrow(ctx: BranchContext, method: string): string {
+  if (ctx.noReplyMessage) return buildThrow(ctx, String(RPC_ERRORS.internalError), quoted(ctx.style, ctx.noReplyMessage));
   if (method === 'tools/call') {
     return buildThrow(ctx, String(RPC_ERRORS.invalidParams), '`Unknown tool: ${' + ctx.paramsExpression + '.name}`');
   }

@@ -5,7 +5,8 @@ import * as t from '@babel/types';
 import { MCP_REQUESTS, SDK_OWNED_METHODS, isMcpRequestMethod, type Capability } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { MethodBranch, ServerModel } from '../model/server-model.js';
-import type { ModuleKind, SdkTarget } from '../model/types.js';
+import type { ModuleKind, SdkTarget, Style } from '../model/types.js';
+import { renderMcpServerTools, type McpServerTools } from './mcp-server.js';
 import { getKeyName, getStdoutWriteKind, getSerializedValue, getWrittenArgument, walk } from '../detect/ast.js';
 import { parseSource } from '../parse.js';
 import { buildThrow, renderBranchBody, type BranchContext } from './branch.js';
@@ -20,10 +21,11 @@ export interface SdkRewriteInput {
   path: string;
   model: ServerModel;
   sdk: SdkTarget;
+  style: Style;
   moduleKind: ModuleKind;
 }
 
-export type SdkRewriteResult = { after: string; notes: string[]; fixes: string[] } | { failed: string; reason: string; line: number };
+export type SdkRewriteResult = { after: string; notes: string[]; fixes: string[]; style: Style } | { failed: string; reason: string; line: number };
 
 const OWNED: readonly string[] = SDK_OWNED_METHODS;
 
@@ -52,9 +54,16 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const protectedLineStarts = findProtectedLineStarts(ast, source);
   const eol = style.eol;
 
-  // 1. One handler per MCP method, in the order the original dispatched them.
-  const blocks: string[] = [];
+  // 1. One handler per MCP method, in the order the original dispatched them (or one registerTool per tool).
+  let tools: McpServerTools | null = null;
+  if (input.style === 'mcp-server') {
+    tools = renderMcpServerTools({ source, program: ast.program, model, sdk: input.sdk, style, anchorIndent, serverName, protectedLineStarts, typescript, fixes, notes });
+    if (tools.kind === 'fallback') notes.push(`--style mcp-server not applied: ${tools.reason} (line ${tools.line}); the low-level Server keeps tools/list exactly as it was`);
+  }
+  const useMcpServer = tools?.kind === 'tools';
+  const blocks: string[] = tools?.kind === 'tools' ? [...tools.blocks] : [];
   for (const branch of registered) {
+    if (useMcpServer && (branch.method === 'tools/list' || branch.method === 'tools/call')) continue;
     const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
     if ('failed' in rendered) return rendered;
     blocks.push(rendered.text);
@@ -69,7 +78,8 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   // 2. The server, with the name, version, capabilities and instructions initialize used to send.
   const construction = buildConstruction(model, registered.map((b) => b.method), { input, style, anchorIndent, serverName, notes, protectedLineStarts });
   if ('failed' in construction) return construction;
-  const registrations = [construction.text, ...blocks].join(eol + eol);
+  const constructed = useMcpServer ? construction.text.replace(' = new Server(', ' = new McpServer(') : construction.text;
+  const registrations = [constructed, ...blocks].join(eol + eol);
 
   // 3. The transport, where the loop used to start.
   const connect = buildConnect(model, { style, typescript, serverName, moduleKind: input.moduleKind, taken, indent: getLineIndent(source, model.input.anchor.start!), sdk: input.sdk });
@@ -108,13 +118,18 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   }
 
   // 5. SDK imports next to the file's own.
-  const schemas = [...new Set(registered.map((b) => MCP_REQUESTS[b.method as keyof typeof MCP_REQUESTS].schema))].sort();
+  const schemas = [
+    ...new Set(registered.filter((b) => !(useMcpServer && b.method.startsWith('tools/'))).map((b) => MCP_REQUESTS[b.method as keyof typeof MCP_REQUESTS].schema)),
+  ].sort();
   const useImport = model.syntax === 'import' || (model.syntax === 'none' && input.moduleKind === 'esm');
   const usesProtocolError = [...blocks, connect].some((b) => b.includes('new ProtocolError('));
+  const serverClass = useMcpServer ? 'McpServer' : 'Server';
+  const fromServerModule = [serverClass, ...(usesProtocolError ? ['ProtocolError'] : []), ...(tools?.kind === 'tools' && tools.usesFromJsonSchema ? ['fromJsonSchema'] : [])].sort();
   const importLines = [
-    importLine(useImport, style, usesProtocolError ? ['ProtocolError', 'Server'] : ['Server'], target.serverModule),
+    importLine(useImport, style, fromServerModule, useMcpServer ? target.mcpServerModule : target.serverModule),
     importLine(useImport, style, ['StdioServerTransport'], target.stdioModule),
-    ...(target.typesModule ? [importLine(useImport, style, schemas, target.typesModule)] : []),
+    ...(target.typesModule && schemas.length > 0 ? [importLine(useImport, style, schemas, target.typesModule)] : []),
+    ...(tools?.kind === 'tools' && tools.usesZod ? [importLine(useImport, style, ['z'], 'zod')] : []),
   ];
   const importAt = findImportPosition(ast.program, source);
   edits.insert(importAt.offset, importAt.before + importLines.join(eol) + importAt.after);
@@ -126,7 +141,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   } catch (err) {
     return { failed: `the rewritten file does not parse: ${(err as Error).message}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: model.dispatch.line };
   }
-  return { after: pruned, notes, fixes: [...new Set(fixes)] };
+  return { after: pruned, notes, fixes: [...new Set(fixes)], style: useMcpServer ? 'mcp-server' : 'server' };
 }
 
 interface RenderContext {

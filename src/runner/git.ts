@@ -1,13 +1,27 @@
 // The git safety check: a run that writes must start from a clean work tree, so every change it makes
-// can be reviewed and reverted with git. Deliberately read-only: never stages, stashes or commits.
+// can be reviewed and reverted with git. Also lists the files changed since a ref (--changed-since).
+// Deliberately read-only: never stages, stashes, fetches or commits.
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+
+/** What `git diff <ref>` plus the untracked files say about one work tree (see changedFiles). */
+export type ChangedFiles =
+  | { kind: 'ok'; files: string[] }
+  | { kind: 'not-a-repo' }
+  | { kind: 'unknown-ref' };
 
 export interface GitClient {
   /** Whether `dir` is inside a git work tree (false when git is not installed). */
   isRepo(dir: string): Promise<boolean>;
   /** Absolute paths of the work tree's changed, staged and untracked entries (`git status --porcelain`). */
   dirtyFiles(dir: string): Promise<string[]>;
+  /**
+   * Absolute paths of the files added, copied, modified or renamed since `ref` in the work tree holding
+   * `dir` (committed and uncommitted changes alike), plus its untracked files that are not ignored.
+   * Paths are resolved against `dir` (not git's real path of the top level), so they compare equal to the
+   * paths discovery finds through the same, possibly symlinked, directory.
+   */
+  changedFiles(dir: string, ref: string): Promise<ChangedFiles>;
 }
 
 function runGit(args: string[]): Promise<string> {
@@ -33,7 +47,35 @@ export function createGitClient(): GitClient {
       const status = await runGit(['-C', top, 'status', '--porcelain=v1', '-z']);
       return parsePorcelainZ(status).map((path) => resolve(top, path));
     },
+    async changedFiles(dir, ref) {
+      let cdup: string;
+      try {
+        // "../../" from dir up to the top level, or "" at the top level.
+        cdup = (await runGit(['-C', dir, 'rev-parse', '--show-cdup'])).replace(/\r?\n$/, '');
+      } catch {
+        return { kind: 'not-a-repo' };
+      }
+      const top = resolve(dir, cdup);
+      let commit: string;
+      try {
+        // Resolved first, so that what reaches `git diff` is a commit id and never a path or an option.
+        commit = (await runGit(['-C', top, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+      } catch {
+        return { kind: 'unknown-ref' };
+      }
+      if (!/^[0-9a-f]{40,64}$/.test(commit)) return { kind: 'unknown-ref' };
+      // 1. Added, copied, modified, renamed (new name): deletions have nothing left to migrate.
+      const diff = await runGit(['-C', top, '-c', 'core.quotePath=false', 'diff', '--name-only', '-z', '--diff-filter=ACMR', commit, '--']);
+      // 2. New files nobody has added yet, minus what .gitignore (and the other exclude files) ignore.
+      const untracked = await runGit(['-C', top, 'ls-files', '--others', '--exclude-standard', '-z']);
+      const files = new Set([...splitZ(diff), ...splitZ(untracked)].map((path) => resolve(top, path)));
+      return { kind: 'ok', files: [...files].sort() };
+    },
   };
+}
+
+function splitZ(output: string): string[] {
+  return output.split('\0').filter((path) => path !== '');
 }
 
 /** Paths from `git status --porcelain=v1 -z` output (for renames and copies, the new path). */

@@ -27,6 +27,8 @@ export interface ScanOptions {
   jobs?: number;
   /** When given, files are processed inline with it (functions cannot cross into workers). */
   process?: ProcessFile;
+  /** When given (absolute paths: --changed-since), discovered files outside it are not looked at. */
+  only?: ReadonlySet<string>;
   onProgress?: (progress: ScanProgress) => void;
 }
 
@@ -80,6 +82,8 @@ export interface ScanResult {
 export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const root = await resolveRoot(options.paths, options.cwd);
   const discovery = await discoverFiles(options.paths, options.cwd);
+  const only = options.only;
+  const files = only === undefined ? discovery.files : discovery.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];
   const warnings: string[] = [...discovery.warnings];
   const progress: ScanProgress = { scanned: 0, candidates: 0 };
@@ -88,7 +92,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   // 1. Read every file and keep the ones that may hold a server (the cheap text prefilter).
   const sources = new Map<string, string>();
   const early: FileResult[] = [];
-  await forEachLimited(discovery.files, READ_CONCURRENCY, async (path) => {
+  await forEachLimited(files, READ_CONCURRENCY, async (path) => {
     const read = await readCandidate(path);
     progress.scanned++;
     if (read.kind === 'problem') problems.push({ path, message: read.message });

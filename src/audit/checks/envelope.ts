@@ -191,7 +191,11 @@ function getErrorProblems(facts: FileFacts, value: Value): RawFinding[] {
       return problem(`the error is ${shown}: an Error object is written as {}, without code or message`);
     case 'Identifier': {
       const binding = resolveIdentifier(facts.index, node);
-      return binding?.kind === 'catch' ? problem(`the error is the caught exception ${shown}: it is written as {}, without code or message`) : [];
+      // Code that throws plain `{ code, message }` objects catches them back intact.
+      const throwsObjects = facts.index.throws.some((s) => unwrapExpression(s.argument).type === 'ObjectExpression');
+      return binding?.kind === 'catch' && !throwsObjects
+        ? problem(`the error is the caught exception ${shown}: it is written as {}, without code or message`)
+        : [];
     }
     case 'ObjectExpression': {
       const open = node.properties.some((p) => p.type === 'SpreadElement');

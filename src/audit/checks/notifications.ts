@@ -14,7 +14,7 @@ export const checkReplyToNotification: Check = (facts) => {
     const on = describeDispatch(facts, dispatch);
     for (const branch of dispatch.branches) {
       if (!branch.method.startsWith('notifications/')) continue;
-      const reply = facts.findReplyIn(branch.body);
+      const reply = facts.findReplyIn(branch.body, 'proven');
       if (reply && !facts.guards.isGuarded(reply)) {
         out.push({
           rule: 'reply-to-notification',
@@ -24,7 +24,7 @@ export const checkReplyToNotification: Check = (facts) => {
       }
     }
     if (dispatch.fallback) {
-      const reply = facts.findReplyIn(dispatch.fallback);
+      const reply = facts.findReplyIn(dispatch.fallback, 'proven');
       if (reply && !facts.guards.isGuarded(reply)) {
         const prefix = facts.index.stringValues.has('notifications/')
           ? ' (a `notifications/` prefix check is not enough: every message without an id is a notification)'

@@ -22,7 +22,7 @@ export const checkParseErrorUnanswered: Check = (facts) => {
       continue;
     }
     const region = [handler.body];
-    if (!facts.findReplyIn(region)) {
+    if (!facts.findReplyIn(region, 'possible')) {
       out.push({
         rule: 'parse-error-unanswered',
         node: handler,

@@ -3,18 +3,38 @@
 //   console.log(JSON.stringify(reply, null, 2))      -> stdout-pollution (one message over many lines)
 //   console.log('ready') next to StdioServerTransport -> sdk-transport-bypassed
 import type * as t from '@babel/types';
-import { code, getSnippet, getStaticKey } from '../ast.js';
+import { code, getEnclosingFunction, getSnippet, getStaticKey } from '../ast.js';
 import type { FileFacts } from '../facts.js';
 import type { StdoutWrite } from '../sinks.js';
 import type { Check, RawFinding } from './check.js';
 
 const PROTOCOL_KEYS = ['jsonrpc', 'id', 'result', 'error', 'method'];
+const OTHER_TRANSPORTS = new Set(['StreamableHTTPServerTransport', 'SSEServerTransport', 'WebStandardStreamableHTTPServerTransport']);
+
+/**
+ * Writes that only happen when a person runs the program (`--help`, usage on a terminal), never when a
+ * client spawns it: under `if (process.stdin.isTTY)` or a test on `process.argv`.
+ */
+function isInteractiveOnly(facts: FileFacts, node: t.Node): boolean {
+  const { index } = facts;
+  let current = node;
+  for (let parent = index.parent.get(current); parent; current = parent, parent = index.parent.get(current)) {
+    let test: t.Node | null = null;
+    if ((parent.type === 'IfStatement' || parent.type === 'ConditionalExpression') && parent.consequent === current) test = parent.test;
+    if (parent.type === 'LogicalExpression' && parent.operator === '&&' && parent.right === current) test = parent.left;
+    // `if (!process.stdin.isTTY)` is the opposite: exactly when a client spawned the server.
+    const negated = test?.type === 'UnaryExpression' && test.operator === '!';
+    if (test && !negated && test.start != null && test.end != null && /\bisTTY\b|\bargv\b/.test(index.source.slice(test.start, test.end))) return true;
+  }
+  return false;
+}
 
 export const checkStdoutPollution: Check = (facts) => {
   if (!facts.isHandRolledServer) return [];
   const framedByLength = /content-length/i.test(facts.index.source);
   const out: RawFinding[] = [];
   for (const write of facts.writes) {
+    if (isInteractiveOnly(facts, write.call)) continue;
     const shown = code(getSnippet(facts.index, write.call, 50));
     const payload = write.payload;
     if (payload.kind === 'text') {
@@ -42,8 +62,17 @@ function isNonProtocolObject(facts: FileFacts, node: t.Node): boolean {
 
 export const checkSdkTransportBypassed: Check = (facts) => {
   if (facts.sdkTransport !== 'stdio') return [];
+  const { index } = facts;
+  // A server that can also run over HTTP logs freely in that mode: there, only writes next to the
+  // stdio transport's construction count, and top-level ones (they run in every mode).
+  const otherTransport = index.identifiers.some((id) => OTHER_TRANSPORTS.has(id.name));
+  const stdioScopes = new Set<t.Node | null>([null]);
+  for (const node of index.news) {
+    if (/StdioServerTransport$/.test(getSnippet(index, node.callee, 200))) stdioScopes.add(getEnclosingFunction(index, node));
+  }
   return facts.writes
-    .filter((write: StdoutWrite) => write.payload.kind !== 'forward')
+    .filter((write: StdoutWrite) => write.payload.kind !== 'forward' && !isInteractiveOnly(facts, write.call))
+    .filter((write) => !otherTransport || stdioScopes.has(getEnclosingFunction(index, write.call)))
     .map((write) => ({
       rule: 'sdk-transport-bypassed' as const,
       node: write.call,

@@ -3,9 +3,9 @@
 //   default: replyError(id, -32000, 'Unknown method')                             -> wrong code
 import type * as t from '@babel/types';
 import { MCP_METHOD_NAMES } from '../../model/mcp-methods.js';
-import { code, getNumericValue } from '../ast.js';
-import type { Dispatch } from '../dispatch.js';
-import type { FileFacts } from '../facts.js';
+import { code, getEnclosingFunction, getNumericValue, unwrapExpression } from '../ast.js';
+import { type Dispatch, endsWithExit, getFollowingStatements } from '../dispatch.js';
+import { type FileFacts, isInRegion } from '../facts.js';
 import type { Check, RawFinding } from './check.js';
 import { getErrorCodes } from './envelope.js';
 import { describeDispatch } from './notifications.js';
@@ -25,7 +25,7 @@ export const checkUnknownMethodUnanswered: Check = (facts) => {
     if (facts.guards.isNotificationOnly(dispatch.node)) continue;
     const on = describeDispatch(facts, dispatch);
     if (!dispatch.fallback) {
-      if (dispatch.kind === 'map') continue;
+      if (dispatch.kind === 'map' || isResultUsedByCaller(facts, dispatch)) continue;
       const handlesPing = dispatch.branches.some((b) => b.method === 'ping');
       out.push({
         rule: 'unknown-method-unanswered',
@@ -34,19 +34,31 @@ export const checkUnknownMethodUnanswered: Check = (facts) => {
       });
       continue;
     }
-    const problem = getFallbackProblem(facts, dispatch.fallback, on);
+    const problem = getFallbackProblem(facts, dispatch, dispatch.fallback, on);
     if (problem) out.push(problem);
   }
   return out;
 };
 
-function getFallbackProblem(facts: FileFacts, fallback: readonly t.Node[], on: string): RawFinding | null {
-  if (facts.findReplyIn(fallback)) {
+function getFallbackProblem(facts: FileFacts, dispatch: Dispatch, fallback: readonly t.Node[], on: string): RawFinding | null {
+  if (facts.findReplyIn(fallback, 'possible')) {
     let wrong: { value: number; node: t.Node } | null = null;
+    let success: t.Node | null = null;
     for (const { message } of facts.getMessagesIn(fallback)) {
+      if (message.members.has('result') && !message.members.has('error') && !message.open) {
+        success ??= message.object;
+        continue;
+      }
       const codes = getErrorCodes(facts, message);
       if (codes.values.some((c) => c.value === METHOD_NOT_FOUND)) return null;
       if (!codes.unknown && codes.values.length > 0 && !wrong) wrong = codes.values[0]!;
+    }
+    if (!wrong && success) {
+      return {
+        rule: 'unknown-method-unanswered',
+        node: success,
+        message: `the fallback of ${on} answers unknown methods with a result instead of a -32601 (Method not found) error`,
+      };
     }
     if (!wrong) return null;
     return {
@@ -70,9 +82,51 @@ function getFallbackProblem(facts: FileFacts, fallback: readonly t.Node[], on: s
     }
     return null;
   }
+  if (mayBeAnsweredElsewhere(facts, dispatch, fallback)) return null;
   return {
     rule: 'unknown-method-unanswered',
     node: fallback[0]!,
     message: `the fallback of ${on} sends no reply: requests for unknown methods never get one`,
   };
+}
+
+/**
+ * A silent fallback can still lead to a reply we cannot see here:
+ *   default: return null;         (the caller may answer -32601 when the result is null)
+ *   default: break; } reply(...)  (the code after the dispatch answers every method)
+ */
+function mayBeAnsweredElsewhere(facts: FileFacts, dispatch: Dispatch, fallback: readonly t.Node[]): boolean {
+  const { index } = facts;
+  const fn = getEnclosingFunction(index, dispatch.node);
+  for (const ret of index.returns) {
+    if (!isInRegion(ret, fallback) || getEnclosingFunction(index, ret) !== fn) continue;
+    if (ret.argument && !isUndefined(ret.argument)) return true;
+    if (isResultUsedByCaller(facts, dispatch)) return true;
+  }
+  const last = fallback[fallback.length - 1];
+  if (last && !endsWithExit(last, false)) {
+    let current: t.Node | undefined = dispatch.last;
+    while (current && current !== fn) {
+      if (facts.findReplyIn(getFollowingStatements(index, current), 'possible')) return true;
+      current = index.parent.get(current);
+    }
+  }
+  return false;
+}
+
+/** The function holding the dispatch returns to a caller that uses the result (and may answer -32601 itself). */
+function isResultUsedByCaller(facts: FileFacts, dispatch: Dispatch): boolean {
+  const fn = getEnclosingFunction(facts.index, dispatch.node);
+  // `out(await handle(msg))` writes whatever comes back: nobody checks it first.
+  if (!fn || facts.returnWrittenFunctions.has(fn)) return false;
+  return facts.flow.getCallSites(fn).calls.some((call) => {
+    let parent = facts.index.parent.get(call);
+    while (parent?.type === 'AwaitExpression' || parent?.type === 'ParenthesizedExpression') parent = facts.index.parent.get(parent);
+    return parent !== undefined && parent.type !== 'ExpressionStatement';
+  });
+}
+
+function isUndefined(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  return (expr.type === 'Identifier' && expr.name === 'undefined') || (expr.type === 'UnaryExpression' && expr.operator === 'void');
 }

@@ -103,6 +103,13 @@ export function getEnvelopeIo(ast: File, source: string): Analysis {
   const diagnostics: Identifier[] = [];
   for (const write of writes) {
     const insideFramer = framer !== null && contains(framer.fn, write.call);
+    if (write.payload !== null && !insideFramer && !isMessageLike(write.payload)) {
+      // console.log(JSON.stringify(config)): a diagnostic that happens to be JSON
+      if (write.channel !== 'console') return { failed: `line ${lineOf(write.call)}: writes JSON that is not a JSON-RPC message to stdout` };
+      const callee = write.call.callee;
+      if (callee.type === 'MemberExpression' && callee.property.type === 'Identifier') diagnostics.push(callee.property);
+      continue;
+    }
     if (write.payload !== null) {
       if (insideFramer) continue;
       if (!write.ndjson) return { failed: `line ${lineOf(write.call)}: a reply is written with framing of its own outside a writer function` };
@@ -136,6 +143,17 @@ export function getEnvelopeIo(ast: File, source: string): Analysis {
 }
 
 // ---------------------------------------------------------------- writes
+
+const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method']);
+
+/** An object literal with a JSON-RPC member, or any other expression (a variable holding a reply). */
+function isMessageLike(payload: Expression): boolean {
+  const inner = unwrapExpression(payload);
+  if (inner.type !== 'ObjectExpression') return true;
+  return inner.properties.some(
+    (p) => p.type === 'SpreadElement' || (p.type === 'ObjectProperty' && !p.computed && MESSAGE_KEYS.has(p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' ? p.key.value : '')),
+  );
+}
 
 export function findStdoutWrites(ast: File, parents: Map<Node, Node> = buildParentMap(ast)): StdoutWrite[] {
   const writes: StdoutWrite[] = [];

@@ -3,7 +3,9 @@
 // compliant. The rewrite is a handful of text edits on AST ranges, so untouched code stays
 // byte-identical:
 //   1. import the helper, with the marker comment saying why this is not the SDK rewrite;
-//   2. `const envelope = createEnvelope(writeMessage)` next to the server's own writer (framing kept);
+//   2. `const envelope = createEnvelope(writeMessage)` on the server's own writer, so the framing is
+//      kept (with the import when the writer is a hoisted function declaration, else right after it;
+//      a writer method gets a class field instead: `envelope = createEnvelope((m) => this.write(m))`);
 //   3. every call of that writer, or inline `process.stdout.write(JSON.stringify(x) + '\n')`,
 //      becomes `envelope.send(x)`;
 //   4. `JSON.parse(line)` of incoming messages becomes `envelope.parse(line)`;
@@ -14,9 +16,10 @@
 // cannot be proven the result is `{ failed }` and the file is left alone.
 import { extname } from 'node:path';
 import type { File, Node } from '@babel/types';
+import { assertNever } from '../../model/assert-never.js';
 import { parseSource } from '../../parse.js';
 import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../plan/envelope-reasons.js';
-import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo } from './analyze.js';
+import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from './analyze.js';
 import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from './edits.js';
 import { getByteFramingFix } from './framing-fix.js';
 import { buildHelperSource, getHelperModule, type HelperModule } from './helper-source.js';
@@ -168,6 +171,8 @@ function buildEdits(context: EditContext): TextEdit[] {
         edits.push(buildInsertion(expression.end!, parens ? '))' : ')'));
         break;
       }
+      default:
+        assertNever(entry);
     }
   }
   return edits;
@@ -184,9 +189,13 @@ function buildImport(context: EditContext): TextEdit {
       ? `import { ${imported} } from ${specifier}${semi}`
       : `${style.declaration} { ${imported} } = require(${specifier})${semi}`;
   if (isMarkerWanted(ast, source)) text = `${getEnvelopeMarker(context.reason)}${style.eol}${text}`;
-  if (context.io.framer === null) {
+  const framer = context.io.framer;
+  if (framer === null) {
     // inline writes: the envelope writes newline-delimited JSON itself
     text += `${style.eol}${style.eol}${style.declaration} ${context.envelopeName} = ${createName}(${buildNdjsonWriter(context)})${semi}`;
+  } else if (isHoistedAt(framer, 'Program')) {
+    // a function declaration is hoisted: declared with the import, the envelope is ready before any code runs
+    text += `${style.eol}${style.eol}${style.declaration} ${context.envelopeName} = ${createName}(${framer.name})${semi}`;
   }
 
   const body = ast.program.body;
@@ -210,12 +219,16 @@ function buildEnvelopeDeclaration(context: EditContext): TextEdit[] {
   const { io, source, style, envelopeName, createName } = context;
   const framer = io.framer;
   const semi = style.semi ? ';' : '';
-  if (framer === null) return [];
+  if (framer === null || isHoistedAt(framer, 'Program')) return [];
   if (framer.kind === 'function') {
+    const declaration = `${style.declaration} ${envelopeName} = ${createName}(${framer.name})${semi}`;
     const indent = getLineIndent(source, framer.statement.start!);
-    return [
-      buildInsertion(getEndOfLine(source, framer.statement.end!), `${style.eol}${style.eol}${indent}${style.declaration} ${envelopeName} = ${createName}(${framer.name})${semi}`),
-    ];
+    if (isHoistedAt(framer, 'BlockStatement')) {
+      // first in the block that hoists the writer, so every line of the block can use it
+      return [buildInsertion(framer.block.start! + 1, `${style.eol}${indent}${declaration}`)];
+    }
+    // `const send = (m) => ...`: right after it, so the envelope exists exactly when the writer does
+    return [buildInsertion(getEndOfLine(source, framer.statement.end!), `${style.eol}${style.eol}${indent}${declaration}`)];
   }
   const classBody = framer.classNode.body;
   const first = classBody.body[0]!;
@@ -226,6 +239,11 @@ function buildEnvelopeDeclaration(context: EditContext): TextEdit[] {
   const hazard = !style.semi && /^[[(*`]/.test(source.slice(first.start!, first.start! + 1));
   const field = `${modifiers}${envelopeName} = ${createName}((${param}) => this.${framer.name}(message))${semi || (hazard ? ';' : '')}`;
   return [buildInsertion(classBody.start! + 1, `${style.eol}${indent}${field}${style.eol}`)];
+}
+
+/** The writer is a function declaration directly in a Program or in a block. */
+function isHoistedAt(framer: Framer, block: 'Program' | 'BlockStatement'): boolean {
+  return framer.kind === 'function' && framer.statement.type === 'FunctionDeclaration' && framer.block.type === block;
 }
 
 /** `server.receive(line)` outside the class: the field is then used from outside, so it cannot be private. */
@@ -242,7 +260,7 @@ function getEnvelopeAt(context: EditContext, site: Node): string {
   const framer = context.io.framer;
   if (framer === null) return context.envelopeName;
   if (framer.kind === 'function') {
-    if (!contains(framer.block, site) || site.start! < framer.statement.end!) {
+    if (!contains(framer.block, site)) {
       throw new RewriteRefusal(`line ${site.loc?.start.line}: the envelope would not be in scope here (the writer ${framer.name}() is declared in an inner block)`);
     }
     return context.envelopeName;
