@@ -25,6 +25,8 @@ const REASONS: Record<string, EnvelopeReason> = {
   'parse-without-try': 'COMPUTED_DISPATCH',
   'for-await-async-handle': 'COMPUTED_DISPATCH',
   'ignore-comment-no-marker': 'COMPUTED_DISPATCH',
+  'writer-declared-last': 'COMPUTED_DISPATCH',
+  'writer-inside-factory': 'COMPUTED_DISPATCH',
 };
 
 const HELPER_FILES: Record<string, { file: string; kind: 'cjs' | 'esm' | 'ts' }> = {

@@ -192,6 +192,13 @@ describe.each(['cjs', 'esm', 'ts'] as const)('envelope helper (%s)', (kind) => {
     ]);
   });
 
+  it('treats a reply that echoes the method as a reply, not as a message of the server', async () => {
+    const { envelope, out } = setup(await loadHelper(kind));
+    envelope.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }, () => envelope.send({ method: 'notifications/initialized', result: {} }));
+    envelope.handle({ jsonrpc: '2.0', id: 8, method: 'tools/list' }, () => envelope.send({ id: null, method: 'tools/list', result: { tools: [] } }));
+    expect(out).toEqual([{ jsonrpc: '2.0', id: 8, result: { tools: [] } }]);
+  });
+
   it('bind keeps this and the arguments of the wrapped listener', async () => {
     const { envelope } = setup(await loadHelper(kind));
     const listener = envelope.bind(function (this: { name: string }, a: number, b: number) {

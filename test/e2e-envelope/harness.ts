@@ -51,7 +51,7 @@ export function migrateCase(name: string, scratch: string, serverFile: string, r
   if (chosen === null) throw new Error(`${name}: no envelope reason found`);
   const result = rewriteEnvelope(ast, before, file, chosen);
   if ('failed' in result) throw new Error(`${name}: ${result.failed}`);
-  if (!process.env.NO_REWRITE) writeFileSync(file, result.after);
+  writeFileSync(file, result.after);
   for (const companion of result.companions) writeFileSync(companion.path, companion.content);
   return { dir, file, before, after: result.after, detected, fixes: result.fixes };
 }
