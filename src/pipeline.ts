@@ -7,7 +7,7 @@ import { detectServer } from './detect/server-model.js';
 import type { ServerModel } from './model/server-model.js';
 import type { Decision, Diagnostic, FileResult, ModuleKind, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
-import { ENVELOPE_REASONS } from './plan/envelope-reasons.js';
+import { ENVELOPE_REASONS } from './model/envelope-reasons.js';
 import { decidePlan, getLeaveHint, toSdkDecision } from './plan/plan.js';
 import { rewriteEnvelope } from './rewrite/envelope/index.js';
 import { rewriteToSdk } from './rewrite/sdk.js';

@@ -1,6 +1,6 @@
 // The audit never throws and does not cry wolf: a bounded sample of this repository's node_modules
 // (none of it is a hand-rolled MCP server), unusual code, and a check that crashes on a broken AST.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { File } from '@babel/types';
@@ -72,6 +72,25 @@ describe('audit robustness', () => {
     expect(unexpected).toEqual([]);
     // The hand-checked true positives are still found (the rule still sees them).
     expect(known.length).toBe(KNOWN.length);
+  });
+
+  // The product's quality bar: a migrated server passes every envelope rule. The rewrite's own
+  // expected outputs are such servers (SDK ones and envelope ones), so the audit must find nothing there.
+  it('the rewrite outputs in __testfixtures__ pass the audit', () => {
+    const outputs = existsSync(join(REPO, '__testfixtures__'))
+      ? listSourceFiles(join(REPO, '__testfixtures__')).filter((p) => /\.output\.[cm]?[jt]s$/.test(p))
+      : [];
+    if (existsSync(join(REPO, '__testfixtures__'))) expect(outputs.length).toBeGreaterThan(0);
+    const found: string[] = [];
+    const { errors, onError } = collectErrors();
+    for (const path of outputs) {
+      const source = readFileSync(path, 'utf8');
+      for (const f of auditSource(parseSource(path, source), source, { onError })) {
+        found.push(`${relative(REPO, path)}:${f.line}:${f.column} ${f.rule}: ${f.message}`);
+      }
+    }
+    expect(errors).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   // A gated server (reads stdin, uses jsonrpc) wrapped around each unusual construct.

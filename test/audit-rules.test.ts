@@ -42,8 +42,8 @@ describe('markFixed', () => {
     expect(fixedRules({ kind: 'sdk', sdk: 'v1', style: 'server', notes: [] })).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
   });
 
-  it('the envelope fallback fixes the envelope rules only', () => {
-    expect(fixedRules({ kind: 'envelope', reason: 'COMPUTED_DISPATCH', hint: 'h' })).toEqual(ENVELOPE_RULES);
+  it('the envelope fallback fixes the envelope rules and stdout pollution too', () => {
+    expect(fixedRules({ kind: 'envelope', reason: 'COMPUTED_DISPATCH', hint: 'h' })).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
   });
 
   it('nothing is fixed when the file is left alone or is not a server', () => {

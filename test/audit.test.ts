@@ -188,6 +188,10 @@ describe('auditSource rule variants', () => {
     ]);
   });
 
+  it('unknown-method-unanswered: no default where the result is written as is, none where the caller checks it', () => {
+    expect(summary('rules/returned-dispatch.js')).toEqual([['unknown-method-unanswered', 7]]);
+  });
+
   it('unknown-method-unanswered: a default branch that only logs', () => {
     expect(summary('rules/silent-fallback.mjs')).toEqual([['unknown-method-unanswered', 23]]);
   });
@@ -201,6 +205,15 @@ describe('auditSource rule variants', () => {
   });
 });
 
+describe('auditSource on servers with several transports', () => {
+  it('sdk-transport-bypassed: writes in stdio mode and at the top level, not in HTTP mode or for --help', () => {
+    expect(audit('rules/sdk-dual-transport.mjs').map((f) => [f.rule, f.line, f.column])).toEqual([
+      ['sdk-transport-bypassed', 18, 3], // next to new StdioServerTransport()
+      ['sdk-transport-bypassed', 23, 27], // !isTTY: exactly when a client started the server
+    ]);
+  });
+});
+
 describe('auditSource on clean files', () => {
   for (const file of [
     'clean/compliant-server.js',
@@ -209,6 +222,7 @@ describe('auditSource on clean files', () => {
     'clean/sdk-console-redirected.mjs',
     'clean/sdk-custom-streams.mjs',
     'clean/cli-reads-stdin.js',
+    'clean/indirect-checks.js',
   ]) {
     it(`${file}: no findings`, () => {
       expect(audit(file)).toEqual([]);
@@ -221,5 +235,21 @@ describe('auditSource on clean files', () => {
     expect(auditSource(parseSource(path, source), source).map((f) => f.rule)).toEqual(['parse-error-unanswered']);
     const noisy = readFileSync(path, 'utf8').replace("log('ready');", "console.log('ready');");
     expect(auditSource(parseSource(path, noisy), noisy).map((f) => f.rule)).toEqual(['stdout-pollution']);
+  });
+
+  it('the indirect checks are what keeps indirect-checks.js clean', () => {
+    const path = join(FIXTURES, 'clean/indirect-checks.js');
+    const original = readFileSync(path, 'utf8');
+    const variants: [string, string, string[]][] = [
+      ['message.id === undefined;', 'message.method === undefined;', ['reply-to-notification']],
+      ['return null;', 'break;', ['unknown-method-unanswered']],
+      ["throw { code: -32602, message: 'Missing tool name' }", "throw new Error('Missing tool name')", ['nonstandard-error']],
+      ["if (process.stdout.isTTY) console.log(", "if (!process.stdout.isTTY) console.log(", ['stdout-pollution']],
+    ];
+    for (const [from, to, rules] of variants) {
+      expect(original).toContain(from);
+      const source = original.replace(from, to);
+      expect(auditSource(parseSource(path, source), source).map((f) => f.rule), `${from} -> ${to}`).toEqual(rules);
+    }
   });
 });

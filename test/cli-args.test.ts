@@ -5,7 +5,7 @@ describe('parseCliArgs', () => {
   it('has the documented defaults', () => {
     expect(parseCliArgs([])).toEqual({
       kind: 'run',
-      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', report: null, output: null, jobs: null },
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', report: null, output: null, jobs: null, changedSince: null },
     });
   });
 
@@ -13,7 +13,7 @@ describe('parseCliArgs', () => {
     const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', report: 'sarif', output: 'out.sarif', jobs: 3 },
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null },
     });
   });
 
@@ -41,8 +41,16 @@ describe('parseCliArgs', () => {
     [['--jobs', '0'], 'invalid value for --jobs: "0" (expected a whole number of at least 1)'],
     [['--jobs', '2.5'], 'invalid value for --jobs: "2.5" (expected a whole number of at least 1)'],
     [['--output', 'x.json'], '--output needs --report json|markdown|sarif (it names the report file)'],
+    [['--changed-since'], '--changed-since needs a value'],
+    [['--changed-since='], 'invalid value for --changed-since: "" (expected a git ref such as origin/main)'],
+    [['--changed-since=--output=x'], 'invalid value for --changed-since: "--output=x" (expected a git ref such as origin/main)'],
   ])('rejects %j', (argv, message) => {
     expect(parseCliArgs(argv)).toEqual({ kind: 'usage-error', message });
+  });
+
+  it('reads --changed-since', () => {
+    expect(parseCliArgs(['--check', '--changed-since', 'origin/main', '.'])).toMatchObject({ options: { mode: 'check', changedSince: 'origin/main', paths: ['.'] } });
+    expect(parseCliArgs(['--changed-since=HEAD~1'])).toMatchObject({ options: { changedSince: 'HEAD~1' } });
   });
 
   it('takes paths after -- even when they look like flags', () => {

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findEnvelopeReason } from '../src/detect/envelope-signals.js';
 import { parseSource } from '../src/parse.js';
-import type { EnvelopeReason } from '../src/plan/envelope-reasons.js';
+import type { EnvelopeReason } from '../src/model/envelope-reasons.js';
 import { rewriteEnvelope, type EnvelopeRewrite } from '../src/rewrite/envelope/index.js';
 import { buildHelperSource } from '../src/rewrite/envelope/helper-source.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { findEnvelopeReason } from '../src/detect/envelope-signals.js';
 import { parseSource } from '../src/parse.js';
-import { ENVELOPE_REASONS, getEnvelopeMarker, isEnvelopeReason } from '../src/plan/envelope-reasons.js';
+import { ENVELOPE_REASONS, getEnvelopeMarker, isEnvelopeReason } from '../src/model/envelope-reasons.js';
 
 /** A hand-rolled ndjson server around a dispatch snippet. */
 function server(dispatch: string, extra = ''): string {

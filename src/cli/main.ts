@@ -6,9 +6,11 @@ import { readFileSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveChangedScope } from '../runner/changed.js';
 import { describeFsError, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
+import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
 import { createTerminalPrompt } from './prompt.js';
@@ -33,11 +35,12 @@ export interface CliDeps {
   stderr: OutputStream;
   /** Whether the user can be asked (stdin and the stream the review is printed on are terminals). */
   isTTY: boolean;
-  /** Read for NO_COLOR. */
+  /** Read for NO_COLOR, GITHUB_ACTIONS and GITHUB_WORKSPACE. */
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
   /** Asks apply / skip / all / quit for one file (default: an @inquirer/prompts question on the terminal). */
   prompt: ReviewPrompt;
+  /** The git safety check and --changed-since. */
   git: GitClient;
   /** The pipeline. When injected, files are processed inline with it; by default `processSource`, on worker threads for big runs. */
   process?: ProcessFile;
@@ -97,6 +100,26 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     );
     return EXIT_USAGE;
   }
+  let only: ReadonlySet<string> | undefined;
+  if (options.changedSince !== null) {
+    const ref = options.changedSince;
+    const scope = await resolveChangedScope(deps.git, options.paths, cwd, ref);
+    switch (scope.kind) {
+      case 'not-a-repo':
+        stderr.write(`mcp-migrate: --changed-since needs a git work tree, and ${toPosix(relative(cwd, scope.path)) || '.'} is not inside one.\n`);
+        return EXIT_USAGE;
+      case 'unknown-ref':
+        stderr.write(
+          `mcp-migrate: --changed-since: unknown git ref "${ref}" (no such branch, tag or commit in the repository of ${toPosix(relative(cwd, scope.path)) || '.'}).\n` +
+            'In CI, fetch it first: check out with the full history (actions/checkout with fetch-depth: 0) or run `git fetch origin <branch>`.\n',
+        );
+        return EXIT_USAGE;
+      case 'ok':
+        only = scope.files;
+        out(`Looking only at files changed since ${ref} (${scope.files.size} changed in the work tree).\n`);
+        break;
+    }
+  }
   if (options.mode === 'apply' && !options.force) {
     const dirty = await getDirtyTargets(deps.git, options.paths, cwd);
     if (dirty.length > 0) {
@@ -122,6 +145,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       style: options.style,
       jobs: options.jobs ?? undefined,
       process: deps.process,
+      only,
       onProgress: (p) => progress.update(p),
     });
   } finally {
@@ -139,7 +163,13 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : options.mode === 'check' && pending ? EXIT_PENDING : EXIT_OK;
-  out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint }));
+  const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
+  out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));
+  // Workflow commands ride with the human text: on stdout, or on stderr when stdout carries the report
+  // (the runner reads commands from both).
+  if (isGitHubActions(deps.env)) {
+    out(renderAnnotations({ results: scan.results, errors, applied: new Set(outcome.applied), path: createWorkspacePath(deps.env, cwd) }));
+  }
 
   if (options.report !== null) {
     const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, display));

@@ -1,7 +1,7 @@
 // End of a run: the human summary (counts, files left alone and why, errors, install commands, per
 // package in a monorepo) and the RunSummary the reporters render. Returns data and strings only.
 import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
-import type { Problem } from '../runner/discover.js';
+import { isInside, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { describeDecision, type Paint } from './render.js';
@@ -52,9 +52,14 @@ export interface SummaryInput {
   errors: Problem[];
   display: (path: string) => string;
   paint: Paint;
+  /**
+   * The targets scanned in full (absolute). Workspace packages under them that produced no result are
+   * summed up as having nothing to migrate. Left out when only some files were looked at (--changed-since).
+   */
+  scanned?: readonly string[];
 }
 
-export function renderSummary({ scan, mode, outcome, errors, display, paint }: SummaryInput): string {
+export function renderSummary({ scan, mode, outcome, errors, display, paint, scanned }: SummaryInput): string {
   const lines: string[] = [];
   // A few paths on the label's line; more, one per line under it.
   const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
@@ -84,12 +89,17 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint }: S
   if (pending.length === 0 && errors.length === 0) lines.push('  Nothing to migrate.');
 
   const packages = scan.packages.filter((p) => p.files.some((f) => isReportableOrError(scan, f)));
-  if (scan.packages.length > 1 && packages.length > 0) {
+  // Workspace packages that were scanned but had nothing to say: named when few, counted when many.
+  const listedDirs = new Set(packages.map((p) => p.dir));
+  const quiet = (scan.workspace?.packages ?? []).filter((p) => !listedDirs.has(p.dir) && (scanned ?? []).some((target) => isInside(target, p.dir)));
+  if ((scan.packages.length > 1 || packages.length + quiet.length > 1) && packages.length > 0) {
     lines.push('Packages:');
     for (const group of packages) {
       const label = group.dir === null ? '(no package.json)' : `${group.name ?? '(unnamed)'} (${display(group.dir) || '.'})`;
       lines.push(`  ${label}: ${describeGroup(scan, group.files, errors, outcome)}`);
     }
+    if (quiet.length > 0 && quiet.length <= 3) lines.push(`  nothing to migrate: ${quiet.map((p) => `${p.name ?? '(unnamed)'} (${display(p.dir) || '.'})`).join(', ')}`);
+    else if (quiet.length > 3) lines.push(`  nothing to migrate in the ${quiet.length} other workspace packages`);
   }
 
   // One line per install command and package set; several directories (independent packages) are listed under it.

@@ -4,9 +4,9 @@
 // Deliberately not: whether the file is a server at all, or anything the SDK rewrite can follow —
 // a plain `handlers[msg.method]` lookup or a tool array filtered from config is not a reason.
 import type { CallExpression, Expression, File, Node } from '@babel/types';
-import type { EnvelopeReason } from '../plan/envelope-reasons.js';
-import { findReplyWrites, findStdoutWrites } from '../rewrite/envelope/analyze.js';
-import { buildParentMap, getPropertyName, isFunctionNode, isIdentifierNamed, unwrapExpression, walk } from '../rewrite/envelope/walk.js';
+import type { EnvelopeReason } from '../model/envelope-reasons.js';
+import { findReplyWrites, findStdoutWrites } from './envelope-io.js';
+import { buildParentMap, getPropertyName, isFunctionNode, isIdentifierNamed, unwrapExpression, walk } from './envelope-walk.js';
 
 export interface EnvelopeSignal {
   reason: EnvelopeReason;

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { findEnvelopeReason } from '../../src/detect/envelope-signals.js';
 import { parseSource } from '../../src/parse.js';
-import type { EnvelopeReason } from '../../src/plan/envelope-reasons.js';
+import type { EnvelopeReason } from '../../src/model/envelope-reasons.js';
 import { rewriteEnvelope } from '../../src/rewrite/envelope/index.js';
 import type { CaseFile, JsonMessage } from './raw-client.js';
 

@@ -16,10 +16,10 @@
 // the buffer (split, trim, comparisons, ...) and nothing is changed. JavaScript only: in TypeScript
 // the declared types would change.
 import type { File, Identifier, Node } from '@babel/types';
-import type { EnvelopeIo } from './analyze.js';
-import { isReference } from './analyze.js';
+import type { EnvelopeIo } from '../../detect/envelope-io.js';
+import { isReference } from '../../detect/envelope-io.js';
 import { buildReplacement, type TextEdit } from './edits.js';
-import { contains, countDeclarations, getPropertyName, isFunctionNode, isIdentifierNamed, isMemberNamed, walk } from './walk.js';
+import { contains, countDeclarations, getPropertyName, isFunctionNode, isIdentifierNamed, isMemberNamed, walk } from '../../detect/envelope-walk.js';
 
 export interface FramingFix {
   edits: TextEdit[];

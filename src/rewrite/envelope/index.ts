@@ -18,13 +18,13 @@ import { extname } from 'node:path';
 import type { File, Node } from '@babel/types';
 import { assertNever } from '../../model/assert-never.js';
 import { parseSource } from '../../parse.js';
-import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../plan/envelope-reasons.js';
-import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from './analyze.js';
+import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../model/envelope-reasons.js';
+import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from '../../detect/envelope-io.js';
 import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from './edits.js';
 import { getByteFramingFix } from './framing-fix.js';
 import { buildHelperSource, getHelperModule, type HelperModule } from './helper-source.js';
 import { getCodeStyle, getLineIndent, quoteString, type CodeStyle } from './style.js';
-import { collectIdentifierNames, contains, isIdentifierNamed, unwrapExpression, walk } from './walk.js';
+import { collectIdentifierNames, contains, isIdentifierNamed, unwrapExpression, walk } from '../../detect/envelope-walk.js';
 
 export interface EnvelopeRewrite {
   /** The rewritten file; equal to the input when the file already routes through the helper. */

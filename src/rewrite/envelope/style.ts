@@ -1,7 +1,7 @@
 // The code style of a file, so the few lines the envelope rewrite adds look like their neighbours:
 // quotes, semicolons, indentation unit, line ending and declaration keyword, each by majority.
 import type { File, Node } from '@babel/types';
-import { walk } from './walk.js';
+import { walk } from '../../detect/envelope-walk.js';
 
 export interface CodeStyle {
   quote: "'" | '"';

@@ -26,7 +26,7 @@ import {
   isProcessStdout,
   unwrapExpression,
   walk,
-} from './walk.js';
+} from './envelope-walk.js';
 
 export type Channel = 'stdout.write' | 'console' | 'writeSync';
 
