@@ -149,7 +149,7 @@ reply({ id: 'x' }, 1, 2); reply();`,
   }
 
   it('a crash in one analysis loses only the rules that need it', () => {
-    const path = join(REPO, 'test/fixtures/audit/corpus/06-console-log-noise/server.js');
+    const path = join(REPO, 'test/fixtures/corpus/06-console-log-noise/server.js');
     const source = readFileSync(path, 'utf8');
     const intact = auditSource(parseSource(path, source), source).map((f) => `${f.rule}:${f.line}`);
     // Break the `error: "Unknown tool"` value the way a parser bug would: a cast around nothing.

@@ -10,7 +10,8 @@ import type { EnvelopeReason } from '../../src/model/envelope-reasons.js';
 import { rewriteEnvelope } from '../../src/rewrite/envelope/index.js';
 import type { CaseFile, JsonMessage } from './raw-client.js';
 
-export const FIXTURES = resolve('test/e2e-envelope/fixtures');
+/** The corpus copy shared by every end-to-end test. */
+export const FIXTURES = resolve('test/fixtures/corpus');
 
 export function readCase(name: string): CaseFile {
   const spec = JSON.parse(readFileSync(join(FIXTURES, name, 'case.json'), 'utf8')) as CaseFile;
