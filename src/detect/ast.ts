@@ -74,10 +74,6 @@ export function getBlockStatements(node: t.Statement): t.Statement[] {
   return t.isBlockStatement(node) ? node.body : [node];
 }
 
-export function isFunctionNode(node: t.Node): node is t.Function {
-  return t.isFunction(node);
-}
-
 /** Line (1-based) and column (1-based) of a node's start. */
 export function getPosition(node: t.Node): { line: number; column: number } {
   return { line: node.loc?.start.line ?? 0, column: (node.loc?.start.column ?? 0) + 1 };

@@ -28,7 +28,7 @@ export interface BranchContext {
   noReplyMessage?: string;
 }
 
-export type BranchBody = { text: string; usesId: boolean } | { failed: string; line: number; reason: string };
+export type BranchBody = { text: string } | { failed: string; line: number; reason: string };
 
 /**
  * Throw statement text for an error reply; the SDK answers with the error's code and message as they are.
@@ -53,14 +53,14 @@ export function buildNoReplyThrow(ctx: BranchContext, method: string): string {
 export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): BranchBody {
   const { source } = ctx;
   const statements = dropTrailingBreak(branch.statements);
-  if (statements.length === 0) return { text: '', usesId: false };
+  if (statements.length === 0) return { text: '' };
   const synthetic = statements[0]!.start === undefined || statements[0]!.start === null;
   if (synthetic) {
     // `() => ({ ... })` map entries: the body is the expression.
     const only = statements[0] as t.ReturnStatement;
     const expression = only.argument!;
     const text = renderRange(source, expression.start!, expression.end!, getLineIndent(source, expression.start!), ctx.bodyIndent, ctx.protectedLineStarts);
-    return { text: `${ctx.bodyIndent}return ${text}${semi(ctx.style)}`, usesId: false };
+    return { text: `${ctx.bodyIndent}return ${text}${semi(ctx.style)}` };
   }
   const first = statements[0]!;
   const last = statements[statements.length - 1]!;
@@ -74,7 +74,7 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
     if (problem) return { failed: problem, line: reply.site.loc!.start.line, reason: 'UNSUPPORTED_CONTROL_FLOW' };
     const siteIndent = getLineIndent(source, reply.site.start!);
     const targetIndent = ctx.bodyIndent + siteIndent.slice(Math.min(baseIndent.length, siteIndent.length));
-    edits.replace(reply.site.start!, reply.site.end!, buildReplyStatement(reply, ctx, branch.method, siteIndent, targetIndent));
+    edits.replace(reply.site.start!, reply.site.end!, buildReplyStatement(reply, ctx, branch.method, targetIndent));
     for (const dead of getDeadFollowers(reply.site, parents)) {
       const lineStart = getLineStart(source, dead.start!);
       const onlyOnLine = !/\S/.test(source.slice(lineStart, dead.start!));
@@ -112,7 +112,7 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
   if (!endsAbruptlyAfterEdits(statements, branch)) {
     text += ctx.style.eol + ctx.bodyIndent + buildNoReplyThrow(ctx, branch.method);
   }
-  return { text, usesId: false };
+  return { text };
 }
 
 /** A case's closing `break` has no meaning inside a handler. */
@@ -121,11 +121,10 @@ function dropTrailingBreak(statements: t.Statement[]): t.Statement[] {
   return last && t.isBreakStatement(last) && !last.label ? statements.slice(0, -1) : statements;
 }
 
-function buildReplyStatement(reply: Reply, ctx: BranchContext, method: string, siteIndent: string, targetIndent: string): string {
+function buildReplyStatement(reply: Reply, ctx: BranchContext, method: string, targetIndent: string): string {
   // A value's continuation lines keep their depth relative to the line it starts on.
   const valueEdits = method === 'resources/read' && reply.kind === 'result' && reply.value ? addMissingResourceUris(reply.value, ctx) : new EditList();
   const text = (node: t.Node) => renderRange(ctx.source, node.start!, node.end!, getLineIndent(ctx.source, node.start!), targetIndent, ctx.protectedLineStarts, valueEdits);
-  void siteIndent;
   if (reply.kind === 'result') {
     return reply.value ? `return ${text(reply.value)}${semi(ctx.style)}` : `return {}${semi(ctx.style)}`;
   }
@@ -254,12 +253,8 @@ function findSilentExits(statements: t.Statement[], replies: Reply[], parents: P
       }
     }
   };
-  const last = statements[statements.length - 1];
-  for (const statement of statements) {
-    // A trailing `break` was already dropped; a trailing bare `return` is a silent exit too.
-    void last;
-    visit(statement, false);
-  }
+  // A trailing `break` was already dropped; a trailing bare `return` is a silent exit too.
+  for (const statement of statements) visit(statement, false);
   return exits;
 }
 

@@ -13,7 +13,7 @@ import { buildThrow, renderBranchBody, type BranchContext } from './branch.js';
 import { EditList } from './edits.js';
 import { pruneUnusedDeclarations } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
-import { findProtectedLineStarts, getLineIndent, getNodeRange, indentLines, reindentText, renderRange, widenToLines } from './text.js';
+import { findProtectedLineStarts, getLineIndent, getNodeRange, reindentText, renderRange, widenToLines } from './text.js';
 
 export interface SdkRewriteInput {
   ast: t.File;
@@ -378,7 +378,7 @@ function buildConstruction(
   const infoText = info ? text(info) : `{ name: ${quoted(style, baseName(ctx.input.path))}, version: ${quoted(style, '0.0.0')} }`;
   if (!info) ctx.notes.push('no serverInfo was found: the server is named after its file, version 0.0.0');
   const needed = [...new Set(methods.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].capability))];
-  const capabilities = buildCapabilities(model.initialize?.capabilities ?? null, needed, source, style, ctx.notes);
+  const capabilities = buildCapabilities(model.initialize?.capabilities ?? null, needed, source, ctx.notes);
   const options = [`capabilities: ${capabilities}`];
   if (model.initialize?.instructions) options.push(`instructions: ${text(model.initialize.instructions)}`);
   const oneLine = `${anchorIndent}const ${ctx.serverName} = new Server(${infoText}, { ${options.join(', ')} })${semi(style)}`;
@@ -390,7 +390,7 @@ function buildConstruction(
 }
 
 /** The original capabilities object, plus any capability the served methods need but it did not declare. */
-function buildCapabilities(node: t.Node | null, needed: Capability[], source: string, style: CodeStyle, notes: string[]): string {
+function buildCapabilities(node: t.Node | null, needed: Capability[], source: string, notes: string[]): string {
   if (node && t.isObjectExpression(node)) {
     const declared = node.properties.map((p) => (t.isObjectProperty(p) ? getKeyName(p) : null));
     const missing = needed.filter((c) => !declared.includes(c));
@@ -401,7 +401,6 @@ function buildCapabilities(node: t.Node | null, needed: Capability[], source: st
     return `{ ${[...props, ...missing.map((c) => `${c}: {}`)].join(', ')} }`;
   }
   if (node) return source.slice(node.start!, node.end!);
-  void style;
   return `{ ${needed.map((c) => `${c}: {}`).join(', ')} }`;
 }
 
@@ -562,4 +561,3 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export { indentLines };

@@ -68,13 +68,6 @@ export function reindentText(text: string, from: string, to: string): string {
     .join('\n');
 }
 
-/** Prefixes every non-empty line with `indent`. */
-export function indentLines(text: string, indent: string): string {
-  return text
-    .split('\n')
-    .map((line) => (line.trim() === '' ? line.replace(/^[ \t]+/, '') : indent + line))
-    .join('\n');
-}
 
 /**
  * source[start, end) with `edits` applied and every line after the first moved from indentation `from`
