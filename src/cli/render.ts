@@ -91,5 +91,10 @@ export function renderFileHeader(path: string, result: FileResult, paint: Paint)
     const where = d.line === undefined ? '' : ` (line ${d.line}${d.column === undefined ? '' : `:${d.column}`})`;
     lines.push(paint.warn(`   ${d.code}: ${d.message}${where}`));
   }
+  // The audit: every JSON-RPC envelope violation, and whether this file's rewrite fixes it.
+  for (const f of result.findings) {
+    const status = f.fixed ? paint.added('fixed by this rewrite') : paint.warn('not fixed');
+    lines.push(`   ${path}:${f.line}:${f.column} ${f.rule}: ${f.message} [${status}]`);
+  }
   return `${lines.join('\n')}\n`;
 }
