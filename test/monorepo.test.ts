@@ -4,18 +4,25 @@
 // alone, summarises per package and prints one install command for the workspace root.
 import { afterAll, describe, it, expect } from 'vitest';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { makeHarness, makeTree, read, removeTrees } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
 
 const FIXTURE = join(__dirname, 'fixtures', 'monorepo');
+const CORPUS = join(__dirname, 'fixtures', 'corpus');
 
-/** A fresh copy of the fixture in a temp directory. */
+/** Which corpus case each package is (test/fixtures/monorepo/README.md); the fixture's own files go on top. */
+const PACKAGES = { a: '01-cjs-readline-bare-ifs', b: '02-esm-data-buffer-switch', c: '13-already-sdk-mcpserver', d: '14-jsonl-worker-not-mcp' } as const;
+
+/** The monorepo, assembled in a temp directory. */
 async function copyFixture(): Promise<string> {
   const root = await makeTree({});
-  await cp(FIXTURE, root, { recursive: true });
+  for (const [name, corpusCase] of Object.entries(PACKAGES)) {
+    await cp(join(CORPUS, corpusCase), join(root, 'packages', name), { recursive: true, filter: (path) => basename(path) !== 'case.json' });
+  }
+  await cp(FIXTURE, root, { recursive: true, force: true });
   await rm(join(root, 'README.md'));
   return root;
 }
@@ -71,6 +78,7 @@ describe('monorepo', () => {
     const untouched = { c: await snapshot(join(root, 'packages/c')), d: await snapshot(join(root, 'packages/d')) };
     const rootPackage = await read(root, 'package.json');
     const bBefore = await read(root, 'packages/b/package.json');
+    expect(bBefore).toContain('    "type": "module",\n');
 
     const run = await migrate(await makeTree({}), ['--yes', root]);
     expect(run.stderr).toBe('');

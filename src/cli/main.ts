@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertNever } from '../model/assert-never.js';
 import { resolveChangedScope } from '../runner/changed.js';
 import { describeFsError, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
@@ -92,7 +93,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const out = (text: string): void => void human.write(text);
   const paint = createPaint(shouldColor(human.isTTY, deps.env));
 
-  // 1. Usage errors that need no scan: nobody to ask, or a dirty work tree.
+  // 1. Usage errors that need no scan: nobody to ask, a --changed-since ref git does not know, or a dirty work tree.
   if (options.mode === 'apply' && !options.yes && !deps.isTTY) {
     stderr.write(
       'mcp-migrate: no terminal to review the changes on (stdin or stdout is not a TTY).\n' +
@@ -102,23 +103,10 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
   let only: ReadonlySet<string> | undefined;
   if (options.changedSince !== null) {
-    const ref = options.changedSince;
-    const scope = await resolveChangedScope(deps.git, options.paths, cwd, ref);
-    switch (scope.kind) {
-      case 'not-a-repo':
-        stderr.write(`mcp-migrate: --changed-since needs a git work tree, and ${toPosix(relative(cwd, scope.path)) || '.'} is not inside one.\n`);
-        return EXIT_USAGE;
-      case 'unknown-ref':
-        stderr.write(
-          `mcp-migrate: --changed-since: unknown git ref "${ref}" (no such branch, tag or commit in the repository of ${toPosix(relative(cwd, scope.path)) || '.'}).\n` +
-            'In CI, fetch it first: check out with the full history (actions/checkout with fetch-depth: 0) or run `git fetch origin <branch>`.\n',
-        );
-        return EXIT_USAGE;
-      case 'ok':
-        only = scope.files;
-        out(`Looking only at files changed since ${ref} (${scope.files.size} changed in the work tree).\n`);
-        break;
-    }
+    const changed = await getChangedFiles(deps, options.paths, options.changedSince);
+    if (changed === null) return EXIT_USAGE;
+    only = changed;
+    out(`Looking only at files changed since ${options.changedSince} (${changed.size} changed in the work tree).\n`);
   }
   if (options.mode === 'apply' && !options.force) {
     const dirty = await getDirtyTargets(deps.git, options.paths, cwd);
@@ -191,6 +179,27 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
 
 function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
   if (err.code !== 'EPIPE') throw err;
+}
+
+/** --changed-since: the files changed since `ref` (absolute paths), or null after saying on stderr why there are none to ask for. */
+async function getChangedFiles(deps: CliDeps, paths: readonly string[], ref: string): Promise<ReadonlySet<string> | null> {
+  const scope = await resolveChangedScope(deps.git, paths, deps.cwd, ref);
+  const shown = (path: string): string => toPosix(relative(deps.cwd, path)) || '.';
+  switch (scope.kind) {
+    case 'ok':
+      return scope.files;
+    case 'not-a-repo':
+      deps.stderr.write(`mcp-migrate: --changed-since needs a git work tree, and ${shown(scope.path)} is not inside one.\n`);
+      return null;
+    case 'unknown-ref':
+      deps.stderr.write(
+        `mcp-migrate: --changed-since: unknown git ref "${ref}" (no such branch, tag or commit in the repository of ${shown(scope.path)}).\n` +
+          'In CI, fetch it first: check out with the full history (actions/checkout with fetch-depth: 0) or run `git fetch origin <branch>`.\n',
+      );
+      return null;
+    default:
+      return assertNever(scope);
+  }
 }
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */

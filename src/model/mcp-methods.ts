@@ -24,6 +24,17 @@ export const MCP_REQUESTS = {
 
 export type McpRequestMethod = keyof typeof MCP_REQUESTS;
 
+/** Client notifications a server may handle itself; one `setNotificationHandler` each. */
+export const MCP_NOTIFICATIONS = {
+  'notifications/cancelled': { schema: 'CancelledNotificationSchema' },
+  'notifications/progress': { schema: 'ProgressNotificationSchema' },
+  'notifications/roots/list_changed': { schema: 'RootsListChangedNotificationSchema' },
+} as const satisfies Record<string, { schema: string }>;
+
+export function isMcpNotification(method: string): method is keyof typeof MCP_NOTIFICATIONS {
+  return Object.prototype.hasOwnProperty.call(MCP_NOTIFICATIONS, method);
+}
+
 /** Methods the SDK answers by itself: their branches are removed by the rewrite. */
 export const SDK_OWNED_METHODS = ['initialize', 'ping', 'notifications/initialized'] as const;
 

@@ -26,6 +26,8 @@ export interface BranchContext {
   fixes?: string[];
   /** Message of the error thrown where the original sent nothing (default: per method). */
   noReplyMessage?: string;
+  /** A notification handler: replies (bugs) are dropped, nothing is returned or thrown for silence. */
+  notification?: boolean;
 }
 
 export type BranchBody = { text: string } | { failed: string; line: number; reason: string };
@@ -69,6 +71,7 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
   const edits = new EditList();
   const parents = buildParentMap(statements);
 
+  if (ctx.notification) return renderNotificationBody(branch, ctx, statements, range, baseIndent);
   for (const reply of branch.replies) {
     const problem = checkLeavesAfterReply(reply.site, parents, statements);
     if (problem) return { failed: problem, line: reply.site.loc!.start.line, reason: 'UNSUPPORTED_CONTROL_FLOW' };
@@ -113,6 +116,26 @@ export function renderBranchBody(branch: MethodBranch, ctx: BranchContext): Bran
     text += ctx.style.eol + ctx.bodyIndent + buildNoReplyThrow(ctx, branch.method);
   }
   return { text };
+}
+
+/** Notification handlers keep their statements; a reply the original sent to the notification is removed. */
+function renderNotificationBody(branch: MethodBranch, ctx: BranchContext, statements: t.Statement[], range: { start: number; end: number }, baseIndent: string): BranchBody {
+  const { source } = ctx;
+  const edits = new EditList();
+  for (const reply of branch.replies) {
+    const site = reply.site;
+    if (t.isReturnStatement(site)) {
+      edits.replace(site.start!, site.end!, `return${semi(ctx.style)}`);
+      continue;
+    }
+    const lineStart = getLineStart(source, site.start!);
+    const newline = source.indexOf('\n', site.end!);
+    const alone = !/\S/.test(source.slice(lineStart, site.start!)) && !/\S/.test(source.slice(site.end!, newline === -1 ? source.length : newline));
+    if (alone) edits.remove(lineStart, newline === -1 ? source.length : newline + 1);
+    else edits.remove(site.start!, site.end!);
+  }
+  if (branch.replies.length > 0) ctx.fixes?.push(`${branch.method} is no longer answered (it is a notification)`);
+  return { text: ctx.bodyIndent + renderRange(source, range.start, range.end, baseIndent, ctx.bodyIndent, ctx.protectedLineStarts, edits) };
 }
 
 /** A case's closing `break` has no meaning inside a handler. */

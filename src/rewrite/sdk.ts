@@ -2,7 +2,7 @@
 // `setRequestHandler` per method with the branch's own body; connects a StdioServerTransport.
 // Computed as text edits on the original source (see edits.ts), then pruned and re-parsed.
 import * as t from '@babel/types';
-import { MCP_REQUESTS, SDK_OWNED_METHODS, isMcpRequestMethod, type Capability } from '../model/mcp-methods.js';
+import { MCP_NOTIFICATIONS, MCP_REQUESTS, SDK_OWNED_METHODS, isMcpNotification, isMcpRequestMethod, type Capability } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { MethodBranch, ServerModel } from '../model/server-model.js';
 import type { ModuleKind, SdkTarget, Style } from '../model/types.js';
@@ -38,10 +38,11 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const fixes: string[] = [];
 
   const registered = model.methods.filter((m) => isMcpRequestMethod(m.method));
-  const custom = model.methods.filter((m) => !OWNED.includes(m.method) && !isMcpRequestMethod(m.method));
-  const customNotification = custom.find((m) => m.method.startsWith('notifications/'));
+  const notifications = model.methods.filter((m) => !OWNED.includes(m.method) && m.method.startsWith('notifications/'));
+  const custom = model.methods.filter((m) => !OWNED.includes(m.method) && !isMcpRequestMethod(m.method) && !m.method.startsWith('notifications/'));
+  const customNotification = notifications.find((m) => !isMcpNotification(m.method));
   if (customNotification) {
-    return { failed: `the server handles ${customNotification.method}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: customNotification.line };
+    return { failed: `the server handles ${customNotification.method}, which is not an MCP notification`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: customNotification.line };
   }
   if (registered.length === 0) return { failed: 'no MCP request method is served', reason: 'NO_DISPATCH', line: model.dispatch.line };
 
@@ -67,6 +68,12 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
     const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
     if ('failed' in rendered) return rendered;
     blocks.push(rendered.text);
+  }
+  for (const branch of notifications) {
+    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors: null, protectedLineStarts, typescript, serverName, fixes }, true);
+    if ('failed' in rendered) return rendered;
+    blocks.push(rendered.text);
+    if (branch.method === 'notifications/cancelled') notes.push("notifications/cancelled runs the server's own handler in place of the SDK's (which aborted the request's signal)");
   }
   if (custom.length > 0) {
     const rendered = renderFallbackHandler(custom, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
@@ -119,7 +126,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
 
   // 5. SDK imports next to the file's own.
   const schemas = [
-    ...new Set(registered.filter((b) => !(useMcpServer && b.method.startsWith('tools/'))).map((b) => MCP_REQUESTS[b.method as keyof typeof MCP_REQUESTS].schema)),
+    ...new Set([...registered.filter((b) => !(useMcpServer && b.method.startsWith('tools/'))), ...notifications].map((b) => getSchemaName(b.method))),
   ].sort();
   const useImport = model.syntax === 'import' || (model.syntax === 'none' && input.moduleKind === 'esm');
   const usesProtocolError = [...blocks, connect].some((b) => b.includes('new ProtocolError('));
@@ -160,7 +167,8 @@ type Rendered = { text: string } | { failed: string; reason: string; line: numbe
 // server.setRequestHandler(CallToolRequestSchema, async (msg) => {
 //   ...the branch's statements, replies turned into return / throw...
 // });
-function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
+// server.setNotificationHandler(CancelledNotificationSchema, async (msg) => { ... });
+function renderHandler(branch: MethodBranch, ctx: RenderContext, notification = false): Rendered {
   const { style, anchorIndent } = ctx;
   const unit = style.indent;
   const wrapped = ctx.wrapErrors !== null;
@@ -177,6 +185,7 @@ function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
     typescript: ctx.typescript,
     sdk: ctx.input.sdk,
     fixes: ctx.fixes,
+    notification,
   };
   const body = renderBranchBody(branch, branchContext);
   if ('failed' in body) return body;
@@ -185,9 +194,10 @@ function renderHandler(branch: MethodBranch, ctx: RenderContext): Rendered {
   let inner = [prelude, param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
   if (wrapped) inner = wrapInErrorCode(inner, ctx);
   const usesParam = param.name !== '' && new RegExp(`\\b${escapeRegExp(param.usedName)}\\b`).test(inner);
-  const method = ctx.input.sdk === 'v1' ? MCP_REQUESTS[branch.method as keyof typeof MCP_REQUESTS].schema : quoted(style, branch.method);
+  const method = ctx.input.sdk === 'v2' ? quoted(style, branch.method) : getSchemaName(branch.method);
+  const register = notification ? 'setNotificationHandler' : 'setRequestHandler';
   return {
-    text: `${anchorIndent}${ctx.serverName}.setRequestHandler(${method}, async (${usesParam ? param.name : ''}) => {${style.eol}${inner}${style.eol}${anchorIndent}})${semi(style)}`,
+    text: `${anchorIndent}${ctx.serverName}.${register}(${method}, async (${usesParam ? param.name : ''}) => {${style.eol}${inner}${style.eol}${anchorIndent}})${semi(style)}`,
   };
 }
 
@@ -555,6 +565,13 @@ function findStdoutCalls(program: t.Program): t.CallExpression[] {
     if (t.isCallExpression(node) && getStdoutWriteKind(node)) calls.push(node);
   });
   return calls;
+}
+
+/** The v1 schema a method registers with (requests and notifications share one namespace of method names). */
+function getSchemaName(method: string): string {
+  if (isMcpRequestMethod(method)) return MCP_REQUESTS[method].schema;
+  if (isMcpNotification(method)) return MCP_NOTIFICATIONS[method].schema;
+  throw new Error(`no SDK schema for ${method}`);
 }
 
 function escapeRegExp(text: string): string {

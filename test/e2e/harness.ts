@@ -70,8 +70,8 @@ const createdTempDirs = new Set<string>();
  * project's. The link sits one level up, so Node's resolution finds it while the case folder itself
  * holds exactly the fixture's files (the CLI under test never sees a `node_modules`).
  */
-export async function copyCase(name: string): Promise<string> {
-  const source = join(FIXTURE_CORPUS, name);
+export async function copyCase(name: string, from: string = FIXTURE_CORPUS): Promise<string> {
+  const source = join(from, name);
   if (!existsSync(join(source, 'case.json'))) throw new Error(`no corpus case ${name}`);
   const root = await mkdtemp(join(tmpdir(), `mcp-migrate-e2e-${name.slice(0, 2)}-`));
   createdTempDirs.add(root);

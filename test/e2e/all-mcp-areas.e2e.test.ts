@@ -1,0 +1,39 @@
+/**
+ * Every MCP area the SDK rewrite maps (tools, resources, templates, prompts, completion, logging, a
+ * notification handler of the server's own), migrated with v1 and v2 and replayed with the SDK Client.
+ */
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareTranscripts, copyCase, ensureBuilt, getFailedRules, probeRaw, readCase, recordOriginal, removeAllCases, replayWithSdkClient, runCli } from './harness.js';
+
+const SERVERS = join(import.meta.dirname, '..', 'fixtures', 'servers');
+const TIMEOUT_MS = 180_000;
+
+beforeAll(ensureBuilt, 300_000);
+afterAll(removeAllCases);
+
+describe.concurrent.each(['v1', 'v2'] as const)('notes-server migrated with --sdk %s', (sdk) => {
+  it('answers every area as before, handles notifications/cancelled, and holds the envelope rules', async () => {
+    const dir = await copyCase('notes-server', SERVERS);
+    const kase = await readCase(dir);
+    const original = await recordOriginal(dir, kase);
+    const cli = await runCli(['--yes', '--sdk', sdk, dir], dir);
+    expect(cli.code, cli.stderr + cli.stdout).toBe(0);
+    const migrated = await readFile(join(dir, 'server.js'), 'utf8');
+    expect(migrated).toContain('setNotificationHandler(');
+    expect(migrated).not.toContain('readline');
+    const replay = await replayWithSdkClient(dir, kase, { sdk });
+    const differences = compareTranscripts(original, replay);
+    if (sdk === 'v1') expect(differences, replay.stderr).toEqual([]);
+    // SDK v2 itself encodes a resources/read miss (-32002) as -32602 on the wire (its ResourceNotFoundError
+    // docs: "the wire code is -32602 on every protocol revision"); nothing else may differ.
+    else expect(differences, replay.stderr).toEqual([expect.stringMatching(/^resources\/read note:\/\/nope: .*-32002.*migrated: error \{"code":-32602/)]);
+    const probes = await probeRaw(dir, kase);
+    expect(getFailedRules(probes)).toEqual(sdk === 'v2' ? ['parse-error'] : []);
+    // the server's own cancellation handler ran (it logs to stderr)
+    expect(probes.stderr).toMatch(/cancelled \S+ at level/);
+    // and a second run has nothing left to do
+    expect((await runCli(['--check', dir], dir)).code).toBe(0);
+  }, TIMEOUT_MS);
+});
