@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSource } from '../src/parse.js';
 import { rewriteEnvelope, type EnvelopeRewriteResult } from '../src/rewrite/envelope/index.js';
-import { applyEdits } from '../src/rewrite/envelope/edits.js';
+import { applyEdits } from '../src/rewrite/edits.js';
 import { getCodeStyle } from '../src/rewrite/envelope/style.js';
 
 function rewrite(source: string, path = '/p/server.js'): EnvelopeRewriteResult {

@@ -18,7 +18,7 @@
 import type { File, Identifier, Node } from '@babel/types';
 import type { EnvelopeIo } from '../../detect/envelope-io.js';
 import { isReference } from '../../detect/envelope-io.js';
-import { buildReplacement, type TextEdit } from './edits.js';
+import { buildReplacement, type TextEdit } from '../edits.js';
 import { contains, countDeclarations, getPropertyName, isFunctionNode, isIdentifierNamed, isMemberNamed, walk } from '../../detect/envelope-walk.js';
 
 export interface FramingFix {

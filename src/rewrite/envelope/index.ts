@@ -20,7 +20,7 @@ import { assertNever } from '../../model/assert-never.js';
 import { parseSource } from '../../parse.js';
 import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../model/envelope-reasons.js';
 import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from '../../detect/envelope-io.js';
-import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from './edits.js';
+import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from '../edits.js';
 import { getByteFramingFix } from './framing-fix.js';
 import { buildHelperSource, getHelperModule, type HelperModule } from './helper-source.js';
 import { getCodeStyle, getLineIndent, quoteString, type CodeStyle } from './style.js';
