@@ -5,6 +5,7 @@
 // Deliberately does not fetch: a ref the clone does not have is an error that names it.
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { assertNever } from '../model/assert-never.js';
 import type { GitClient } from './git.js';
 
 export type ChangedScope =
@@ -37,6 +38,8 @@ export async function resolveChangedScope(git: GitClient, paths: readonly string
       case 'ok':
         for (const file of changed.files) files.add(file);
         break;
+      default:
+        return assertNever(changed);
     }
   }
   return { kind: 'ok', files };
