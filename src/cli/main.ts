@@ -2,10 +2,8 @@
 // and exit code. The only module that decides what goes to stdout/stderr; it never calls process.exit
 // (bin/mcp-migrate.js sets process.exitCode from the returned code). Every outside effect the tests
 // need to control — streams, terminal, environment, cwd, the prompt, git, the pipeline — is a CliDeps.
-import { readFileSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import { resolveChangedScope } from '../runner/changed.js';
 import { describeFsError, toPosix } from '../runner/discover.js';
@@ -16,6 +14,7 @@ import { parseCliArgs, USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
 import { createTerminalPrompt } from './prompt.js';
 import { createPaint, shouldColor } from './render.js';
+import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
 import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
 import { buildRunSummary, collectErrors, renderSummary } from './summary.js';
@@ -58,7 +57,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
       stdout.write(USAGE);
       return EXIT_OK;
     case 'version':
-      stdout.write(`${readOwnVersion()}\n`);
+      stdout.write(`${getToolVersion()}\n`);
       return EXIT_OK;
     case 'usage-error':
       stderr.write(`mcp-migrate: ${parsed.message}\nRun "mcp-migrate --help" for usage.\n`);
@@ -214,15 +213,3 @@ async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: st
   return getDirtyFiles(git, dirs);
 }
 
-/** The version in mcp-migrate's own package.json (found above this module, from src/ or dist/). */
-export function readOwnVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    try {
-      const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (json.name === 'mcp-migrate' && typeof json.version === 'string') return json.version;
-    } catch {
-      // keep climbing
-    }
-    if (dirname(dir) === dir) return '0.0.0';
-  }
-}

@@ -1,9 +1,6 @@
 // What every report derives from a RunSummary the same way: each file's status and package, the
 // totals, the tool's version. Pure functions over the summary (the version lookup reads our own
 // package.json once); the renderers only lay these out.
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RULE_IDS, type RuleId } from '../../audit/index.js';
 import type { FileResult, RunSummary } from '../../model/types.js';
 
@@ -83,23 +80,4 @@ export function toPosix(path: string): string {
   return path.replace(/\\/g, '/');
 }
 
-let cachedVersion: string | null = null;
-
-/** The version in mcp-migrate's own package.json, found above this module (from src/ or dist/). */
-export function getToolVersion(): string {
-  if (cachedVersion !== null) return cachedVersion;
-  cachedVersion = '0.0.0';
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    try {
-      const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (json.name === TOOL_NAME && typeof json.version === 'string') {
-        cachedVersion = json.version;
-        break;
-      }
-    } catch {
-      // keep climbing
-    }
-    if (dirname(dir) === dir) break;
-  }
-  return cachedVersion;
-}
+export { getToolVersion } from '../version.js';
