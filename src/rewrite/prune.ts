@@ -14,8 +14,9 @@ interface BindingInfo {
   removable: boolean;
 }
 
-export function pruneUnusedDeclarations(path: string, original: string, rewritten: string): string {
-  const before = collectBindings(parseSource(path, original));
+/** `original` is the file's AST as the pipeline parsed it (traversal does not change it). */
+export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string): string {
+  const before = collectBindings(original);
   let current = rewritten;
   for (let round = 0; round < 5; round++) {
     const after = collectBindings(parseSource(path, current));

@@ -142,7 +142,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   edits.insert(importAt.offset, importAt.before + importLines.join(eol) + importAt.after);
 
   const collapse = (text: string) => (/\n[ \t]*\r?\n[ \t]*\r?\n/.test(source) ? text : text.replace(/(\r?\n)([ \t]*\r?\n){2,}/g, '$1$1'));
-  const pruned = collapse(pruneUnusedDeclarations(input.path, source, collapse(edits.apply(source))));
+  const pruned = collapse(pruneUnusedDeclarations(input.path, ast, collapse(edits.apply(source))));
   try {
     parseSource(input.path, pruned);
   } catch (err) {
