@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { detectServer } from '../src/detect/server-model.js';
 import { toModelSnapshot } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
+import { processSource } from '../src/pipeline.js';
 
 const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
 
@@ -102,5 +103,26 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (msg.method === 'tools/list') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }) + '\\n');
 });`;
     expect(detectServer(parseSource('ignored.js', source))).toMatchObject({ kind: 'unsupported', reason: 'IGNORED' });
+  });
+});
+
+describe('conservative matching', () => {
+  it('does not trust a writer helper that is reassigned elsewhere', () => {
+    const source = `
+const readline = require('readline');
+let send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+if (process.env.QUIET) send = () => {};
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+    const detection = detectServer(parseSource('reassigned.js', source));
+    // send is not a proven writer, so tools/list has no reply the rewrite could turn into a return
+    expect(detection.kind === 'server' ? detection.model.methods[0]!.replies : 'not a server').toEqual([]);
+    expect(detection.kind === 'server' ? detection.model.writerNames : []).not.toContain('send');
+    // and the pipeline leaves the file alone rather than half-migrating it
+    const result = processSource('reassigned.js', source, { sdk: 'v1', style: 'server' });
+    expect(result.after).toBeUndefined();
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNRESOLVED_WRITER', line: 3 });
   });
 });

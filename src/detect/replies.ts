@@ -48,11 +48,18 @@ export function findWriterHelpers(program: t.Program): Map<string, WriterHelper>
     }
     return true;
   });
+  // A helper whose name is assigned elsewhere (`send = other`) might not be the function we read: not proven.
+  const reassigned = new Set<string>();
+  walk(program, (node) => {
+    if (t.isAssignmentExpression(node) && t.isIdentifier(node.left)) reassigned.add(node.left.name);
+    return true;
+  });
+  for (const name of reassigned) writers.delete(name);
   // ok(id, result) { write({ jsonrpc: '2.0', id, result }) } where write(message) serialises its argument.
   for (let changed = true; changed; ) {
     changed = false;
     for (const [name, declaration, fn] of candidates) {
-      if (writers.has(name)) continue;
+      if (writers.has(name) || reassigned.has(name)) continue;
       const helper = getChainedWriterHelper(name, declaration, fn, writers);
       if (helper) {
         writers.set(name, helper);

@@ -13,7 +13,7 @@ export const LEAVE_REASONS = {
   SHARED_BRANCH: 'One branch serves several methods; split it per method.',
   UNSUPPORTED_CONTROL_FLOW: 'A branch leaves the dispatcher with `break`/`continue`/`return` in a way the rewrite cannot follow.',
   NO_DISPATCH: 'No dispatch on the incoming message `method` was found.',
-  UNRESOLVED_WRITER: 'The reply writer could not be proven to be stdout.',
+  UNRESOLVED_WRITER: 'JSON is written to stdout outside the writer helpers the tool can follow (a reassigned or aliased helper, a write outside the dispatcher); send replies through one plain helper.',
   SDK_VERSION_UNSUPPORTED: 'The requested SDK target or style cannot express this server.',
 } as const;
 

@@ -116,7 +116,7 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
     if (writerRanges.some((r) => call.start! >= r.start && call.end! <= r.end)) continue;
     const kind = getStdoutWriteKind(call)!;
     if (getSerializedValue(getWrittenArgument(call, kind)) && kind !== 'console') {
-      return { failed: 'the file writes JSON to stdout outside the dispatcher', reason: 'UNKNOWN_REPLY_SHAPE', line: call.loc!.start.line };
+      return { failed: 'the file writes JSON to stdout outside the dispatcher and its writer helpers', reason: 'UNRESOLVED_WRITER', line: call.loc!.start.line };
     }
     if (kind === 'writeSync') continue;
     const callee = call.callee as t.MemberExpression;
