@@ -41,8 +41,8 @@ export const SDK_CASES = [
   '10-custom-method-db-stats',
 ] as const;
 
-/** Cases also migrated with `--sdk v2` (one per dispatch shape; JavaScript — see README for v2 and TS tables). */
-export const V2_CASES = ['01-cjs-readline-bare-ifs', '03-esm-handler-map', '07-resources-prompts', '08-no-jsonrpc-field', '10-custom-method-db-stats'] as const;
+/** Every sdk case is also migrated with `--sdk v2` and replayed with the v2 Client. */
+export const V2_CASES = SDK_CASES;
 
 /** Cases that are not hand-rolled MCP servers: nothing to migrate, nothing to change. */
 export const UNCHANGED_CASES = ['13-already-sdk-mcpserver', '14-jsonl-worker-not-mcp'] as const;
