@@ -12,8 +12,7 @@
 // 3. runs each command `reps` times, interleaved, measuring wall time and peak RSS of the process tree;
 // 4. prints the table and the ratios against the targets (MISSED is printed, the exit code stays 0);
 // 5. exits non-zero only when something crashed or a command failed in an unexpected way.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +32,8 @@ const TARGET_PEAK_MB = 400;
 // ---------------------------------------------------------------------------------------------------
 // Options
 
+class UsageError extends Error {}
+
 function parseOptions(argv) {
   const o = {
     reps: 3,
@@ -49,12 +50,12 @@ function parseOptions(argv) {
     const arg = argv[i];
     const value = () => {
       const v = argv[++i];
-      if (v === undefined) throw new Error(`${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`${arg} needs a value`);
       return v;
     };
     const int = () => {
       const n = Number(value());
-      if (!Number.isInteger(n) || n < 1) throw new Error(`${arg} needs a positive integer`);
+      if (!Number.isInteger(n) || n < 1) throw new UsageError(`${arg} needs a positive integer`);
       return n;
     };
     if (arg === '--reps') o.reps = int();
@@ -67,11 +68,13 @@ function parseOptions(argv) {
     else if (arg === '--no-jscodeshift') o.jscodeshift = false;
     else if (arg === '--no-phases') o.phases = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 17).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+      const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+      const comment = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+      process.stdout.write(comment.map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
       process.exit(0);
-    } else throw new Error(`unknown option ${arg}`);
+    } else throw new UsageError(`unknown option ${arg}`);
   }
-  if (o.packages < 34) throw new Error('--packages must be at least 34 (skipped-directory traps live in fixed packages)');
+  if (o.packages < 34) throw new UsageError('--packages must be at least 34 (skipped-directory traps live in fixed packages)');
   return o;
 }
 
@@ -160,8 +163,25 @@ function grepPipeline(prefilter, tree, sameFiles) {
 
 /** Files under the tree that the CLI's discovery visits, read with the dist modules (same rules as the CLI). */
 async function discover(tree) {
-  const { discoverFiles } = await import(pathToFileURL(join(REPO, 'dist', 'src', 'runner', 'discover.js')).href);
+  let discoverFiles;
+  try {
+    ({ discoverFiles } = await import(pathToFileURL(join(REPO, 'dist', 'src', 'runner', 'discover.js')).href));
+  } catch (err) {
+    log(`warning: cannot load dist/src/runner/discover.js (${err.message}); listing the tree with the generator's own rules`);
+  }
   const started = performance.now();
+  if (typeof discoverFiles !== 'function') {
+    const files = [];
+    const skip = new Set(['node_modules', 'dist', 'build', '.git', 'coverage', 'generated', 'tmp']);
+    const walk = (dir) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory() && !skip.has(e.name)) walk(join(dir, e.name));
+        else if (e.isFile() && EXTENSIONS.some((x) => e.name.endsWith(`.${x}`))) files.push(join(dir, e.name));
+      }
+    };
+    walk(tree);
+    return { files: files.sort(), seconds: (performance.now() - started) / 1000 };
+  }
   const result = await discoverFiles([tree], REPO);
   return { files: result.files, seconds: (performance.now() - started) / 1000 };
 }
@@ -318,7 +338,6 @@ async function main() {
   let secondOnly = 0;
   let passes = 0;
   const passSet = new Set();
-  const t0 = performance.now();
   for (const f of discovered.files) {
     const s = readFileSync(f, 'utf8');
     visitedBytes += Buffer.byteLength(s);
@@ -331,7 +350,6 @@ async function main() {
       passSet.add(toPosix(relative(tree, f)));
     }
   }
-  const prefilterWalkSeconds = (performance.now() - t0) / 1000;
   const plantedFiles = new Set(manifest.planted.concat(manifest.decoys).flatMap((c) => c.files));
   const plantedPassing = [...passSet].filter((p) => plantedFiles.has(p)).length;
   const byExt = Object.entries(manifest.byExt).sort().map(([e, n]) => `${e} ${fmt(n)}`).join(', ');
@@ -463,14 +481,15 @@ async function main() {
   const stat = (key) => {
     const runs = samples[key];
     if (!runs || runs.length === 0) return null;
-    return { wall: median(runs.map((r) => r.wallSeconds)), min: Math.min(...runs.map((r) => r.wallSeconds)), max: Math.max(...runs.map((r) => r.wallSeconds)), peak: Math.max(...runs.map((r) => r.peakMB)) };
+    const cpu = runs.every((r) => r.cpuSeconds !== null) ? median(runs.map((r) => r.cpuSeconds)) : null;
+    return { wall: median(runs.map((r) => r.wallSeconds)), min: Math.min(...runs.map((r) => r.wallSeconds)), max: Math.max(...runs.map((r) => r.wallSeconds)), cpu, peak: Math.max(...runs.map((r) => r.peakMB)) };
   };
   log('');
-  const header = ['command', 'wall s (median)', 'min–max s', 'files', 'files/s', 'peak MB'];
+  const header = ['command', 'wall s (median)', 'min–max s', 'cpu s (median)', 'files', 'files/s', 'peak MB'];
   const rows = commands.map((c) => {
     const s = stat(c.key);
     const files = c.files();
-    return [c.label, s.wall.toFixed(2), `${s.min.toFixed(2)}–${s.max.toFixed(2)}`, fmt(files), fmt(files / s.wall), s.peak.toFixed(0)];
+    return [c.label, s.wall.toFixed(2), `${s.min.toFixed(2)}–${s.max.toFixed(2)}`, s.cpu === null ? 'n/a' : s.cpu.toFixed(2), fmt(files), fmt(files / s.wall), s.peak.toFixed(0)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
@@ -484,12 +503,16 @@ async function main() {
   const grepSame = stat('grepSame');
   const jscs = stat('jscs');
   const verdict = (ok) => (ok ? 'OK' : 'MISSED');
+  // Ratios of the medians (the targets), plus the median of the per-round ratios and the CPU-time ratio,
+  // which move less when the shared machine's load changes during the run.
+  const perRound = (a, b) => median(samples[a].map((r, i) => r.wallSeconds / samples[b][i].wallSeconds));
+  const cpuRatio = (a, b) => (a.cpu !== null && b.cpu !== null && b.cpu > 0 ? `, cpu time ${(a.cpu / b.cpu).toFixed(1)}×` : '');
   if (jscs) {
     const ratio = jscs.wall / mcp.wall;
-    log(`jscodeshift parse-only / mcp-migrate --check = ${ratio.toFixed(1)}×   (target ≥ ${TARGET_JSCODESHIFT_RATIO}×)  ${verdict(ratio >= TARGET_JSCODESHIFT_RATIO)}`);
+    log(`jscodeshift parse-only / mcp-migrate --check = ${ratio.toFixed(1)}×   (target ≥ ${TARGET_JSCODESHIFT_RATIO}×)  ${verdict(ratio >= TARGET_JSCODESHIFT_RATIO)}   [per-round median ${perRound('jscs', 'mcp').toFixed(1)}×${cpuRatio(jscs, mcp)}]`);
   }
   const grepRatio = mcp.wall / grep.wall;
-  log(`mcp-migrate --check / grep floor          = ${grepRatio.toFixed(1)}×   (target ≤ ${TARGET_GREP_RATIO}×)  ${verdict(grepRatio <= TARGET_GREP_RATIO)}   [vs. the same-files grep: ${(mcp.wall / grepSame.wall).toFixed(1)}×]`);
+  log(`mcp-migrate --check / grep floor          = ${grepRatio.toFixed(1)}×   (target ≤ ${TARGET_GREP_RATIO}×)  ${verdict(grepRatio <= TARGET_GREP_RATIO)}   [per-round median ${perRound('mcp', 'grep').toFixed(1)}×${cpuRatio(mcp, grep)}; vs. the same-files grep ${(mcp.wall / grepSame.wall).toFixed(1)}×]`);
   log(`mcp-migrate --check peak memory           = ${mcp.peak.toFixed(0)} MB  (target < ${TARGET_PEAK_MB} MB)  ${verdict(mcp.peak < TARGET_PEAK_MB)}`);
   log('');
   log(`grep floor: LC_ALL=C ${grepPipeline(prefilter, '<tree>', false)}`);
@@ -500,7 +523,7 @@ async function main() {
   }
   if (correctness) {
     const c = correctness;
-    log(`correctness (one extra --check --report json run): scanned ${fmt(c.scanned ?? 0)} files, ${fmt(c.candidates ?? 0)} prefilter candidates; pending ${c.foundPending} found vs ${c.expectedPending} expected from ${manifest.planted.length} planted servers (per-case baseline: ${Object.entries(baseline.byCase).filter(([n]) => Number(n) <= 12).map(([n, files]) => `${n}=${files.map((f) => f.status).join('+')}`).join(' ')})  ${c.ok ? 'OK' : 'WRONG'}`);
+    log(`correctness (one extra --check --report json run): scanned ${fmt(c.scanned ?? 0)} files, ${fmt(c.candidates ?? 0)} prefilter candidates; pending ${c.foundPending} found vs ${c.expectedPending} expected from ${manifest.planted.length} planted servers (per-case baseline: ${Object.entries(baseline.byCase).filter(([n]) => Number(n) <= 12).sort(([a], [b]) => Number(a) - Number(b)).map(([n, files]) => `${n}=${files.map((f) => `${f.status}/${f.kind}`).join('+')}`).join(' ')})  ${c.ok ? 'OK' : 'WRONG'}`);
     for (const m of c.missing.slice(0, 10)) log(`  MISSING (planted server not reported): ${m}`);
     for (const m of c.wrongStatus.slice(0, 10)) log(`  WRONG STATUS: ${m}`);
     for (const m of c.inSkippedDirs.slice(0, 10)) log(`  REPORTED FROM A SKIPPED DIRECTORY: ${m}`);
@@ -522,9 +545,10 @@ async function main() {
     else log(`  pipeline: unavailable (${p.pipelineError})`);
     if (p.workerStartSeconds !== undefined) log(`  one worker thread start + first task ${p.workerStartSeconds.toFixed(2)} s`);
     else log(`  worker start: unavailable (${p.workerError})`);
-    void prefilterWalkSeconds;
   }
 
+  log('');
+  log(`load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (${cpus().length} cores)`);
   if (crashed.length > 0) {
     log('');
     for (const c of crashed) log(`FAILED: ${c}`);
@@ -538,8 +562,8 @@ main().then(
     process.exitCode = code;
   },
   (err) => {
-    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const usage = err instanceof UsageError;
+    process.stderr.write(`bench: ${usage ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 2;
   },
 );
-void execFileSync;

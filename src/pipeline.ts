@@ -19,8 +19,16 @@ import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
  * positives only cost a parse.
  */
 export function mayContainServer(source: string): boolean {
-  if (source.includes('process.stdin')) return /jsonrpc|method|Content-Length/i.test(source);
-  return source.includes('StdioServerTransport') && /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
+  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source);
+  return source.includes(USES_SDK_STDIO) && /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
+}
+
+const READS_STDIN = 'process.stdin';
+const USES_SDK_STDIO = 'StdioServerTransport';
+
+/** The first half of `mayContainServer` on raw bytes, before decoding: most files of a tree stop here. */
+export function mayContainServerBytes(bytes: Buffer): boolean {
+  return bytes.includes(READS_STDIN) || bytes.includes(USES_SDK_STDIO);
 }
 
 export function processSource(path: string, source: string, options: PipelineOptions): FileResult {

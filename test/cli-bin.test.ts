@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+import { MIN_CANDIDATES_FOR_WORKERS } from '../src/runner/scan.js';
 
 afterAll(removeTrees);
 
@@ -36,12 +37,13 @@ describe('bin/mcp-migrate.js', () => {
 
   it('processes many files on worker threads with the same output as inline', async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 12; i++) files[`src/f${String(i).padStart(2, '0')}.js`] = i % 3 === 0 ? `${SERVER_HINT}if (x ( {\n` : `${SERVER_HINT}const ok = ${i};\n`;
+    // More candidates than MIN_CANDIDATES_FOR_WORKERS, so --jobs 4 really uses the pool.
+    for (let i = 0; i < MIN_CANDIDATES_FOR_WORKERS + 8; i++) files[`src/f${String(i).padStart(3, '0')}.js`] = i % 30 === 0 ? `${SERVER_HINT}if (x ( {\n` : `${SERVER_HINT}const ok = ${i};\n`;
     const cwd = await makeTree(files);
     const pooled = run(['--dry-run', '--jobs', '4'], cwd);
     const inline = run(['--dry-run', '--jobs', '1'], cwd);
     expect(pooled.status).toBe(3);
-    expect(pooled.stderr.match(/^error: src\/f\d\d\.js: /gm)).toEqual(['error: src/f00.js: ', 'error: src/f03.js: ', 'error: src/f06.js: ', 'error: src/f09.js: ']);
+    expect(pooled.stderr.match(/^error: src\/f\d{3}\.js: /gm)).toEqual(['error: src/f000.js: ', 'error: src/f030.js: ', 'error: src/f060.js: ', 'error: src/f090.js: ']);
     expect(pooled).toEqual(inline);
   });
 });

@@ -69,12 +69,12 @@ function treeRss(rootPid, excludeRoot) {
 
 /**
  * Runs `command args` and resolves with
- * { exitCode, signal, wallSeconds, peakMB, polledPeakMB, maxProcessMB, maxProcesses, stdout, stderr }.
+ * { exitCode, signal, wallSeconds, cpuSeconds (null without /usr/bin/time), peakMB, polledPeakMB, maxProcessMB, maxProcesses, stdout, stderr }.
  */
 export function runMeasured(command, args, { cwd, env, pollMs = 50, captureStdout = true } = {}) {
   const scratch = HAS_TIME ? mkdtempSync(join(tmpdir(), 'mcp-bench-time-')) : null;
   const timeOut = scratch ? join(scratch, 'time.txt') : null;
-  const [bin, argv] = HAS_TIME ? [TIME_BIN, ['-f', '%e %M', '-o', timeOut, command, ...args]] : [command, args];
+  const [bin, argv] = HAS_TIME ? [TIME_BIN, ['-f', '%e %M %U %S', '-o', timeOut, command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(bin, argv, { cwd, env: env ?? process.env, stdio: ['ignore', captureStdout ? 'pipe' : 'ignore', 'pipe'] });
@@ -98,6 +98,7 @@ export function runMeasured(command, args, { cwd, env, pollMs = 50, captureStdou
       clearInterval(timer);
       const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       let maxProcessKB = 0;
+      let cpuSeconds = null;
       let exitCode = code;
       if (timeOut) {
         try {
@@ -105,6 +106,8 @@ export function runMeasured(command, args, { cwd, env, pollMs = 50, captureStdou
           // GNU time prefixes "Command exited with non-zero status N" on its own line.
           const last = text[text.length - 1].split(' ');
           maxProcessKB = Number(last[1]) || 0;
+          // user + system time of the command and every descendant it waited for (all threads included).
+          if (last.length >= 4) cpuSeconds = Number(last[2]) + Number(last[3]);
         } catch {
           // time could not write its report (killed): leave 0
         }
@@ -116,6 +119,7 @@ export function runMeasured(command, args, { cwd, env, pollMs = 50, captureStdou
         exitCode,
         signal,
         wallSeconds,
+        cpuSeconds,
         peakMB: Math.max(polledPeakMB, maxProcessMB),
         polledPeakMB,
         maxProcessMB,

@@ -10,6 +10,11 @@ const args = process.argv.slice(2);
 const files = args.filter((a) => a.endsWith('.cpuprofile'));
 const top = Number(args[args.indexOf('--top') + 1]) || 25;
 const inclusiveNames = args.includes('--inclusive') ? args[args.indexOf('--inclusive') + 1].split(',') : [];
+// --timeline a,b: first and last sample (ms since the earliest profile start) in which each function is on the stack.
+const timelineNames = args.includes('--timeline') ? args[args.indexOf('--timeline') + 1].split(',') : [];
+const timeline = [];
+let earliest = Infinity;
+for (const file of files) earliest = Math.min(earliest, JSON.parse(readFileSync(file, 'utf8')).startTime);
 
 const byFunction = new Map();
 const byFile = new Map();
@@ -33,9 +38,26 @@ for (const file of files) {
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map();
+  const spans = new Map();
+  let now = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     const dt = profile.timeDeltas[i] ?? 0;
+    now += dt;
     selfUs.set(profile.samples[i], (selfUs.get(profile.samples[i]) ?? 0) + dt);
+    if (timelineNames.length) {
+      for (let cur = profile.samples[i]; cur !== undefined; cur = parent.get(cur)) {
+        const fn = nodes.get(cur).callFrame.functionName;
+        if (!timelineNames.includes(fn)) continue;
+        const span = spans.get(fn) ?? { first: now, last: now };
+        span.last = now;
+        spans.set(fn, span);
+      }
+    }
+  }
+  const label = file.split('/').pop();
+  timeline.push(`${label}: span ${((profile.startTime - earliest) / 1000).toFixed(0)}–${((profile.endTime - earliest) / 1000).toFixed(0)} ms`);
+  for (const [fn, span] of [...spans].sort((a, b) => a[1].first - b[1].first)) {
+    timeline.push(`    ${fn.padEnd(28)} ${((span.first - earliest) / 1000).toFixed(0).padStart(6)} – ${((span.last - earliest) / 1000).toFixed(0).padStart(6)} ms`);
   }
   for (const [id, us] of selfUs) {
     const n = nodes.get(id);
@@ -74,3 +96,4 @@ print('self time by area', byArea, top);
 print('self time by file', byFile, top);
 print('self time by function', byFunction, top);
 if (inclusiveNames.length) print('inclusive time', inclusive, inclusiveNames.length);
+if (timelineNames.length) console.log(`\ntimeline (ms since the first profile started)\n${timeline.join('\n')}`);

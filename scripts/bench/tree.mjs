@@ -197,7 +197,7 @@ function buildTree(root, options) {
       version: `${pr.int(0, 4)}.${pr.int(0, 20)}.${pr.int(0, 9)}`,
       private: pr.chance(0.5),
       ...(esmPkg ? { type: 'module' } : {}),
-      main: isTsPkg ? 'build/index.js' : `src/index.${esmPkg ? 'js' : 'js'}`,
+      main: isTsPkg ? 'build/index.js' : 'src/index.js',
       scripts: { build: isTsPkg ? 'tsc -p .' : 'echo nothing to build', test: 'vitest run', lint: 'eslint src' },
       dependencies: Object.fromEntries(pr.pick([['lodash', 'zod'], ['express', 'pino'], ['react', 'date-fns'], ['axios'], ['pg', 'ioredis'], ['yaml', 'chalk']]).map((d) => [d, `^${pr.int(1, 9)}.${pr.int(0, 20)}.0`])),
       ...(p.jsx ? { peerDependencies: { react: '^18.0.0' } } : {}),
@@ -243,7 +243,6 @@ function buildTree(root, options) {
       if (isTsPkg) {
         if (kind === 'cli') ext = pr.pick(esmPkg ? ['.mjs', '.ts', '.mjs'] : ['.js', '.cjs', '.ts']);
         else if (kind === 'config' && pr.chance(0.25)) ext = pr.pick(['.cjs', '.mjs']);
-        else if (kind === 'component' && pr.chance(0.0)) ext = '.tsx';
         else ext = '.ts';
       } else {
         ext = esmPkg ? pr.pick(['.js', '.js', '.js', '.mjs']) : pr.pick(['.js', '.js', '.js', '.cjs']);
@@ -261,13 +260,12 @@ function buildTree(root, options) {
       else if (kind === 'worker') base = `${pr.pick(FILE_NOUNS)}-worker`;
       else if (kind === 'middleware') base = `${pr.pick(['cors', 'auth', 'audit', 'rate-limit', 'etag'])}-middleware`;
       else base = `${pr.pick(FILE_NOUNS)}${pr.pick(FILE_SUFFIXES)}`;
-      ordinary(fileName(dir, base, ext).slice(0), kind, ext, `@acme/${p.name}`, isTs, isEsm, p.jsx && !isTs);
+      ordinary(fileName(dir, base, ext), kind, ext, `@acme/${p.name}`, isTs, isEsm, p.jsx && !isTs);
     }
   }
 
   // Planted servers: cases 01-12, `copies` times each, each copy in another package and place.
   const cases = getCaseDirs();
-  const plantRng = rng.fork();
   const planted = [];
   const decoys = [];
   const plant = (num, k, list) => {
@@ -280,7 +278,6 @@ function buildTree(root, options) {
   };
   for (let k = 0; k < options.copies; k++) for (const num of SERVER_CASES) plant(num, k, planted);
   for (let k = 0; k < 2; k++) for (const num of DECOY_CASES) plant(num, k, decoys);
-  void plantRng;
 
   // Directories discovery must skip, each with a few ordinary files and one trap server copy.
   const skipRng = rng.fork();

@@ -16,9 +16,9 @@ import { checkSdkTransportBypassed, checkStdoutPollution } from './checks/stdout
 import { checkUnknownMethodUnanswered } from './checks/unknown-method.js';
 import { FileFacts } from './facts.js';
 import { Flow } from './flow.js';
-import { isRuleId, RULES, type RuleId } from './rules.js';
+import { isRuleId, RULES, type RuleId } from '../model/audit-rules.js';
 
-export { RULES, RULE_IDS, isRuleId, type RuleId, type RuleEntry, type Severity, type Fixer } from './rules.js';
+export { RULES, RULE_IDS, isRuleId, type RuleId, type RuleEntry, type Severity, type Fixer } from '../model/audit-rules.js';
 
 /** Which check reports which rule; a check that throws loses only its own rule's findings. */
 const CHECKS: Record<RuleId, Check> = {

@@ -9,44 +9,58 @@ import { widenToLines } from './text.js';
 
 interface BindingInfo {
   references: number;
+  /** Where each reference (read or write) is, to tell references inside other dead declarations. */
+  referenceRanges: [number, number][];
   /** The node to remove: the declaration statement, or an import specifier. */
   node: t.Node;
   removable: boolean;
 }
 
-/** `original` is the file's AST as the pipeline parsed it (traversal does not change it). */
+/**
+ * `original` is the file's AST as the pipeline parsed it (traversal does not change it). Parses the
+ * rewritten text once (so a rewrite that does not parse throws SourceParseError here) and removes, in one
+ * pass, every pure declaration that the original used and whose remaining references all sit inside
+ * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
+ */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string): string {
   const before = collectBindings(original);
-  let current = rewritten;
-  for (let round = 0; round < 5; round++) {
-    const after = collectBindings(parseSource(path, current));
-    const edits = new EditList();
-    const importsTouched = new Map<t.ImportDeclaration, t.Node[]>();
-    for (const [key, info] of after) {
-      if (info.references > 0 || !info.removable || (before.get(key)?.references ?? 0) === 0) continue;
-      if (t.isImportSpecifier(info.node) || t.isImportDefaultSpecifier(info.node) || t.isImportNamespaceSpecifier(info.node)) {
-        const declaration = (info.node as t.Node & { _parent?: t.ImportDeclaration })._parent!;
-        importsTouched.set(declaration, [...(importsTouched.get(declaration) ?? []), info.node]);
-        continue;
-      }
-      const range = widenToLines(current, info.node.start!, info.node.end!);
-      if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
+  const after = collectBindings(parseSource(path, rewritten));
+  const candidates = [...after].filter(([key, info]) => info.removable && (before.get(key)?.references ?? 0) > 0);
+  const dead = new Map<string, BindingInfo>();
+  const inDead = ([start, end]: [number, number]) => [...dead.values()].some((d) => start >= d.node.start! && end <= d.node.end!);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [key, info] of candidates) {
+      if (dead.has(key) || !info.referenceRanges.every(inDead)) continue;
+      dead.set(key, info);
+      changed = true;
     }
-    for (const [declaration, dead] of importsTouched) {
-      if (dead.length === declaration.specifiers.length) {
-        const range = widenToLines(current, declaration.start!, declaration.end!);
-        edits.remove(range.start, range.end);
-      } else {
-        for (const specifier of dead) {
-          const next = current.slice(specifier.end!).match(/^\s*,\s*/);
-          edits.remove(specifier.start!, specifier.end! + (next ? next[0].length : 0));
-        }
-      }
-    }
-    if (edits.size === 0) break;
-    current = edits.apply(current);
   }
-  return current;
+  const edits = new EditList();
+  const importsTouched = new Map<t.ImportDeclaration, t.Node[]>();
+  for (const info of dead.values()) {
+    if (t.isImportSpecifier(info.node) || t.isImportDefaultSpecifier(info.node) || t.isImportNamespaceSpecifier(info.node)) {
+      const declaration = (info.node as t.Node & { _parent?: t.ImportDeclaration })._parent!;
+      importsTouched.set(declaration, [...(importsTouched.get(declaration) ?? []), info.node]);
+      continue;
+    }
+    // A declaration inside another removed one goes with it.
+    if ([...dead.values()].some((d) => d !== info && info.node.start! >= d.node.start! && info.node.end! <= d.node.end!)) continue;
+    const range = widenToLines(rewritten, info.node.start!, info.node.end!);
+    if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
+  }
+  for (const [declaration, specifiers] of importsTouched) {
+    if (specifiers.length === declaration.specifiers.length) {
+      const range = widenToLines(rewritten, declaration.start!, declaration.end!);
+      edits.remove(range.start, range.end);
+    } else {
+      for (const specifier of specifiers) {
+        const next = rewritten.slice(specifier.end!).match(/^\s*,\s*/);
+        edits.remove(specifier.start!, specifier.end! + (next ? next[0].length : 0));
+      }
+    }
+  }
+  return edits.apply(rewritten);
 }
 
 /** Every binding of every scope, keyed by the chain of named functions around it plus its name. */
@@ -58,8 +72,9 @@ function collectBindings(ast: t.File): Map<string, BindingInfo> {
       const owner = getOwnerChain(path);
       for (const [name, binding] of Object.entries(path.scope.bindings)) {
         const key = `${owner}>${name}`;
-        const references = binding.referencePaths.length + binding.constantViolations.length;
-        bindings.set(key, { references, ...getRemovable(binding.path) });
+        const paths = [...binding.referencePaths, ...binding.constantViolations];
+        const referenceRanges = paths.map((p): [number, number] => [p.node.start!, p.node.end!]);
+        bindings.set(key, { references: paths.length, referenceRanges, ...getRemovable(binding.path) });
       }
     },
   });

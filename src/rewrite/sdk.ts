@@ -142,9 +142,13 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   edits.insert(importAt.offset, importAt.before + importLines.join(eol) + importAt.after);
 
   const collapse = (text: string) => (/\n[ \t]*\r?\n[ \t]*\r?\n/.test(source) ? text : text.replace(/(\r?\n)([ \t]*\r?\n){2,}/g, '$1$1'));
-  const pruned = collapse(pruneUnusedDeclarations(input.path, ast, collapse(edits.apply(source))));
+  const rewritten = collapse(edits.apply(source));
+  let pruned: string;
   try {
-    parseSource(input.path, pruned);
+    // Parses the rewritten text (so it is proven to parse), then removes what only the old loop used;
+    // removing whole declarations is checked again below.
+    pruned = collapse(pruneUnusedDeclarations(input.path, ast, rewritten));
+    if (pruned !== rewritten) parseSource(input.path, pruned);
   } catch (err) {
     return { failed: `the rewritten file does not parse: ${(err as Error).message}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: model.dispatch.line };
   }

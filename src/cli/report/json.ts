@@ -1,7 +1,7 @@
 // The JSON report: a stable, documented schema (docs/reports.md, `schemaVersion: 1`) for scripts and
 // batch-change engines. Every key is always present (null or [] when empty), so consumers never probe.
 // Adding keys keeps schemaVersion 1; renaming or removing one, or changing a meaning, bumps it.
-import { isRuleId, RULES, type Severity } from '../../audit/index.js';
+import { isRuleId, RULES, type Severity } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, RunSummary } from '../../model/types.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getToolVersion, getTotals, TOOL_NAME, type Totals } from './model.js';

@@ -2,7 +2,7 @@
 // (the nearest directory with a package.json the run knows of) each file's decision, its findings
 // as a table and its planned changes, then the rules found with their hints. Text from the summary
 // (messages, reasons, paths) is escaped; the code spans in finding messages stay code spans.
-import { isRuleId, RULES } from '../../audit/index.js';
+import { isRuleId, RULES } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';

@@ -1,7 +1,7 @@
 // What every report derives from a RunSummary the same way: each file's status and package, the
 // totals, the tool's version. Pure functions over the summary (the version lookup reads our own
 // package.json once); the renderers only lay these out.
-import { RULE_IDS, type RuleId } from '../../audit/index.js';
+import { RULE_IDS, type RuleId } from '../../model/audit-rules.js';
 import type { FileResult, RunSummary } from '../../model/types.js';
 
 export const TOOL_NAME = 'mcp-migrate';

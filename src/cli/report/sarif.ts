@@ -5,7 +5,7 @@
 // findings in the code).
 import { pathToFileURL } from 'node:url';
 import type * as Sarif from 'sarif';
-import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../audit/index.js';
+import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, RunSummary } from '../../model/types.js';
 import { getFileStatus, getToolVersion, TOOL_NAME, toPosix } from './model.js';
