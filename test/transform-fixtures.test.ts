@@ -52,6 +52,23 @@ describe('SDK rewrite fixtures', () => {
   });
 });
 
+describe('--style mcp-server', () => {
+  it('falls back to server style and says which construct stopped it', () => {
+    const source = readFileSync(join(DIR, 'mcp-server-fallback-shared-table.input.js'), 'utf8');
+    const result = processSource('server.js', source, { sdk: 'v1', style: 'mcp-server' });
+    expect(result.decision).toMatchObject({ kind: 'sdk', style: 'server' });
+    const notes = result.decision.kind === 'sdk' ? result.decision.notes : [];
+    expect(notes).toEqual([expect.stringMatching(/^--style mcp-server not applied: tools\/call hands the tool name to runTool\(\).*\(line 88\)/)]);
+  });
+
+  it('registers one tool per switch case when the split is provable', () => {
+    const source = readFileSync(join(DIR, 'mcp-server-switch-tools.input.mjs'), 'utf8');
+    const result = processSource('index.mjs', source, { sdk: 'v1', style: 'mcp-server' });
+    expect(result.decision).toMatchObject({ kind: 'sdk', style: 'mcp-server' });
+    expect(result.after!.match(/registerTool\(\n  '(\w+)'/g)).toEqual(["registerTool(\n  'word_count'", "registerTool(\n  'slugify'", "registerTool(\n  'truncate'"]);
+  });
+});
+
 describe('jscodeshift adapter', () => {
   it('returns undefined when nothing changes and the rewrite otherwise', () => {
     const api = {} as Parameters<typeof transform>[1];

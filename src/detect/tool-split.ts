@@ -133,13 +133,17 @@ function findNameDispatch(call: MethodBranch, model: ServerModel): NameDispatch 
           else if (key === 'arguments') argsLocal = local.name;
           else return { reason: `tools/call reads params.${key}`, node: prop };
         }
+      } else if (t.isIdentifier(declarator.id) && declarator.init && isParamsRead(declarator.init, model)) {
+        continue; // const params = msg.params ?? {}
       } else if (t.isIdentifier(declarator.id) && declarator.init && isParamsRead(declarator.init, model, 'name')) nameLocal = declarator.id.name;
       else if (t.isIdentifier(declarator.id) && declarator.init && isParamsRead(declarator.init, model, 'arguments')) argsLocal = declarator.id.name;
       else if (t.isIdentifier(declarator.id) && !declarator.init && statement.kind !== 'const') resultLocal = declarator.id.name;
-      else return { reason: 'tools/call computes something before choosing the tool', node: declarator };
+      else return { reason: describeDelegation(declarator.init) ?? 'tools/call computes something before choosing the tool', node: declarator };
     }
   }
   dispatch = statements[index] ?? null;
+  const delegated = describeDelegation(dispatch);
+  if (delegated) return { reason: delegated, node: dispatch };
   const rest = statements.slice(index + 1);
   if (!nameLocal || !dispatch) return { reason: 'tools/call does not choose the tool by params.name', node: dispatch };
   const tail = rest.filter((s) => !(t.isBreakStatement(s) && !s.label)).filter((s) => !call.replies.some((r) => r.site === s && r.kind === 'result' && resultLocal && t.isIdentifier(r.value, { name: resultLocal })));
@@ -175,6 +179,20 @@ function findNameDispatch(call: MethodBranch, model: ServerModel): NameDispatch 
     return { cases, nameLocal: name, argsLocal };
   }
   return { reason: 'tools/call does not switch on the tool name', node: dispatch };
+}
+
+/** `callTool(params.name, ...)`: the per-tool branches live in another function. */
+function describeDelegation(node: t.Node | null | undefined): string | null {
+  let found: string | null = null;
+  if (!node) return null;
+  walk(node, (n) => {
+    if (found) return false;
+    if (t.isCallExpression(n) && n.arguments.some((a) => (getMemberChain(unwrapExpression(a)) ?? '').endsWith('.name') || (t.isCallExpression(a) && a.arguments.some((b) => (getMemberChain(b) ?? '').endsWith('.name'))))) {
+      found = `tools/call hands the tool name to ${getMemberChain(n.callee) ?? 'a function'}(), so the per-tool branches are not in tools/call itself`;
+    }
+    return true;
+  });
+  return found;
 }
 
 /** `request.params || {}`, `msg.params.name`, `params.arguments ?? {}` (the message's params). */
