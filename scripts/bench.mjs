@@ -538,7 +538,7 @@ async function main() {
     log('where --check spends its time (measured in this process on the dist modules; single thread, warm cache):');
     log(`  discovery (walk + .gitignore)        ${discovered.seconds.toFixed(2)} s for ${fmt(discovered.files.length)} files`);
     if (p.loadScanSeconds !== undefined) log(`  module loading (fresh process)        ${p.loadCliSeconds.toFixed(2)} s for cli/main.js, ${p.loadScanSeconds.toFixed(2)} s for runner/scan.js (babel, pipeline)`);
-    log(`  read (32 concurrent fs.promises)     ${p.readSeconds.toFixed(2)} s for ${fmt(mb(p.bytes), 1)} MB   [readFileSync loop: ${p.readSyncSeconds.toFixed(2)} s]`);
+    log(`  read (readFileSync loop, as the runner does) ${p.readSyncSeconds.toFixed(2)} s for ${fmt(mb(p.bytes), 1)} MB   [32 concurrent fs.promises, for comparison: ${p.readSeconds.toFixed(2)} s]`);
     log(`  utf-8 decode                         ${p.decodeSeconds.toFixed(2)} s`);
     log(`  prefilter regexes                    ${p.prefilterSeconds.toFixed(2)} s -> ${fmt(p.candidates)} candidates`);
     if (p.pipelineSeconds !== undefined) log(`  parse+detect+plan+rewrite candidates ${p.pipelineSeconds.toFixed(2)} s inline (${((1000 * p.pipelineSeconds) / Math.max(1, p.candidates)).toFixed(1)} ms per candidate)`);
