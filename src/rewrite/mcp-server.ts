@@ -26,15 +26,16 @@ export interface McpServerToolsContext {
 }
 
 export type McpServerTools =
-  | { kind: 'tools'; blocks: string[]; usesZod: boolean; usesFromJsonSchema: boolean; usesProtocolError: boolean }
+  | { kind: 'tools'; blocks: string[]; usesZod: boolean; usesFromJsonSchema: boolean }
   /** Why the tools stay on the low-level Server (shown in the diff header). */
   | { kind: 'fallback'; reason: string; line: number };
 
 export function renderMcpServerTools(ctx: McpServerToolsContext): McpServerTools {
   const others = ctx.model.methods.filter((m) => !['initialize', 'ping', 'notifications/initialized', 'tools/list', 'tools/call'].includes(m.method));
   if (others.length > 0) return { kind: 'fallback', reason: `it also serves ${others.map((m) => m.method).join(', ')}, which McpServer would take over`, line: others[0]!.line };
-  if (ctx.model.dispatch.protocol.kind === 'return-result' && ctx.model.dispatch.protocol.errorCode !== null) {
-    return { kind: 'fallback', reason: `tool errors are answered with ${ctx.model.dispatch.protocol.errorCode}, which McpServer would turn into isError results`, line: ctx.model.dispatch.line };
+  const protocol = ctx.model.dispatch.protocol;
+  if ((protocol.kind === 'return-result' || protocol.kind === 'assign-envelope') && protocol.errorCode !== null) {
+    return { kind: 'fallback', reason: `tool errors are answered with ${protocol.errorCode}, which McpServer would turn into isError results`, line: ctx.model.dispatch.line };
   }
   const search = findToolSplit(ctx.model, ctx.program);
   if (search.kind === 'no') return { kind: 'fallback', reason: search.reason, line: search.line };
@@ -56,7 +57,6 @@ export function renderMcpServerTools(ctx: McpServerToolsContext): McpServerTools
     blocks,
     usesZod,
     usesFromJsonSchema: ctx.sdk === 'v2' && split.tools.some((tool) => tool.schemaNode),
-    usesProtocolError: blocks.some((b) => b.includes('new ProtocolError(')),
   };
 }
 

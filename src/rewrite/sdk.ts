@@ -96,11 +96,11 @@ export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
   const edits = new EditList();
   const loopAnchor = model.input.anchor;
   // The replaced statement starts after its line's indentation, so the first line drops it.
-  const registered_ = registrations.slice(anchorIndent.length);
+  const registrationsText = registrations.slice(anchorIndent.length);
   if (anchor === loopAnchor) {
-    edits.replace(loopAnchor.start!, loopAnchor.end!, registered_ + eol + eol + connect);
+    edits.replace(loopAnchor.start!, loopAnchor.end!, registrationsText + eol + eol + connect);
   } else {
-    edits.replace(anchor.start!, anchor.end!, registered_);
+    edits.replace(anchor.start!, anchor.end!, registrationsText);
     edits.replace(loopAnchor.start!, loopAnchor.end!, connect.slice(getLineIndent(source, loopAnchor.start!).length));
   }
   const removals = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
