@@ -2,6 +2,7 @@
 // message that says what was wrong and what is accepted. Deliberately does no I/O.
 import { parseArgs } from 'node:util';
 import type { SdkTarget, Style } from '../model/types.js';
+import { FRAMINGS, type Framing } from '../verify/framing.js';
 import type { ReportFormat } from './report/index.js';
 
 export type RunMode = 'apply' | 'dry-run' | 'check';
@@ -21,13 +22,30 @@ export interface CliOptions {
   changedSince: string | null;
 }
 
-export type ParsedArgs = { kind: 'run'; options: CliOptions } | { kind: 'help' } | { kind: 'version' } | { kind: 'usage-error'; message: string };
+/** `mcp-migrate verify [options] [--] <command> [args...]`. */
+export interface VerifyCliOptions {
+  /** The server command and its arguments, as typed (never empty). */
+  command: [string, ...string[]];
+  framing: Framing;
+  /** Per-reply timeout in milliseconds. */
+  timeoutMs: number;
+  report: 'json' | null;
+}
+
+export type ParsedArgs =
+  | { kind: 'run'; options: CliOptions }
+  | { kind: 'verify'; options: VerifyCliOptions }
+  /** `topic: 'verify'` for `mcp-migrate verify --help`. */
+  | { kind: 'help'; topic?: 'verify' }
+  | { kind: 'version' }
+  | { kind: 'usage-error'; message: string; topic?: 'verify' };
 
 const SDK_VALUES = ['v1', 'v2', 'auto'] as const;
 const STYLE_VALUES = ['server', 'mcp-server'] as const;
 const REPORT_VALUES = ['json', 'markdown', 'sarif'] as const;
 
 export const USAGE = `Usage: mcp-migrate [options] [paths...]
+       mcp-migrate verify [options] -- <command> [args...]   (see mcp-migrate verify --help)
 
 Finds hand-rolled MCP stdio servers under the given files and directories (default ".") and moves
 them onto the official SDK, or into a compliant JSON-RPC envelope. Every change is shown as a diff
@@ -54,11 +72,36 @@ Exit codes: 0 done or nothing to do; 1 --check found pending migrations; 2 usage
 3 some files could not be processed.
 `;
 
+export const DEFAULT_VERIFY_TIMEOUT_MS = 3_000;
+
+export const VERIFY_USAGE = `Usage: mcp-migrate verify [options] -- <command> [args...]
+
+Starts <command> (in the current directory, with the current environment), speaks JSON-RPC to it
+over stdin/stdout as an MCP client would, and reports each JSON-RPC / MCP stdio rule it breaks:
+initialize, ping, ids 0 and strings echoed, -32601 for unknown methods, no reply to notifications,
+-32700 for bad JSON, "jsonrpc": "2.0" and standard errors on every reply, nothing else on stdout.
+The server is stopped at the end. The "--" may be left out when <command> does not start with "-".
+
+Options:
+  --framing ndjson|content-length   how messages are framed (default ndjson, what the SDK speaks)
+  --timeout MS                      how long to wait for each reply (default ${DEFAULT_VERIFY_TIMEOUT_MS}); initialize
+                                    gets three times as long, start-up included
+  --report json                     print a JSON report on stdout instead of the text lines
+  -h, --help                        show this help
+
+Example: mcp-migrate verify -- node server.js
+
+Exit codes: 0 every rule passes; 1 some rule fails; 2 usage error; 3 the server could not be
+started or exited before answering initialize; 130 interrupted (the server is stopped all the same).
+`;
+
 function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
 }
 
 export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  // A subcommand only in first position; a directory named "verify" is still reachable as ./verify.
+  if (argv[0] === 'verify') return parseVerifyArgs(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -126,7 +169,64 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   };
 }
 
-function badValue(flag: string, value: string, allowed: readonly string[]): ParsedArgs {
+/**
+ * The flags of `verify`, up to the server command: `--` or the first word that does not start with
+ * "-". Everything after that belongs to the server (so `verify node server.js --port 3` works).
+ * Hand-rolled, not util.parseArgs: parseArgs would read the server's own flags as ours.
+ */
+export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
+  let framing: Framing = 'ndjson';
+  let timeoutMs = DEFAULT_VERIFY_TIMEOUT_MS;
+  let report: 'json' | null = null;
+  let command: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if (token === '--') {
+      command = argv.slice(i + 1);
+      break;
+    }
+    if (!token.startsWith('-') || token === '-') {
+      command = argv.slice(i);
+      break;
+    }
+    const eq = token.startsWith('--') ? token.indexOf('=') : -1;
+    const flag = eq > 0 ? token.slice(0, eq) : token;
+    if (flag === '-h' || flag === '--help') return { kind: 'help', topic: 'verify' };
+    if (flag !== '--framing' && flag !== '--timeout' && flag !== '--report') {
+      return { kind: 'usage-error', topic: 'verify', message: `unknown option ${flag} for verify (expected --framing, --timeout, --report or -h)` };
+    }
+    let value: string | undefined;
+    if (eq > 0) value = token.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('-')) return { kind: 'usage-error', topic: 'verify', message: `${flag} needs a value` };
+      i++;
+    }
+    switch (flag) {
+      case '--framing':
+        if (!isOneOf(FRAMINGS, value)) return { ...badValue('--framing', value, FRAMINGS), topic: 'verify' };
+        framing = value;
+        break;
+      case '--timeout':
+        if (!/^\d+$/.test(value) || Number(value) < 1) {
+          return { kind: 'usage-error', topic: 'verify', message: `invalid value for --timeout: "${value}" (expected a whole number of milliseconds, at least 1)` };
+        }
+        timeoutMs = Number(value);
+        break;
+      case '--report':
+        if (value !== 'json') return { ...badValue('--report', value, ['json']), topic: 'verify' };
+        report = value;
+        break;
+    }
+  }
+  const [head, ...rest] = command;
+  if (head === undefined || head === '') {
+    return { kind: 'usage-error', topic: 'verify', message: 'verify needs the command that starts the server, e.g. mcp-migrate verify -- node server.js' };
+  }
+  return { kind: 'verify', options: { command: [head, ...rest], framing, timeoutMs, report } };
+}
+
+function badValue(flag: string, value: string, allowed: readonly string[]): { kind: 'usage-error'; message: string } {
   return { kind: 'usage-error', message: `invalid value for ${flag}: "${value}" (expected ${allowed.join(', ')})` };
 }
 

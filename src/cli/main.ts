@@ -10,7 +10,7 @@ import { describeFsError, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
-import { parseCliArgs, USAGE, type CliOptions } from './args.js';
+import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
 import { createTerminalPrompt } from './prompt.js';
 import { createPaint, shouldColor } from './render.js';
@@ -54,14 +54,24 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
   const parsed = parseCliArgs(argv);
   switch (parsed.kind) {
     case 'help':
-      stdout.write(USAGE);
+      stdout.write(parsed.topic === 'verify' ? VERIFY_USAGE : USAGE);
       return EXIT_OK;
     case 'version':
       stdout.write(`${getToolVersion()}\n`);
       return EXIT_OK;
     case 'usage-error':
-      stderr.write(`mcp-migrate: ${parsed.message}\nRun "mcp-migrate --help" for usage.\n`);
+      stderr.write(`mcp-migrate: ${parsed.message}\nRun "mcp-migrate ${parsed.topic === 'verify' ? 'verify ' : ''}--help" for usage.\n`);
       return EXIT_USAGE;
+    case 'verify': {
+      // Loaded here: the migration path never needs the probe engine, nor verify the parser.
+      const { runVerify } = await import('./verify.js');
+      try {
+        return await runVerify(parsed.options, { stdout, stderr, env: deps.env ?? process.env, cwd: deps.cwd ?? process.cwd() });
+      } catch (err) {
+        stderr.write(`mcp-migrate: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        return EXIT_FAILED;
+      }
+    }
     case 'run':
       break;
   }

@@ -1,0 +1,162 @@
+// `mcp-migrate verify`: runs the probe engine (src/verify/probe.ts) on a server command and prints
+// what it found — one line per rule, or a JSON report — and turns it into the exit code. It does no
+// probing itself, and the engine does no printing.
+//
+// Exit codes: 0 every rule passes; 1 some rule fails; 3 the server could not be started or exited
+// before answering initialize (2, usage errors, is decided by args.ts before this runs).
+import { assertNever } from '../model/assert-never.js';
+import { verifyServer, type RuleResult, type VerifyResult } from '../verify/probe.js';
+import { VERIFY_RULES } from '../verify/rules.js';
+import type { VerifyCliOptions } from './args.js';
+import { createPaint, shouldColor, type Paint } from './render.js';
+import { getToolVersion } from './version.js';
+
+export const VERIFY_EXIT = { ok: 0, failed: 1, notStarted: 3, interrupted: 130 } as const;
+
+interface Stream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface VerifyCliDeps {
+  stdout: Stream;
+  stderr: Stream;
+  /** For NO_COLOR. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where the server is started. */
+  cwd: string;
+  /** The server's environment (default: this process's). */
+  serverEnv?: NodeJS.ProcessEnv;
+  /** Stops the run early; by default Ctrl-C (SIGINT) and SIGTERM do, and the server is stopped too. */
+  signal?: AbortSignal;
+}
+
+/** The `--report json` document. */
+export interface VerifyReport {
+  schemaVersion: 1;
+  /** The server command as given, one array item per argument. */
+  command: string[];
+  framing: VerifyCliOptions['framing'];
+  timeoutMs: number;
+  /** true when every rule passes. */
+  ok: boolean;
+  /** `serverInfo` from the initialize result. */
+  server: { name: string; version: string } | null;
+  /** Set when the server could not be started or exited before answering initialize (exit 3); `results` is then empty. */
+  error?: { message: string; stderrTail: string };
+  results: Array<Pick<RuleResult, 'rule' | 'ok' | 'detail' | 'skipped'>>;
+}
+
+export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps): Promise<number> {
+  const [command, ...args] = options.command;
+  const result = await withInterruptSignal(deps.signal, (signal) =>
+    verifyServer({
+      command,
+      args,
+      cwd: deps.cwd,
+      env: deps.serverEnv ?? process.env,
+      framing: options.framing,
+      timeoutMs: options.timeoutMs,
+      clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
+      signal,
+    }),
+  );
+  const human = options.report === null ? deps.stdout : deps.stderr;
+  const paint = createPaint(shouldColor(human.isTTY, deps.env));
+  const errorPaint = createPaint(shouldColor(deps.stderr.isTTY, deps.env));
+  const shown = formatCommand(options.command);
+
+  switch (result.kind) {
+    case 'aborted':
+      deps.stderr.write(`mcp-migrate verify: interrupted; ${shown} was stopped.\n`);
+      return VERIFY_EXIT.interrupted;
+    case 'not-started':
+      deps.stderr.write(errorPaint.error(`mcp-migrate verify: ${result.reason}.\n`));
+      if (result.stderrTail !== '') deps.stderr.write(`Its stderr ended with:\n${indent(result.stderrTail)}\n`);
+      if (options.report === 'json') deps.stdout.write(renderVerifyJson(buildVerifyReport(options, result)));
+      return VERIFY_EXIT.notStarted;
+    case 'checked':
+      if (options.report === 'json') deps.stdout.write(renderVerifyJson(buildVerifyReport(options, result)));
+      else deps.stdout.write(renderVerifyText(shown, options, result, paint));
+      if (result.exitedEarly !== null) {
+        const how = result.exitedEarly.signal !== null ? `was killed by ${result.exitedEarly.signal}` : `exited with code ${result.exitedEarly.code}`;
+        human.write(paint.warn(`note: the server ${how} during the probes.\n`));
+        if (result.stderrTail !== '') human.write(`Its stderr ended with:\n${indent(result.stderrTail)}\n`);
+      }
+      return result.results.every((r) => r.ok) ? VERIFY_EXIT.ok : VERIFY_EXIT.failed;
+    default:
+      return assertNever(result);
+  }
+}
+
+/** Runs `work` with a signal that aborts on Ctrl-C / SIGTERM (unless the caller brings its own). */
+async function withInterruptSignal<T>(given: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (given !== undefined) return work(given);
+  const controller = new AbortController();
+  const abort = (): void => controller.abort();
+  process.on('SIGINT', abort);
+  process.on('SIGTERM', abort);
+  try {
+    return await work(controller.signal);
+  } finally {
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  }
+}
+
+export function buildVerifyReport(options: VerifyCliOptions, result: Exclude<VerifyResult, { kind: 'aborted' }>): VerifyReport {
+  const base = { schemaVersion: 1 as const, command: [...options.command], framing: options.framing, timeoutMs: options.timeoutMs };
+  if (result.kind === 'not-started') {
+    return { ...base, ok: false, server: null, error: { message: result.reason, stderrTail: result.stderrTail }, results: [] };
+  }
+  return {
+    ...base,
+    ok: result.results.every((r) => r.ok),
+    server: result.serverInfo,
+    results: result.results.map(({ rule, ok, detail, skipped }) => (skipped ? { rule, ok, detail, skipped } : { rule, ok, detail })),
+  };
+}
+
+export function renderVerifyJson(report: VerifyReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/**
+ * The text report:
+ *   Verified `node server.js` (ndjson, 3000 ms per reply): unit-converter 0.3.1
+ *   PASS initialize-failed           initialize answered by unit-converter 0.3.1 (protocol "2024-11-05")
+ *   FAIL ping-unanswered             ping: no reply within 3000 ms
+ *        hint: Answer `ping` with `result: {}`; …
+ *   4 of 10 rules fail: ping-unanswered, …
+ */
+export function renderVerifyText(shown: string, options: VerifyCliOptions, result: Extract<VerifyResult, { kind: 'checked' }>, paint: Paint): string {
+  const server = result.serverInfo === null ? '' : `: ${result.serverInfo.name} ${result.serverInfo.version}`;
+  const lines = [paint.bold(`Verified ${shown} (${options.framing}, ${options.timeoutMs} ms per reply)${server}`)];
+  const width = Math.max(...result.results.map((r) => r.rule.length));
+  for (const r of result.results) {
+    const status = r.skipped ? paint.dim('SKIP') : r.ok ? paint.added('PASS') : paint.removed('FAIL');
+    lines.push(`${status} ${r.rule.padEnd(width)}  ${r.detail}`);
+    if (!r.ok && !r.skipped) lines.push(paint.dim(`     hint: ${VERIFY_RULES[r.rule].hint}`));
+  }
+  const failed = result.results.filter((r) => !r.ok && !r.skipped);
+  const skipped = result.results.filter((r) => r.skipped).length;
+  const notChecked = skipped === 0 ? '' : ` (${skipped} not checked)`;
+  lines.push(
+    failed.length === 0
+      ? paint.added(`All ${result.results.length} rules pass.`)
+      : paint.removed(`${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The command as a shell would need it typed (arguments with spaces or quotes are quoted). */
+export function formatCommand(argv: readonly string[]): string {
+  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
