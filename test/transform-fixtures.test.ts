@@ -8,28 +8,42 @@ import { processSource } from '../src/pipeline.js';
 import type { PipelineOptions } from '../src/model/types.js';
 
 const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
-const inputs = readdirSync(DIR).filter((f) => f.includes('.input.'));
 
-function optionsFor(input: string): PipelineOptions {
-  const file = join(DIR, input.replace(/\.input\..*$/, '.options.json'));
-  const extra = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<PipelineOptions>) : {};
-  return { sdk: 'v1', style: 'server', ...extra };
+interface FixtureCase {
+  name: string;
+  /** The input file: `<name>.input.<ext>`, or another case's input named by `<name>.options.json` `input`. */
+  input: string;
+  output: string;
+  options: PipelineOptions;
 }
+
+/**
+ * Every `<name>.output.<ext>` is a case. Its options come from `<name>.options.json`, which may also
+ * name another case's input (the same server under another style or SDK, without a second copy).
+ */
+const cases: FixtureCase[] = readdirSync(DIR)
+  .filter((f) => f.includes('.output.'))
+  .map((output) => {
+    const name = output.replace(/\.output\..*$/, '');
+    const optionsFile = join(DIR, `${name}.options.json`);
+    const extra = existsSync(optionsFile) ? (JSON.parse(readFileSync(optionsFile, 'utf8')) as Partial<PipelineOptions> & { input?: string }) : {};
+    const { input = output.replace('.output.', '.input.'), ...options } = extra;
+    return { name, input, output, options: { sdk: 'v1', style: 'server', ...options } };
+  });
 
 describe('SDK rewrite fixtures', () => {
   it('has fixtures for every shape', () => {
-    expect(inputs.length).toBeGreaterThanOrEqual(13);
+    expect(cases.length).toBeGreaterThanOrEqual(17);
   });
 
-  for (const input of inputs) {
-    const output = input.replace('.input.', '.output.');
-    it(`${input} -> ${output}`, () => {
+  for (const { name, input, output, options } of cases) {
+    it(`${name}: ${input} -> ${output} (${options.sdk}, ${options.style})`, () => {
       const source = readFileSync(join(DIR, input), 'utf8');
       const expected = readFileSync(join(DIR, output), 'utf8');
-      const result = processSource(input, source, optionsFor(input));
+      const result = processSource(input, source, options);
       expect(result.after ?? source).toBe(expected);
       // idempotence: the tool leaves its own output alone
-      const again = processSource(input, expected, optionsFor(input));
+      const again = processSource(input, expected, options);
       expect(again.after).toBeUndefined();
     });
   }
@@ -54,7 +68,7 @@ describe('SDK rewrite fixtures', () => {
 
 describe('--style mcp-server', () => {
   it('falls back to server style and says which construct stopped it', () => {
-    const source = readFileSync(join(DIR, 'mcp-server-fallback-shared-table.input.js'), 'utf8');
+    const source = readFileSync(join(DIR, 'console-log-writer.input.js'), 'utf8');
     const result = processSource('server.js', source, { sdk: 'v1', style: 'mcp-server' });
     expect(result.decision).toMatchObject({ kind: 'sdk', style: 'server' });
     const notes = result.decision.kind === 'sdk' ? result.decision.notes : [];
@@ -62,7 +76,7 @@ describe('--style mcp-server', () => {
   });
 
   it('registers one tool per switch case when the split is provable', () => {
-    const source = readFileSync(join(DIR, 'mcp-server-switch-tools.input.mjs'), 'utf8');
+    const source = readFileSync(join(DIR, 'data-chunks-switch.input.mjs'), 'utf8');
     const result = processSource('index.mjs', source, { sdk: 'v1', style: 'mcp-server' });
     expect(result.decision).toMatchObject({ kind: 'sdk', style: 'mcp-server' });
     expect(result.after!.match(/registerTool\(\n  '(\w+)'/g)).toEqual(["registerTool(\n  'word_count'", "registerTool(\n  'slugify'", "registerTool(\n  'truncate'"]);
