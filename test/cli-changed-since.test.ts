@@ -72,7 +72,8 @@ describe('--changed-since', () => {
     const fake = createFakePipeline();
     const h = makeHarness(root, { git: createGitClient(), process: fake.process });
     expect(await main(['--check', '--changed-since', 'base', '.'], h.deps)).toBe(1);
-    expect(fake.calls.map((c) => c.path)).toEqual(['packages/a/server.js', 'packages/c/server.js', 'packages/d/server.js', 'packages/f/renamed.js'].map((p) => join(root, p)));
+    // Which files, not in which order: files are processed concurrently (results are sorted afterwards).
+    expect(fake.calls.map((c) => c.path).sort()).toEqual(['packages/a/server.js', 'packages/c/server.js', 'packages/d/server.js', 'packages/f/renamed.js'].map((p) => join(root, p)));
     expect(h.stdout()).toContain('Looking only at files changed since base');
     expect(h.stdout()).toContain('+    "@modelcontextprotocol/sdk"');
     expect(h.stdout()).not.toContain('packages/b/server.js');
