@@ -106,3 +106,22 @@ describe('resolveInstallPlan', () => {
     expect(await resolveInstallPlan(root, root)).toEqual({ command: 'pnpm install', dir: root });
   });
 });
+
+describe('where the install command runs', () => {
+  it('installs in the package itself when the lockfile above it belongs to an unrelated project', async () => {
+    const { main } = await import('../src/cli/main.js');
+    const { makeHarness } = await import('./fixtures/cli/harness.js');
+    const { processSource } = await import('../src/pipeline.js');
+    const { readFileSync } = await import('node:fs');
+    const server = readFileSync(join(import.meta.dirname, 'fixtures/corpus/01-cjs-readline-bare-ifs/server.js'), 'utf8');
+    const root = await makeTree({
+      'package.json': '{ "name": "host-app" }\n',
+      'package-lock.json': '{}\n',
+      'tools/mcp/package.json': '{ "name": "unit-converter" }\n',
+      'tools/mcp/server.js': server,
+    });
+    const h = makeHarness(root, { process: processSource });
+    expect(await main(['--dry-run', '.'], h.deps)).toBe(0);
+    expect(h.stdout()).toContain('run `npm install` in tools/mcp to install @modelcontextprotocol/sdk, zod.');
+  });
+});

@@ -253,8 +253,10 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
     }
     const gitRoot = await resolveGitRoot(manifest.dir);
     const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot);
-    const stop = gitRoot ?? workspace?.root ?? manifest.dir;
-    const install = await resolveInstallPlan(manifest.dir, stop, workspace?.root ?? manifest.dir);
+    // A lockfile above the package only manages it when that directory is its workspace root; an
+    // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
+    const stop = workspace?.root ?? manifest.dir;
+    const install = await resolveInstallPlan(manifest.dir, stop, stop);
     planned.push({
       change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
       packageDir: manifest.dir,
