@@ -120,6 +120,9 @@ describe('where the install command runs', () => {
       'tools/mcp/package.json': '{ "name": "unit-converter" }\n',
       'tools/mcp/server.js': server,
     });
+    // The bug this guards against needs a git work tree: the lockfile search used to climb to its top.
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('git', ['init', '-q', root]);
     const h = makeHarness(root, { process: processSource });
     expect(await main(['--dry-run', '.'], h.deps)).toBe(0);
     expect(h.stdout()).toContain('run `npm install` in tools/mcp to install @modelcontextprotocol/sdk, zod.');
