@@ -38,8 +38,8 @@ describe('markFixed', () => {
   const all = RULE_IDS.map(finding);
   const fixedRules = (decision: Decision) => markFixed(all, decision).filter((f) => f.fixed).map((f) => f.rule);
 
-  it('the SDK rewrite fixes every envelope rule and stdout pollution', () => {
-    expect(fixedRules({ kind: 'sdk', sdk: 'v1', style: 'server', notes: [] })).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
+  it('the SDK rewrite fixes every envelope rule, stdout pollution, and (for an SDK server) its own stdout writes', () => {
+    expect(fixedRules({ kind: 'sdk', sdk: 'v1', style: 'server', notes: [] })).toEqual([...ENVELOPE_RULES, 'stdout-pollution', 'sdk-transport-bypassed']);
   });
 
   it('the envelope fallback fixes the envelope rules and stdout pollution too', () => {

@@ -77,7 +77,8 @@ export const RULES = {
     description: 'A server on `StdioServerTransport` also writes to stdout itself, past the transport.',
     hint: 'Write logs to stderr (`console.error`); only the transport may write to stdout.',
     severity: 'error',
-    fixedBy: [],
+    // The rewrite of an SDK server (decision `sdk`) moves exactly those writes to stderr.
+    fixedBy: ['sdk'],
   },
 } as const satisfies Record<string, RuleEntry>;
 
