@@ -6,12 +6,13 @@ import { detectServer } from '../src/detect/server-model.js';
 import { toModelSnapshot } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
 import { processSource } from '../src/pipeline.js';
+import { getFixtureCase } from './fixtures/fixture-cases.js';
 
 const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
 
 function detect(name: string) {
-  const source = readFileSync(join(DIR, name), 'utf8');
-  return detectServer(parseSource(name, source));
+  const { input } = getFixtureCase(DIR, name);
+  return detectServer(parseSource(input, readFileSync(input, 'utf8')));
 }
 
 function model(name: string): Record<string, unknown> {
@@ -23,16 +24,16 @@ function model(name: string): Record<string, unknown> {
 describe('detectServer', () => {
   it.each([
     // file, input loop, dispatch, protocol, methods in dispatch order, fallback code
-    ['readline-bare-ifs.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], null],
-    ['data-chunks-switch.input.mjs', 'stdin-data', 'switch', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['handler-map-esm.input.js', 'readline-line', 'handler-map', 'return-result', ['initialize', 'tools/list', 'tools/call'], -32000],
-    ['ts-class-then-dispatch.input.ts', 'readline-line', 'switch', 'return-result', ['initialize', 'ping', 'tools/list', 'tools/call'], null],
-    ['ts-cjs-assigned-response.input.ts', 'readline-line', 'if-chain', 'assign-envelope', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['console-log-writer.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['for-await-returned-replies.input.js', 'readline-for-await', 'switch', 'return-envelope', ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call'], -32601],
-    ['custom-method-fallback.input.mjs', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call', 'db/stats'], -32601],
-    ['nested-registry-framework.input.js', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['resources-prompts-switch.input.js', 'readline-line', 'switch', 'write', ['initialize', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call'], -32601],
+    ['readline-bare-ifs', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], null],
+    ['data-chunks-switch', 'stdin-data', 'switch', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['handler-map-esm', 'readline-line', 'handler-map', 'return-result', ['initialize', 'tools/list', 'tools/call'], -32000],
+    ['ts-class-then-dispatch', 'readline-line', 'switch', 'return-result', ['initialize', 'ping', 'tools/list', 'tools/call'], null],
+    ['ts-cjs-assigned-response', 'readline-line', 'if-chain', 'assign-envelope', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['console-log-writer', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['for-await-returned-replies', 'readline-for-await', 'switch', 'return-envelope', ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call'], -32601],
+    ['custom-method-fallback', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call', 'db/stats'], -32601],
+    ['nested-registry-framework', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
+    ['resources-prompts-switch', 'readline-line', 'switch', 'write', ['initialize', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call'], -32601],
   ])('%s: %s loop, %s dispatch, %s replies', (file, input, dispatch, protocol, methods, fallback) => {
     const snapshot = model(file) as {
       input: { kind: string };
@@ -48,24 +49,24 @@ describe('detectServer', () => {
   });
 
   it('records where each reply is and what it is', () => {
-    const snapshot = model('readline-bare-ifs.input.js') as { methods: { method: string; replies: string[] }[]; initialize: Record<string, string | null> };
+    const snapshot = model('readline-bare-ifs') as { methods: { method: string; replies: string[] }[]; initialize: Record<string, string | null> };
     // tools/call: the catch answers -32602 at line 128, the result is sent at line 132
     expect(snapshot.methods.find((m) => m.method === 'tools/call')!.replies).toEqual(['error@128', 'result@132']);
     expect(snapshot.initialize).toMatchObject({ serverInfo: 'line 58', capabilities: 'line 57', instructions: null });
   });
 
   it('knows the handler map answers errors with -32000 and the class maps RpcError codes itself', () => {
-    expect((model('handler-map-esm.input.js').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: -32000 });
-    expect((model('ts-class-then-dispatch.input.ts').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: null });
+    expect((model('handler-map-esm').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: -32000 });
+    expect((model('ts-class-then-dispatch').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: null });
   });
 
   it('sees notifications/initialized answered in the for-await server', () => {
-    expect(model('for-await-returned-replies.input.js').notificationReplies).toEqual(['notifications/initialized']);
+    expect(model('for-await-returned-replies').notificationReplies).toEqual(['notifications/initialized']);
   });
 
   it('tells servers already on the SDK and non-MCP workers apart from hand-rolled servers', () => {
-    expect(detect('already-on-sdk.input.js').kind).toBe('sdk-server');
-    expect(detect('not-mcp-json-worker.input.js').kind).toBe('none');
+    expect(detect('already-on-sdk').kind).toBe('sdk-server');
+    expect(detect('not-mcp-json-worker').kind).toBe('none');
   });
 
   it('reports a reply written from a callback instead of guessing', () => {

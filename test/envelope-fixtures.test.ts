@@ -1,7 +1,7 @@
 // Envelope rewrite scenarios: __testfixtures__/envelope/<case>.input.<ext> -> <case>.output.<ext>,
 // compared exactly (no trimming), each also rewritten a second time to prove nothing changes.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { parseSource } from '../src/parse.js';
 import type { EnvelopeReason } from '../src/model/envelope-reasons.js';
 import { rewriteEnvelope, type EnvelopeRewrite } from '../src/rewrite/envelope/index.js';
 import { buildHelperSource } from '../src/rewrite/envelope/helper-source.js';
+import { listFixtureCases } from './fixtures/fixture-cases.js';
 
 const FIXTURES = resolve('__testfixtures__/envelope');
 
@@ -35,10 +36,8 @@ const HELPER_FILES: Record<string, { file: string; kind: 'cjs' | 'esm' | 'ts' }>
   ts: { file: 'mcp-envelope.ts', kind: 'ts' },
 };
 
-const cases = readdirSync(FIXTURES)
-  .map((file) => /^(.+)\.input\.(\w+)$/.exec(file))
-  .filter((m): m is RegExpExecArray => m !== null)
-  .map(([, name, ext]) => ({ name: name!, ext: ext! }));
+// Two scenarios start from corpus servers: their options file names the corpus copy (fixture-cases.ts).
+const cases = listFixtureCases(FIXTURES).map((c) => ({ name: c.name, ext: c.ext, input: c.input }));
 
 const scratch = mkdtempSync(join(tmpdir(), 'envelope-fixtures-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -54,8 +53,8 @@ describe('envelope fixtures', () => {
     expect(cases.map((c) => c.name).sort()).toEqual(Object.keys(REASONS).sort());
   });
 
-  describe.each(cases)('$name', ({ name, ext }) => {
-    const input = readFileSync(join(FIXTURES, `${name}.input.${ext}`), 'utf8');
+  describe.each(cases)('$name', ({ name, ext, input: inputPath }) => {
+    const input = readFileSync(inputPath, 'utf8');
     const expected = readFileSync(join(FIXTURES, `${name}.output.${ext}`), 'utf8');
     const path = join(FIXTURES, `${name}.${ext}`);
     const reason = REASONS[name]!;
@@ -102,7 +101,7 @@ describe('envelope fixtures', () => {
         );
         execFileSync(resolve('node_modules/.bin/tsc'), ['-p', dir], { encoding: 'utf8' });
         // and the original type-checks the same way, so the settings are not what passes it
-        copyFileSync(join(FIXTURES, `${name}.input.${ext}`), join(dir, 'server.ts'));
+        copyFileSync(inputPath, join(dir, 'server.ts'));
         execFileSync(resolve('node_modules/.bin/tsc'), ['-p', dir], { encoding: 'utf8' });
       });
     }

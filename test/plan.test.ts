@@ -5,9 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { detectServer } from '../src/detect/server-model.js';
 import { parseSource } from '../src/parse.js';
 import { decidePlan } from '../src/plan/plan.js';
+import { getFixtureCase } from './fixtures/fixture-cases.js';
 
 const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
-const planFor = (name: string) => decidePlan(detectServer(parseSource(name, readFileSync(join(DIR, name), 'utf8'))));
+const planFor = (name: string) => {
+  const { input } = getFixtureCase(DIR, name);
+  return decidePlan(detectServer(parseSource(input, readFileSync(input, 'utf8'))));
+};
 
 describe('decidePlan', () => {
   it.each([
@@ -27,11 +31,11 @@ describe('decidePlan', () => {
 
   it.each([
     // file, fixes that must be listed, fixes that must not
-    ['readline-bare-ifs.input.js', ['ping is answered', 'unknown methods get -32601 (the original sent no reply'], ['notifications get no reply']],
-    ['data-chunks-switch.input.mjs', ['ping is answered', 'notifications get no reply (the original fallback answered them'], ['unknown methods get -32601']],
-    ['handler-map-esm.input.js', ['ping is answered', 'unknown methods get -32601 (the original answered -32000)'], []],
-    ['for-await-returned-replies.input.js', ['notifications/initialized gets no reply'], ['ping is answered']],
-    ['ts-class-then-dispatch.input.ts', [], ['ping is answered', 'notifications get no reply']],
+    ['readline-bare-ifs', ['ping is answered', 'unknown methods get -32601 (the original sent no reply'], ['notifications get no reply']],
+    ['data-chunks-switch', ['ping is answered', 'notifications get no reply (the original fallback answered them'], ['unknown methods get -32601']],
+    ['handler-map-esm', ['ping is answered', 'unknown methods get -32601 (the original answered -32000)'], []],
+    ['for-await-returned-replies', ['notifications/initialized gets no reply'], ['ping is answered']],
+    ['ts-class-then-dispatch', [], ['ping is answered', 'notifications get no reply']],
   ])('%s lists the SDK fixes it needs', (file, present, absent) => {
     const plan = planFor(file);
     if (plan.kind !== 'sdk') throw new Error(`expected an sdk plan, got ${plan.kind}`);
