@@ -4,7 +4,7 @@
 //   if (msg.method === 'a') return ...; if (...) return ...; return fail() -> if-run, fallback = what follows
 //   const handler = handlers[msg.method]; if (!handler) {...}              -> map, fallback = the missing-handler branch
 import type * as t from '@babel/types';
-import { type AstIndex, getEnclosingFunction, getMemberName, getMemberPath, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type AstIndex, getEnclosingFunction, getMemberName, getMemberPath, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 
 export interface DispatchBranch {
   method: string;

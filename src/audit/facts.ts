@@ -14,7 +14,7 @@ import {
   isFunctionNode,
   resolveIdentifier,
   unwrapExpression,
-} from './ast.js';
+} from '../analysis/ast.js';
 import { type Dispatch, findDispatches, isMethodExpression } from './dispatch.js';
 import { type Flow } from './flow.js';
 import { IdGuards, isIdExpression } from './guards.js';

@@ -13,7 +13,7 @@ import {
   resolveIdentifier,
   resolveName,
   unwrapExpression,
-} from './ast.js';
+} from '../analysis/ast.js';
 
 /** The call that entered a function, so its parameters can be read from that call's arguments. */
 export interface Frame {

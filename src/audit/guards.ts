@@ -4,7 +4,7 @@
 //   if (msg.method.startsWith('notifications/')) return;     -> not an id check
 // A function's body is guarded when every call of it that this file shows is.
 import type * as t from '@babel/types';
-import { type AstIndex, getMemberName, getMemberPath, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type AstIndex, getMemberName, getMemberPath, isFunctionNode, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { endsWithExit, getStatementList } from './dispatch.js';
 import type { Flow } from './flow.js';
 

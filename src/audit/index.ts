@@ -7,7 +7,7 @@
 import type { File } from '@babel/types';
 import type { Decision, Finding } from '../model/types.js';
 import { assertNever } from '../model/assert-never.js';
-import { buildIndex, getPosition } from './ast.js';
+import { buildIndex, getPosition } from '../analysis/ast.js';
 import type { Check, RawFinding } from './checks/check.js';
 import { checkMissingJsonrpc, checkNonstandardError, checkWrongId } from './checks/envelope.js';
 import { checkReplyToNotification } from './checks/notifications.js';

@@ -4,7 +4,7 @@
 //   reply(msg.id, {...})        -> one instance of the literal, where `id` reads `msg.id`
 //   reply(null, {...})          -> another, where `id` reads `null`
 import type * as t from '@babel/types';
-import { type AstIndex, type FunctionNode, getEnclosingFunction, getStaticKey, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type AstIndex, type FunctionNode, getEnclosingFunction, getStaticKey, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { EMPTY_ENV, type Env, type Flow, type Frame, MAX_CALLERS } from './flow.js';
 import type { StdoutWrite } from './sinks.js';
 

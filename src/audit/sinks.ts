@@ -14,7 +14,7 @@ import {
   getMemberPath,
   resolveIdentifier,
   unwrapExpression,
-} from './ast.js';
+} from '../analysis/ast.js';
 import type { Flow } from './flow.js';
 
 export type Payload =

@@ -1,20 +1,126 @@
 // Reason codes: every decision that is not a plain SDK rewrite carries one, with a one-line hint.
-// The diff header, the reports and the marker comments all show the same code.
+// One table. `envelope` reasons say why the SDK rewrite was not done (the server gets the envelope
+// instead); `leave` reasons say why a file is left alone. The diff header, the reports and the marker
+// comment all show the same code. Hints are one line and never contain " -- " (the marker comment
+// uses it as a separator).
 
-export const LEAVE_REASONS = {
-  ALREADY_ON_SDK: 'The file already uses the official SDK; nothing to migrate.',
-  IGNORED: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.',
-  UNSUPPORTED_INPUT_LOOP: 'The stdin loop is not one the rewrite understands; move it to a readline `line` handler or remove it by hand.',
-  LOOP_SIDE_EFFECTS: 'The stdin loop does more than parse and dispatch; move that work into the handlers first.',
-  UNKNOWN_REPLY_SHAPE: 'A reply is not a literal `{ jsonrpc, id, result | error }` object; make it one so it can become a return/throw.',
-  REPLY_NOT_STATEMENT: 'A reply is written inside an expression; write it as its own statement.',
-  REPLY_IN_CALLBACK: 'A reply is written from a callback inside the handler; make the handler async and await instead.',
-  USES_REQUEST_ID: 'A handler reads the request id for something other than its reply; use the SDK `extra.requestId` by hand.',
-  SHARED_BRANCH: 'One branch serves several methods; split it per method.',
-  UNSUPPORTED_CONTROL_FLOW: 'A branch leaves the dispatcher with `break`/`continue`/`return` in a way the rewrite cannot follow.',
-  NO_DISPATCH: 'No dispatch on the incoming message `method` was found.',
-  UNRESOLVED_WRITER: 'JSON is written to stdout outside the writer helpers the tool can follow (a reassigned or aliased helper, a write outside the dispatcher); send replies through one plain helper.',
-  SDK_VERSION_UNSUPPORTED: 'The requested SDK target or style cannot express this server.',
-} as const;
+export const REASONS = {
+  // ---- the SDK rewrite could not keep behaviour: the envelope instead
+  CONTENT_LENGTH_FRAMING: {
+    kind: 'envelope',
+    hint: 'the SDK stdio transport reads one JSON message per line; frame messages as newline-delimited JSON (server and clients) to get the SDK rewrite',
+  },
+  COMPUTED_DISPATCH: {
+    kind: 'envelope',
+    hint: 'handlers are looked up by a name computed from the method; map each MCP method to its handler explicitly (switch, if-chain or object literal keyed by the method) to get the SDK rewrite',
+  },
+  NO_DISPATCH: {
+    kind: 'envelope',
+    hint: 'no dispatch on the incoming message method was found; route requests by `method` in one function to get the SDK rewrite',
+  },
+  SEVERAL_DISPATCHERS: {
+    kind: 'envelope',
+    hint: 'requests reach their replies through different dispatch functions; route every request through one function to get the SDK rewrite',
+  },
+  UNKNOWN_REPLY_SHAPE: {
+    kind: 'envelope',
+    hint: 'a reply is not built as a `{ id, result }` or `{ id, error }` object the tool can follow; build replies as object literals to get the SDK rewrite',
+  },
+  REPLY_NOT_STATEMENT: {
+    kind: 'envelope',
+    hint: 'a reply is written inside an expression; write each reply as its own statement to get the SDK rewrite',
+  },
+  REPLY_IN_CALLBACK: {
+    kind: 'envelope',
+    hint: 'a reply is written from a callback (a timer or a .then); make the handler async and await instead to get the SDK rewrite',
+  },
+  EFFECTS_AFTER_REPLY: {
+    kind: 'envelope',
+    hint: 'code with side effects runs after a reply is written; move it before the reply to get the SDK rewrite',
+  },
+  CAUGHT_ERROR_REPLY: {
+    kind: 'envelope',
+    hint: "an error reply sits inside a try whose catch answers differently; answer the error outside that try to get the SDK rewrite",
+  },
+  MULTIPLE_WRITES_PER_REQUEST: {
+    kind: 'envelope',
+    hint: 'one request is answered by more than one write; answer each request exactly once (send progress as notifications) to get the SDK rewrite',
+  },
+  UNRENDERABLE_REPLY: {
+    kind: 'envelope',
+    hint: 'a reply uses values that only exist inside the writer helper; pass them to the helper as arguments to get the SDK rewrite',
+  },
+  UNRESOLVED_WRITER: {
+    kind: 'envelope',
+    hint: 'JSON is written to stdout outside the replies the tool can follow (a notification, a write outside the dispatcher); send replies through one plain helper to get the SDK rewrite',
+  },
+  INITIALIZE_SIDE_EFFECTS: {
+    kind: 'envelope',
+    hint: 'the initialize handler changes server state; the SDK answers initialize itself, so move that state change elsewhere to get the SDK rewrite',
+  },
+  NO_SERVER_INFO: {
+    kind: 'envelope',
+    hint: 'no initialize reply with serverInfo the tool can read; answer initialize with a literal serverInfo to get the SDK rewrite',
+  },
+  SERVER_SENDS_REQUESTS: {
+    kind: 'envelope',
+    hint: 'the server writes its own notifications or requests to stdout; the tool cannot move them to the SDK yet',
+  },
+  ANALYSIS_INCOMPLETE: {
+    kind: 'envelope',
+    hint: 'the message handling has too many paths to follow; split large handlers into functions to get the SDK rewrite',
+  },
+  SEVERAL_INPUT_LOOPS: {
+    kind: 'envelope',
+    hint: 'stdin is read in more than one place; read it once to get the SDK rewrite',
+  },
+  UNSUPPORTED_INPUT_LOOP: {
+    kind: 'envelope',
+    hint: 'the stdin loop is not one the rewrite can replace (its anchor or the dispatcher is out of reach); read stdin with one readline or data handler to get the SDK rewrite',
+  },
+  OUTPUT_CHECK_FAILED: {
+    kind: 'envelope',
+    hint: 'the SDK rewrite of this server did not pass its own re-check (it would not parse, or lost a binding); the envelope keeps the server working',
+  },
+  SDK_VERSION_UNSUPPORTED: {
+    kind: 'envelope',
+    hint: 'the requested SDK target or style cannot express this server',
+  },
+  // ---- left alone
+  ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
+  IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
+  UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
+  ENVELOPE_UNPROVEN: {
+    kind: 'leave',
+    hint: 'Neither rewrite could be proven to keep this server working; its compliance findings are listed so they can be fixed by hand.',
+  },
+} as const satisfies Record<string, { kind: 'envelope' | 'leave'; hint: string }>;
 
-export type LeaveReason = keyof typeof LEAVE_REASONS;
+export type ReasonCode = keyof typeof REASONS;
+
+export type EnvelopeReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'envelope' ? K : never }[ReasonCode];
+export type LeaveReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'leave' ? K : never }[ReasonCode];
+
+export function isReasonCode(value: string): value is ReasonCode {
+  return Object.prototype.hasOwnProperty.call(REASONS, value);
+}
+
+export function isEnvelopeReason(value: string): value is EnvelopeReason {
+  return isReasonCode(value) && REASONS[value].kind === 'envelope';
+}
+
+export function getHint(reason: string): string {
+  return isReasonCode(reason) ? REASONS[reason].hint : reason;
+}
+
+/** The greppable marker comment: `// mcp-migrate: envelope (CODE) -- hint`. */
+export function getEnvelopeMarker(reason: EnvelopeReason): string {
+  return `// mcp-migrate: envelope (${reason}) -- ${REASONS[reason].hint}`;
+}
+
+/** A reason with the place and the detail that produced it. */
+export interface Blocker {
+  code: EnvelopeReason;
+  line: number;
+  detail: string;
+}

@@ -1,113 +1,137 @@
-// What a hand-rolled server is, as detection found it. Read by the planner and the rewriter.
-// Nodes are references into the one parsed AST of the file; `toModelSnapshot` gives the plain view.
+// What a hand-rolled server is, as detection found it: read by the planner and the rewriters.
+// Nodes are references into the parsed modules of the program (analysis/program.ts).
 import type * as t from '@babel/types';
+import type { Binding, FunctionNode } from '../analysis/ast.js';
+import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
+import type { ModuleUnit } from '../analysis/program.js';
+import type { Frame, Val } from '../analysis/values.js';
+import type { Blocker } from './reasons.js';
 
-export type InputKind = 'readline-line' | 'readline-for-await' | 'stdin-data';
+/** The function every request goes through, or the code after the parse when the loop dispatches inline. */
+export type Dispatcher =
+  | {
+      kind: 'function';
+      fn: FunctionNode;
+      mod: ModuleUnit;
+      /** The call on the input side that hands it the message: what the SDK registration calls instead. */
+      call: t.CallExpression;
+      callMod: ModuleUnit;
+      callFrameFn: FunctionNode | null;
+      /** The `JSON.parse` call, and the variable it is stored in (what the registration replaces with the request). */
+      parseCall: t.CallExpression;
+      messageBinding: Binding | null;
+    }
+  | {
+      kind: 'inline';
+      fn: FunctionNode;
+      mod: ModuleUnit;
+      /** The statement holding `JSON.parse`; the dispatch is the code after it. */
+      parseStatement: t.Statement;
+      parse: t.CallExpression;
+    };
 
-export interface InputLoop {
-  kind: InputKind;
+/** One place that writes a reply, and what it becomes. */
+export interface ReplySite {
+  /** direct: the write (or a writer helper call) holds the reply; constructed: an earlier `response = {...}` does. */
+  kind: 'direct' | 'constructed';
+  /** The statement that becomes `return ...` / `throw ...`. */
+  statement: t.Statement;
+  /** For constructed replies: the write of the variable, removed. */
+  writeStatement: t.Statement | null;
+  mod: ModuleUnit;
+  fn: FunctionNode | null;
+  reply:
+    | { kind: 'result'; value: string }
+    | { kind: 'error'; code: string | null; message: string | null; data: string | null }
+    /** `error: err` where err is an Error: thrown as it is. */
+    | { kind: 'error-value'; value: string };
+  /** Methods whose requests reach it ('\0other' for unknown methods, '\0any' where the method was not looked at). */
+  methods: Set<string>;
+  /** `return;` / `break;` right after the reply: unreachable once it is a return. */
+  unreachableAfter: t.Statement[];
   line: number;
-  /** Top-level (or class-member) statements that exist only to read stdin; removed by the SDK rewrite. */
-  removals: t.Node[];
-  /** Where `server.connect(...)` goes: the statement that started the loop. */
-  anchor: t.Node;
-  /** True when the anchor sits inside a function or method (connect must not use top-level await). */
-  anchorInFunction: boolean;
 }
 
-/** How the message is bound where branches read it. */
-export type MessageBinding =
-  /** `aliases`: names the dispatcher gave to the message's members (`const { method, params } = msg`). */
-  | { kind: 'identifier'; name: string; aliases?: Map<string, string> }
-  | { kind: 'pattern'; pattern: t.ObjectPattern; properties: Map<string, string> };
+/** A call between the dispatcher and a reply: it must hand the reply back (`return handleCall(id, params)`). */
+export interface ReturnedCall {
+  call: t.CallExpression;
+  statement: t.Statement;
+  mod: ModuleUnit;
+}
 
-/** How replies leave the dispatcher. */
-export type ReplyProtocol =
-  | { kind: 'write' }
-  | { kind: 'return-envelope' }
-  /** Branches return results; thrown errors become `errorCode`, or (null) `error.code` else -32603, as the SDK does. */
-  | { kind: 'return-result'; errorCode: number | null }
-  /** Branches assign the reply to `variable`, written once after a try whose catch answers with `errorCode`. */
-  | { kind: 'assign-envelope'; variable: string; errorCode: number | null };
+/** Where an unknown method's handling ends without a reply (when the SDK routes it to the dispatcher). */
+export interface NoReplyEnd {
+  kind: 'return' | 'end';
+  node: t.Node;
+  mod: ModuleUnit;
+  fn: FunctionNode;
+}
 
-/** One reply found in a branch, already understood. */
-export type Reply =
-  | { kind: 'result'; site: t.Node; value: t.Node | null }
-  | { kind: 'error'; site: t.Node; code: t.Node | null; message: t.Node | null; data: t.Node | null; rawText: string | null };
-
-export interface MethodBranch {
-  method: string;
-  line: number;
-  statements: t.Statement[];
-  /** Bindings the body expects before it runs, e.g. `params` <- `message.params ?? {}` (handler-map entries). */
-  prologue: { param: t.Node; init: t.Node } | null;
-  replies: Reply[];
+/** Code only initialize / ping / notifications/initialized reach: the SDK answers those itself. */
+export interface RemovableBranch {
+  kind: 'case' | 'if' | 'property' | 'statement' | 'element';
+  node: t.Node;
+  mod: ModuleUnit;
 }
 
 export interface InitializeInfo {
-  serverInfo: t.Node | null;
-  capabilities: t.Node | null;
-  instructions: t.Node | null;
-  protocolVersion: t.Node | null;
+  serverInfo: Val;
+  capabilities: Val | null;
+  instructions: Val | null;
+  /** The same fields as written in the reply (a named constant stays a name). */
+  written: Record<'serverInfo' | 'capabilities' | 'instructions', { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null>;
+}
+
+/** Where the SDK server is created and connected: the statement that started the stdin loop. */
+export interface Anchor {
+  statement: t.Statement;
+  mod: ModuleUnit;
+  fn: FunctionNode | null;
+  /** `await` is allowed there (an async function, or the top level of an ES module). */
+  async: boolean;
+}
+
+export interface SdkShape {
+  anchor: Anchor;
+  /** What every registration hands the SDK: `handleMessage`, `(request) => this.dispatch(request)`. */
+  handler: string;
+  construct: {
+    serverInfo: string;
+    capabilities: string | null;
+    /** The keys of the original capabilities object, when known. */
+    capabilityKeys: string[] | null;
+    instructions: string | null;
+  };
+  consumer: StdinConsumer;
+  /** Statements next to the loop that only serve stdin (`setEncoding`, `rl.on('close', ...)`): removed with it. */
+  inputStatements: t.Statement[];
+  dispatcher: Dispatcher;
+  sites: ReplySite[];
+  returnedCalls: ReturnedCall[];
+  /** MCP request methods to register with their schema. */
+  registrations: string[];
+  /** Methods outside MCP that the server answers: routed through the fallback handler. */
+  customMethods: string[];
+  fallback: boolean;
+  /** Replies only unknown methods reach (answered with -32601 under the fallback). */
+  unknownSites: ReplySite[];
+  noReplyEnds: NoReplyEnd[];
+  removableBranches: RemovableBranch[];
+  initialize: InitializeInfo;
+  usesMessageId: boolean;
 }
 
 export interface ServerModel {
-  /** Module syntax the file already uses; 'none' when it imports nothing (decided by extension / package type). */
-  syntax: 'import' | 'require' | 'none';
-  input: InputLoop;
-  writerNames: string[];
-  /** Declarations of the writer helpers (removed once nothing calls them). */
-  writerDeclarations: t.Node[];
-  writeKinds: ('stdout.write' | 'console' | 'writeSync')[];
-  message: MessageBinding;
-  dispatch: {
-    kind: 'if-chain' | 'switch' | 'handler-map';
-    line: number;
-    /** The function holding the dispatch when it is not the loop itself; removed by the rewrite. */
-    container: t.Node | null;
-    protocol: ReplyProtocol;
-  };
-  methods: MethodBranch[];
-  /** Declarations the dispatcher made from the message before dispatching (`const params = msg.params || {}`); each handler gets the ones it uses. */
-  prelude: t.VariableDeclaration[];
-  /** The branch for unknown methods, if any: its error code. */
-  fallback: { line: number; code: number | null } | null;
-  initialize: InitializeInfo | null;
-  /** Branches whose replies answer notifications (a bug the SDK fixes). */
-  notificationReplies: string[];
-  /** Other statements in the loop that are dropped with it (logging, notification checks). */
-  droppedInLoop: t.Node[];
-  /** Where the registrations go. */
-  registrationAnchor: t.Node;
-  /** `this` is used by the branches: registrations must stay inside the class method. */
-  usesThis: boolean;
-}
-
-export type Detection =
-  | { kind: 'none' }
-  | { kind: 'sdk-server'; line: number; writesStdout: boolean }
-  | { kind: 'unsupported'; reason: string; line: number; detail: string }
-  | { kind: 'server'; model: ServerModel };
-
-/** A plain, serialisable view of the model for snapshots and reports. */
-export function toModelSnapshot(model: ServerModel): Record<string, unknown> {
-  return {
-    syntax: model.syntax,
-    input: { kind: model.input.kind, line: model.input.line },
-    writers: model.writerNames,
-    writeKinds: model.writeKinds,
-    message: model.message.kind === 'identifier' ? model.message.name : [...model.message.properties.keys()],
-    dispatch: { kind: model.dispatch.kind, line: model.dispatch.line, protocol: model.dispatch.protocol },
-    methods: model.methods.map((m) => ({
-      method: m.method,
-      line: m.line,
-      replies: m.replies.map((r) => `${r.kind}@${r.site.loc?.start.line}`),
-    })),
-    fallback: model.fallback,
-    initialize: model.initialize
-      ? Object.fromEntries(Object.entries(model.initialize).map(([k, v]) => [k, v ? `line ${(v as t.Node).loc?.start.line}` : null]))
-      : null,
-    notificationReplies: model.notificationReplies,
-    usesThis: model.usesThis,
-  };
+  facts: FileFacts;
+  framing: 'ndjson' | 'content-length';
+  ignored: boolean;
+  /** Line of the stdin loop. */
+  line: number;
+  /** Methods the server answers requests for. */
+  methods: string[];
+  /** Why the SDK rewrite cannot keep behaviour (empty when it can). */
+  blockers: Blocker[];
+  sdk: SdkShape | null;
+  /** One line for the diff header: what the server is. */
+  summary: string;
 }

@@ -65,6 +65,13 @@ export interface FileResult {
    * package may ask for the same path with the same content; the runner writes it once.
    */
   companions?: { path: string; content: string }[];
+  /**
+   * Other files of the same server the rewrite changes (a dispatcher in an imported module). The runner
+   * turns each into a result of its own, reviewed and written like any file.
+   */
+  related?: { path: string; before: string; after: string }[];
+  /** Set on a result that exists because another file's rewrite changes it: that file's path. */
+  partOf?: string;
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

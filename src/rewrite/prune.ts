@@ -3,9 +3,14 @@
 // original used and that have no side effects; anything the user left unused on purpose stays.
 import * as t from '@babel/types';
 import { parseSource } from '../parse.js';
-import { traverse, type NodePath } from '../detect/ast.js';
+import traverseModule, { type NodePath, type TraverseOptions } from '@babel/traverse';
+
+type TraverseFn = (parent: t.Node, options: TraverseOptions) => void;
+// @babel/traverse is CommonJS; under NodeNext its default export arrives wrapped once more.
+const traverseExport = traverseModule as unknown as { default?: TraverseFn } & TraverseFn;
+const traverse: TraverseFn = traverseExport.default ?? traverseExport;
 import { EditList } from './edits.js';
-import { widenToLines } from './text.js';
+import { getRemovalRange } from './text.js';
 
 interface BindingInfo {
   references: number;
@@ -22,9 +27,16 @@ interface BindingInfo {
  * pass, every pure declaration that the original used and whose remaining references all sit inside
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
-export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string): string {
+export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set()): string {
   const before = collectBindings(original);
-  const after = collectBindings(parseSource(path, rewritten));
+  const rewrittenAst = parseSource(path, rewritten);
+  const after = collectBindings(rewrittenAst);
+  // class methods and fields: referenced by name through any `.name` member access
+  const beforeMembers = collectClassMembers(original, externalMembers);
+  for (const [key, info] of collectClassMembers(rewrittenAst, externalMembers)) {
+    before.set(key, { ...info, references: beforeMembers.get(key)?.references ?? 0 });
+    after.set(key, info);
+  }
   const candidates = [...after].filter(([key, info]) => info.removable && (before.get(key)?.references ?? 0) > 0);
   const dead = new Map<string, BindingInfo>();
   const inDead = ([start, end]: [number, number]) => [...dead.values()].some((d) => start >= d.node.start! && end <= d.node.end!);
@@ -46,12 +58,12 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     }
     // A declaration inside another removed one goes with it.
     if ([...dead.values()].some((d) => d !== info && info.node.start! >= d.node.start! && info.node.end! <= d.node.end!)) continue;
-    const range = widenToLines(rewritten, info.node.start!, info.node.end!);
+    const range = getRemovalRange(rewritten, info.node.start!, info.node.end!);
     if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
   }
   for (const [declaration, specifiers] of importsTouched) {
     if (specifiers.length === declaration.specifiers.length) {
-      const range = widenToLines(rewritten, declaration.start!, declaration.end!);
+      const range = getRemovalRange(rewritten, declaration.start!, declaration.end!);
       edits.remove(range.start, range.end);
     } else {
       for (const specifier of specifiers) {
@@ -61,6 +73,51 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     }
   }
   return edits.apply(rewritten);
+}
+
+/**
+ * Methods and fields of classes, keyed `class:<Class>.<name>`, with every `.name` access in the file as a
+ * reference (whatever the object: conservative). Never the constructor, accessors, static members, or a
+ * name another module of the program reads.
+ */
+function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>): Map<string, BindingInfo> {
+  const members = new Map<string, BindingInfo>();
+  const accesses = new Map<string, [number, number][]>();
+  const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
+  // members reached by computed names or destructuring: none of them can be judged unused
+  let dynamic = false;
+  traverse(ast, {
+    VariableDeclarator(path: NodePath<t.VariableDeclarator>) {
+      if (t.isObjectPattern(path.node.id) && t.isThisExpression(path.node.init)) dynamic = true;
+    },
+    MemberExpression(path: NodePath<t.MemberExpression>) {
+      const property = path.node.property;
+      if (path.node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(path.node.object)) dynamic = true;
+      const name = !path.node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
+      if (name !== null) accesses.set(name, [...(accesses.get(name) ?? []), [path.node.start!, path.node.end!]]);
+    },
+    OptionalMemberExpression(path: NodePath<t.OptionalMemberExpression>) {
+      const property = path.node.property;
+      if (!path.node.computed && t.isIdentifier(property)) accesses.set(property.name, [...(accesses.get(property.name) ?? []), [path.node.start!, path.node.end!]]);
+    },
+    Class(path: NodePath<t.Class>) {
+      const node = path.node as t.ClassDeclaration | t.ClassExpression;
+      classes.push({ name: node.id?.name ?? `@${node.start}`, node });
+    },
+  });
+  if (dynamic) return members;
+  for (const { name: className, node } of classes) {
+    for (const member of node.body.body) {
+      if (member.type !== 'ClassMethod' && member.type !== 'ClassProperty') continue;
+      if (member.static || member.computed || member.key.type !== 'Identifier') continue;
+      if (member.type === 'ClassMethod' && member.kind !== 'method') continue;
+      const name = member.key.name;
+      if (externalMembers.has(name)) continue;
+      const ranges = accesses.get(name) ?? [];
+      members.set(`class:${className}.${name}`, { references: ranges.length, referenceRanges: ranges, node: member, removable: member.type === 'ClassMethod' || !member.value || isPure(member.value) });
+    }
+  }
+  return members;
 }
 
 /** Every binding of every scope, keyed by the chain of named functions around it plus its name. */
@@ -125,5 +182,11 @@ function isPure(node: t.Node): boolean {
   // require('readline') / require('node:fs')
   if (t.isCallExpression(node) && t.isIdentifier(node.callee, { name: 'require' }) && node.arguments.length === 1 && t.isStringLiteral(node.arguments[0])) return true;
   if (t.isTSAsExpression(node)) return isPure(node.expression);
+  // `new Transport(process.stdin, process.stdout)` whose only use was removed: the object goes with it
+  if (t.isNewExpression(node)) return t.isIdentifier(node.callee) && node.arguments.every((a) => t.isExpression(a) && isPure(a));
+  // readline.createInterface({ input, output }): an interface nothing reads any more
+  const callee = t.isCallExpression(node) ? node.callee : null;
+  const name = callee && t.isMemberExpression(callee) && t.isIdentifier(callee.property) ? callee.property.name : callee && t.isIdentifier(callee) ? callee.name : null;
+  if (name === 'createInterface') return (node as t.CallExpression).arguments.every((a) => t.isExpression(a) && isPure(a));
   return false;
 }

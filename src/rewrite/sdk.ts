@@ -1,584 +1,454 @@
-// The SDK rewrite: removes the stdin loop, parsing, writer and SDK-owned branches; registers one
-// `setRequestHandler` per method with the branch's own body; connects a StdioServerTransport.
-// Computed as text edits on the original source (see edits.ts), then pruned and re-parsed.
+// The SDK rewrite: turns the server model's decisions into text edits.
+//   - every reply becomes `return <result>` / `throw <error>` where it is written (calls between the
+//     dispatcher and the reply return what they are handed back);
+//   - the branches only initialize, ping and notifications/initialized reach are removed;
+//   - where the stdin loop was started, the SDK server is created with the original name, version,
+//     capabilities and instructions, the dispatcher is registered for each MCP method (and as the
+//     fallback for custom methods), and a StdioServerTransport is connected;
+//   - console.log and other stdout text go to stderr;
+//   - declarations only the removed code used (the loop, the writer helpers, the transport object)
+//     are pruned, and every edited module is re-parsed.
+// Deliberately not: deciding anything. What to register, which replies are exact, where the server
+// goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { MCP_NOTIFICATIONS, MCP_REQUESTS, SDK_OWNED_METHODS, isMcpNotification, isMcpRequestMethod, type Capability } from '../model/mcp-methods.js';
+import { getMemberName, unwrapExpression } from '../analysis/ast.js';
+import type { ModuleUnit } from '../analysis/program.js';
+import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
-import type { MethodBranch, ServerModel } from '../model/server-model.js';
-import type { ModuleKind, SdkTarget, Style } from '../model/types.js';
-import { renderMcpServerTools, type McpServerTools } from './mcp-server.js';
-import { getKeyName, getStdoutWriteKind, getSerializedValue, getWrittenArgument, walk } from '../detect/ast.js';
+import type { ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
+import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource } from '../parse.js';
-import { buildThrow, renderBranchBody, type BranchContext } from './branch.js';
 import { EditList } from './edits.js';
 import { pruneUnusedDeclarations } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
-import { findProtectedLineStarts, getLineIndent, getNodeRange, reindentText, renderRange, widenToLines } from './text.js';
+import { getLineIndent, getLineStart, getNodeRange, getRemovalRange } from './text.js';
 
-export interface SdkRewriteInput {
-  ast: t.File;
-  source: string;
-  path: string;
-  model: ServerModel;
-  sdk: SdkTarget;
-  style: Style;
-  moduleKind: ModuleKind;
-}
-
-export type SdkRewriteResult = { after: string; notes: string[]; fixes: string[]; style: Style } | { failed: string; reason: string; line: number };
-
-const OWNED: readonly string[] = SDK_OWNED_METHODS;
-
-export function rewriteToSdk(input: SdkRewriteInput): SdkRewriteResult {
-  const { ast, source, model } = input;
-  const style = detectStyle(source);
-  const typescript = /\.(c|m)?tsx?$/i.test(input.path);
-  const target = SDK_TARGETS[input.sdk];
-  const notes: string[] = [];
-  const fixes: string[] = [];
-
-  const registered = model.methods.filter((m) => isMcpRequestMethod(m.method));
-  const notifications = model.methods.filter((m) => !OWNED.includes(m.method) && m.method.startsWith('notifications/'));
-  const custom = model.methods.filter((m) => !OWNED.includes(m.method) && !isMcpRequestMethod(m.method) && !m.method.startsWith('notifications/'));
-  const customNotification = notifications.find((m) => !isMcpNotification(m.method));
-  if (customNotification) {
-    return { failed: `the server handles ${customNotification.method}, which is not an MCP notification`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: customNotification.line };
-  }
-  if (registered.length === 0) return { failed: 'no MCP request method is served', reason: 'NO_DISPATCH', line: model.dispatch.line };
-
-  const taken = collectTopLevelNames(ast.program, model);
-  const serverName = taken.has('server') ? 'mcpServer' : 'server';
-  const anchor = model.registrationAnchor;
-  const anchorIndent = getLineIndent(source, anchor.start!);
-  const protocol = model.dispatch.protocol;
-  const wrapErrors = (protocol.kind === 'return-result' || protocol.kind === 'assign-envelope') && protocol.errorCode !== null ? protocol.errorCode : null;
-  const protectedLineStarts = findProtectedLineStarts(ast, source);
-  const eol = style.eol;
-
-  // 1. One handler per MCP method, in the order the original dispatched them (or one registerTool per tool).
-  let tools: McpServerTools | null = null;
-  if (input.style === 'mcp-server') {
-    tools = renderMcpServerTools({ source, program: ast.program, model, sdk: input.sdk, style, anchorIndent, serverName, protectedLineStarts, typescript, fixes, notes });
-    if (tools.kind === 'fallback') notes.push(`--style mcp-server not applied: ${tools.reason} (line ${tools.line}); the low-level Server keeps tools/list exactly as it was`);
-  }
-  const useMcpServer = tools?.kind === 'tools';
-  const blocks: string[] = tools?.kind === 'tools' ? [...tools.blocks] : [];
-  for (const branch of registered) {
-    if (useMcpServer && (branch.method === 'tools/list' || branch.method === 'tools/call')) continue;
-    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
-    if ('failed' in rendered) return rendered;
-    blocks.push(rendered.text);
-  }
-  for (const branch of notifications) {
-    const rendered = renderHandler(branch, { input, style, anchorIndent, wrapErrors: null, protectedLineStarts, typescript, serverName, fixes }, true);
-    if ('failed' in rendered) return rendered;
-    blocks.push(rendered.text);
-    if (branch.method === 'notifications/cancelled') notes.push("notifications/cancelled runs the server's own handler in place of the SDK's (which aborted the request's signal)");
-  }
-  if (custom.length > 0) {
-    const rendered = renderFallbackHandler(custom, { input, style, anchorIndent, wrapErrors, protectedLineStarts, typescript, serverName, fixes });
-    if ('failed' in rendered) return rendered;
-    blocks.push(rendered.text);
-    notes.push(`custom methods ${custom.map((m) => m.method).join(', ')} keep answering through fallbackRequestHandler`);
-  }
-
-  // 2. The server, with the name, version, capabilities and instructions initialize used to send.
-  const construction = buildConstruction(model, registered.map((b) => b.method), { input, style, anchorIndent, serverName, notes, protectedLineStarts });
-  if ('failed' in construction) return construction;
-  const constructed = useMcpServer ? construction.text.replace(' = new Server(', ' = new McpServer(') : construction.text;
-  const registrations = [constructed, ...blocks].join(eol + eol);
-
-  // 3. The transport, where the loop used to start.
-  const connect = buildConnect(model, { style, typescript, serverName, moduleKind: input.moduleKind, taken, indent: getLineIndent(source, model.input.anchor.start!), sdk: input.sdk });
-  if (input.sdk === 'v1') fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
-  else notes.push('SDK v2 drops lines that are not JSON without a reply and offers no hook to answer them with -32700');
-
-  const edits = new EditList();
-  const loopAnchor = model.input.anchor;
-  // The replaced statement starts after its line's indentation, so the first line drops it.
-  const registrationsText = registrations.slice(anchorIndent.length);
-  if (anchor === loopAnchor) {
-    edits.replace(loopAnchor.start!, loopAnchor.end!, registrationsText + eol + eol + connect);
-  } else {
-    edits.replace(anchor.start!, anchor.end!, registrationsText);
-    edits.replace(loopAnchor.start!, loopAnchor.end!, connect.slice(getLineIndent(source, loopAnchor.start!).length));
-  }
-  const removals = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
-  for (const writer of findUnusedWriterMethods(ast.program, model, removals)) removals.add(writer);
-  removals.delete(anchor);
-  removals.delete(loopAnchor);
-  for (const node of mergeRemovals(source, [...removals], ast.program)) edits.remove(node.start, node.end);
-
-  // 4. Logging left in the file goes to stderr; protocol writes outside the dispatcher cannot be moved.
-  const writerRanges = model.writerDeclarations.map((d) => ({ start: d.start!, end: d.end! }));
-  for (const call of findStdoutCalls(ast.program)) {
-    if (edits.touches(call.start!, call.end!)) continue;
-    if (writerRanges.some((r) => call.start! >= r.start && call.end! <= r.end)) continue;
-    const kind = getStdoutWriteKind(call)!;
-    if (getSerializedValue(getWrittenArgument(call, kind)) && kind !== 'console') {
-      return { failed: 'the file writes JSON to stdout outside the dispatcher and its writer helpers', reason: 'UNRESOLVED_WRITER', line: call.loc!.start.line };
-    }
-    if (kind === 'writeSync') continue;
-    const callee = call.callee as t.MemberExpression;
-    if (kind === 'stdout.write') edits.replace(callee.object.start!, callee.object.end!, 'process.stderr');
-    else edits.replace(callee.property.start!, callee.property.end!, 'error');
-  }
-
-  // 5. SDK imports next to the file's own.
-  const schemas = [
-    ...new Set([...registered.filter((b) => !(useMcpServer && b.method.startsWith('tools/'))), ...notifications].map((b) => getSchemaName(b.method))),
-  ].sort();
-  const useImport = model.syntax === 'import' || (model.syntax === 'none' && input.moduleKind === 'esm');
-  const usesProtocolError = [...blocks, connect].some((b) => b.includes('new ProtocolError('));
-  const serverClass = useMcpServer ? 'McpServer' : 'Server';
-  const fromServerModule = [serverClass, ...(usesProtocolError ? ['ProtocolError'] : []), ...(tools?.kind === 'tools' && tools.usesFromJsonSchema ? ['fromJsonSchema'] : [])].sort();
-  const importLines = [
-    importLine(useImport, style, fromServerModule, useMcpServer ? target.mcpServerModule : target.serverModule),
-    importLine(useImport, style, ['StdioServerTransport'], target.stdioModule),
-    ...(target.typesModule && schemas.length > 0 ? [importLine(useImport, style, schemas, target.typesModule)] : []),
-    ...(tools?.kind === 'tools' && tools.usesZod ? [importLine(useImport, style, ['z'], 'zod')] : []),
-  ];
-  const importAt = findImportPosition(ast.program, source);
-  edits.insert(importAt.offset, importAt.before + importLines.join(eol) + importAt.after);
-
-  const collapse = (text: string) => (/\n[ \t]*\r?\n[ \t]*\r?\n/.test(source) ? text : text.replace(/(\r?\n)([ \t]*\r?\n){2,}/g, '$1$1'));
-  const rewritten = collapse(edits.apply(source));
-  let pruned: string;
-  try {
-    // Parses the rewritten text (so it is proven to parse), then removes what only the old loop used;
-    // removing whole declarations is checked again below.
-    pruned = collapse(pruneUnusedDeclarations(input.path, ast, rewritten));
-    if (pruned !== rewritten) parseSource(input.path, pruned);
-  } catch (err) {
-    return { failed: `the rewritten file does not parse: ${(err as Error).message}`, reason: 'UNSUPPORTED_CONTROL_FLOW', line: model.dispatch.line };
-  }
-  return { after: pruned, notes, fixes: [...new Set(fixes)], style: useMcpServer ? 'mcp-server' : 'server' };
-}
-
-interface RenderContext {
-  input: SdkRewriteInput;
-  style: CodeStyle;
-  anchorIndent: string;
-  wrapErrors: number | null;
-  protectedLineStarts: Set<number>;
-  typescript: boolean;
-  serverName: string;
+export interface SdkRewrite {
+  /** The new text of every module that changed (the entry included when it changed). */
+  changes: Map<string, { before: string; after: string }>;
+  notes: string[];
   fixes: string[];
 }
 
-type Rendered = { text: string } | { failed: string; reason: string; line: number };
+export type SdkRewriteResult = SdkRewrite | { failed: string; line: number };
 
-// server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-//   ...the branch's statements, replies turned into return / throw...
-// });
-// server.setNotificationHandler(CancelledNotificationSchema, async (msg) => { ... });
-function renderHandler(branch: MethodBranch, ctx: RenderContext, notification = false): Rendered {
-  const { style, anchorIndent } = ctx;
-  const unit = style.indent;
-  const wrapped = ctx.wrapErrors !== null;
-  const bodyIndent = anchorIndent + unit + (wrapped ? unit : '');
-  const param = buildParam(branch, ctx);
-  if ('failed' in param) return param;
-  const branchContext: BranchContext = {
-    source: ctx.input.source,
-    style,
-    protocol: ctx.input.model.dispatch.protocol,
-    protectedLineStarts: ctx.protectedLineStarts,
-    bodyIndent,
-    paramsExpression: param.paramsExpression,
-    typescript: ctx.typescript,
-    sdk: ctx.input.sdk,
-    fixes: ctx.fixes,
-    notification,
-  };
-  const body = renderBranchBody(branch, branchContext);
-  if ('failed' in body) return body;
-  const prelude = buildPrelude(branch, ctx, bodyIndent);
-  if (typeof prelude !== 'string') return prelude;
-  let inner = [prelude, param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
-  if (wrapped) inner = wrapInErrorCode(inner, ctx);
-  const usesParam = param.name !== '' && new RegExp(`\\b${escapeRegExp(param.usedName)}\\b`).test(inner);
-  const method = ctx.input.sdk === 'v2' ? quoted(style, branch.method) : getSchemaName(branch.method);
-  const register = notification ? 'setNotificationHandler' : 'setRequestHandler';
-  return {
-    text: `${anchorIndent}${ctx.serverName}.${register}(${method}, async (${usesParam ? param.name : ''}) => {${style.eol}${inner}${style.eol}${anchorIndent}})${semi(style)}`,
-  };
+interface Ctx {
+  sdk: SdkTarget;
+  moduleKind: (mod: ModuleUnit) => ModuleKind;
+  shape: SdkShape;
+  edits: Map<ModuleUnit, EditList>;
+  styles: Map<ModuleUnit, CodeStyle>;
+  notes: string[];
+  fixes: string[];
 }
 
-// server.fallbackRequestHandler = async (msg) => {
-//   if (msg.method === 'db/stats') { ... }
-//   throw Object.assign(new Error('Method not found'), { code: -32601 });
-// };
-function renderFallbackHandler(branches: MethodBranch[], ctx: RenderContext): Rendered {
-  const { style, anchorIndent } = ctx;
-  const unit = style.indent;
-  const model = ctx.input.model;
-  const name = model.message.kind === 'identifier' ? model.message.name : 'request';
-  const parts: string[] = [];
-  for (const branch of branches) {
-    const bodyIndent = anchorIndent + unit + unit + (ctx.wrapErrors !== null ? unit : '');
-    const param = buildParam(branch, ctx);
-    if ('failed' in param) return param;
-    const body = renderBranchBody(branch, {
-      source: ctx.input.source,
-      style,
-      protocol: model.dispatch.protocol,
-      protectedLineStarts: ctx.protectedLineStarts,
-      bodyIndent,
-      paramsExpression: `${name}.params`,
-      typescript: ctx.typescript,
-      sdk: ctx.input.sdk,
-      fixes: ctx.fixes,
-    });
-    if ('failed' in body) return body;
-    const prelude = buildPrelude(branch, ctx, bodyIndent);
-    if (typeof prelude !== 'string') return prelude;
-    let inner = [prelude, param.prologue(bodyIndent), body.text].filter((s) => s !== '').join(style.eol);
-    if (model.message.kind === 'pattern') {
-      const locals = [...model.message.properties.entries()].filter(([key, local]) => key !== 'id' && new RegExp(`\\b${escapeRegExp(local)}\\b`).test(inner));
-      if (locals.length > 0) {
-        const destructure = `${anchorIndent}${unit}${unit}const { ${locals.map(([key, local]) => (key === local ? key : `${key}: ${local}`)).join(', ')} } = ${name}${semi(style)}`;
-        inner = destructure + style.eol + inner;
-      }
+export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: ModuleKind): SdkRewriteResult {
+  const shape = model.sdk!;
+  const ctx: Ctx = { sdk, shape, edits: new Map(), styles: new Map(), notes: [], fixes: [], moduleKind: (mod) => getModuleKind(mod, moduleKind) };
+  const anchorMod = shape.anchor.mod;
+  const edit = (mod: ModuleUnit): EditList => {
+    let list = ctx.edits.get(mod);
+    if (!list) {
+      list = new EditList();
+      ctx.edits.set(mod, list);
     }
-    if (ctx.wrapErrors !== null) inner = wrapInErrorCode(inner, { ...ctx, anchorIndent: anchorIndent + unit });
-    parts.push(`${anchorIndent}${unit}if (${name}.method === ${quoted(style, branch.method)}) {${style.eol}${inner}${style.eol}${anchorIndent}${unit}}`);
-  }
-  const notFound = buildThrow({ style, sdk: ctx.input.sdk }, '-32601', quoted(style, 'Method not found'));
-  const paramType = ctx.typescript ? '' : '';
-  return {
-    text: `${anchorIndent}${ctx.serverName}.fallbackRequestHandler = async (${name}${paramType}) => {${style.eol}${parts.join(style.eol)}${style.eol}${anchorIndent}${unit}${notFound}${style.eol}${anchorIndent}}${semi(style)}`,
+    return list;
   };
-}
 
-//   try {
-//     ...
-//   } catch (error) {
-//     throw Object.assign(new Error(error.message), { code: -32000 });
-//   }
-function wrapInErrorCode(inner: string, ctx: RenderContext): string {
-  const { style, anchorIndent } = ctx;
-  const unit = style.indent;
-  const outer = anchorIndent + unit;
-  const message = ctx.typescript ? '(error as Error).message' : 'error.message';
-  const rethrow = buildThrow({ style, sdk: ctx.input.sdk }, String(ctx.wrapErrors), message);
-  return [
-    `${outer}// Errors thrown here reached the client as ${ctx.wrapErrors} with their message; they still do.`,
-    `${outer}try {`,
-    inner,
-    `${outer}} catch (error) {`,
-    `${outer}${unit}${rethrow}`,
-    `${outer}}`,
-  ].join(style.eol);
-}
-
-/**
- * The dispatcher's own declarations from the message (`const params = msg.params || {}`,
- * `const { params = {} } = msg`) that this branch reads, trimmed to what it reads.
- */
-function buildPrelude(branch: MethodBranch, ctx: RenderContext, indent: string): string | { failed: string; reason: string; line: number } {
-  const { source, model } = ctx.input;
-  const idAlias = model.message.kind === 'identifier' ? model.message.aliases?.get('id') : undefined;
-  if (idAlias && branchUsesIdOutsideReplies(branch, idAlias)) {
-    return { failed: 'a handler reads the request id', reason: 'USES_REQUEST_ID', line: branch.line };
+  // 1. Branches the SDK answers itself go; replies inside them are not rewritten.
+  const removed: { mod: ModuleUnit; start: number; end: number }[] = [];
+  for (const branch of shape.removableBranches) {
+    const range = getBranchRemoval(branch.mod, branch.node, branch.kind);
+    if (!range || removed.some((r) => r.mod === branch.mod && overlaps(r, range))) continue;
+    if (range.replacement === null) edit(branch.mod).remove(range.start, range.end);
+    else edit(branch.mod).replace(range.start, range.end, range.replacement);
+    removed.push({ mod: branch.mod, start: range.start, end: range.end });
   }
-  const lines: string[] = [];
-  for (const declaration of model.prelude) {
-    const declarator = declaration.declarations[0]!;
-    if (t.isIdentifier(declarator.id)) {
-      if (declarator.id.name === idAlias) continue;
-      if (branch.statements.some((s) => mentionsNames(s, [declarator.id.type === 'Identifier' ? declarator.id.name : ''], true))) {
-        lines.push(indent + source.slice(declaration.start!, declaration.end!).replace(/\s*\n\s*/g, ' '));
-      }
-      continue;
+  const isRemoved = (mod: ModuleUnit, node: t.Node): boolean => removed.some((r) => r.mod === mod && node.start! >= r.start && node.end! <= r.end);
+
+  // 2. Replies become returns and throws.
+  const removedWrites = new Set<t.Node>();
+  for (const site of shape.sites) {
+    if (isRemoved(site.mod, site.statement)) continue;
+    const style = getStyle(ctx, site.mod);
+    const unknownOnly = shape.fallback && shape.unknownSites.includes(site);
+    edit(site.mod).replace(site.statement.start!, site.statement.end!, buildReplyStatement(site, style, sdk, unknownOnly));
+    for (const exit of site.unreachableAfter) {
+      const range = getRemovalRange(site.mod.source, exit.start!, exit.end!);
+      if (!edit(site.mod).touches(range.start, range.end)) edit(site.mod).remove(range.start, range.end);
     }
-    if (t.isObjectPattern(declarator.id)) {
-      const kept = declarator.id.properties.filter((prop) => {
-        if (!t.isObjectProperty(prop)) return true;
-        const key = getKeyName(prop);
-        if (key === 'id' || key === 'method') return branch.statements.some((s) => mentionsNames(s, namesIn(prop.value), true)) && key !== 'id';
-        return branch.statements.some((s) => mentionsNames(s, namesIn(prop.value), true));
-      });
-      if (kept.length === 0) continue;
-      const props = kept.map((p) => source.slice(p.start!, p.end!)).join(', ');
-      lines.push(`${indent}${declaration.kind} { ${props} } = ${source.slice(declarator.init!.start!, declarator.init!.end!)}${semi(ctx.style)}`);
+    if (site.writeStatement && !removedWrites.has(site.writeStatement)) {
+      removedWrites.add(site.writeStatement);
+      const target = getGuardedStatement(site.mod, site.writeStatement);
+      const range = getRemovalRange(site.mod.source, target.start!, target.end!);
+      if (!edit(site.mod).touches(range.start, range.end)) edit(site.mod).remove(range.start, range.end);
     }
   }
-  return lines.join(ctx.style.eol);
-}
-
-interface Param {
-  /** The handler's parameter text ('' for none). */
-  name: string;
-  /** Name to look for in the body to decide whether the parameter is needed. */
-  usedName: string;
-  paramsExpression: string;
-  prologue: (indent: string) => string;
-}
-
-function buildParam(branch: MethodBranch, ctx: RenderContext): Param | { failed: string; reason: string; line: number } {
-  const { source } = ctx.input;
-  const binding = ctx.input.model.message;
-  const prologue = (indent: string) => {
-    if (!branch.prologue) return '';
-    const paramText = source.slice(branch.prologue.param.start!, branch.prologue.param.end!);
-    const initText = source.slice(branch.prologue.init.start!, branch.prologue.init.end!);
-    const used = branch.statements.some((s) => mentionsNames(s, namesIn(branch.prologue!.param)));
-    return used ? `${indent}const ${paramText} = ${initText}${semi(ctx.style)}` : '';
-  };
-  if (binding.kind === 'identifier') {
-    return { name: binding.name, usedName: binding.name, paramsExpression: `${binding.name}.params`, prologue };
+  for (const call of shape.returnedCalls) {
+    if (isRemoved(call.mod, call.statement) || call.statement.type === 'ReturnStatement') continue;
+    edit(call.mod).insert(call.statement.start!, 'return ');
   }
-  // ({ id, method, params }) => only the properties the body still reads; the request id is the SDK's.
-  const used = [...binding.properties.entries()].filter(([, local]) => branch.statements.some((s) => mentionsNames(s, [local], true)));
-  const idLocal = binding.properties.get('id');
-  if (idLocal && used.some(([, local]) => local === idLocal) && branchUsesIdOutsideReplies(branch, idLocal)) {
-    return { failed: 'a handler reads the request id', reason: 'USES_REQUEST_ID', line: branch.line };
+  for (const end of shape.noReplyEnds) {
+    const style = getStyle(ctx, end.mod);
+    const text = buildThrow(style, sdk, '-32601', quoted(style, 'Method not found'), null);
+    if (end.kind === 'return') edit(end.mod).replace(end.node.start!, end.node.end!, text);
+    else if (end.fn.body.type === 'BlockStatement') {
+      const body = end.fn.body;
+      const indent = getLineIndent(end.mod.source, body.body[0]?.start ?? body.start!) || style.indent;
+      edit(end.mod).insert(body.end! - 1, `${indent}${text}${style.eol}${getLineIndent(end.mod.source, body.end! - 1)}`.replace(/^(?=)/, ''));
+    }
   }
-  const kept = used.filter(([key]) => key !== 'id');
-  const paramsLocal = binding.properties.get('params');
-  const needsParams = branch.method === 'tools/call';
-  if (needsParams && !kept.some(([key]) => key === 'params')) kept.push(['params', paramsLocal ?? 'params']);
-  const text = kept.length === 0 ? '' : `{ ${kept.map(([key, local]) => (key === local ? key : `${key}: ${local}`)).join(', ')} }`;
-  return { name: text, usedName: kept.length ? kept[0]![1] : '', paramsExpression: paramsLocal ?? 'params', prologue };
+  if (shape.fallback && shape.noReplyEnds.length > 0) ctx.fixes.push('unknown methods are answered with -32601 instead of never');
+
+  // 3. Text on stdout goes to stderr (it would corrupt the transport).
+  for (const sink of model.facts.sinks) {
+    if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console') continue;
+    const callee = unwrapExpression(sink.call.callee);
+    if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') continue;
+    if (isInsideEdit(ctx, sink.mod, sink.call)) continue;
+    // JSON written by a writer helper: the helper goes away with the replies that used it
+    const first = sink.call.arguments[0];
+    if (sink.call.arguments.length === 1 && first && first.type !== 'SpreadElement' && first.type !== 'ArgumentPlaceholder' && model.facts.interp.evalStatic(first, sink.mod).k === 'json') continue;
+    if (callee.property.name !== 'error') edit(sink.mod).replace(callee.property.start!, callee.property.end!, 'error');
+  }
+
+  for (const statement of shape.inputStatements) {
+    const range = getRemovalRange(anchorMod.source, getNodeRange(anchorMod.source, statement).start, statement.end!);
+    if (!edit(anchorMod).touches(range.start, range.end)) edit(anchorMod).remove(range.start, range.end);
+  }
+
+  // 4. The SDK server where the loop was started.
+  const anchor = shape.anchor;
+  const style = getStyle(ctx, anchorMod);
+  const indent = getLineIndent(anchorMod.source, anchor.statement.start!);
+  const names = pickNames(anchorMod);
+  const setup = buildServerSetup(ctx, style, indent, names);
+  const anchorRange = getNodeRange(anchorMod.source, anchor.statement);
+  if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: anchor.statement.loc?.start.line ?? 0 };
+  edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, setup.slice(indent.length));
+  edit(anchorMod).insert(getImportOffset(anchorMod), buildImports(ctx, style, anchorMod, names));
+
+  // 5. Apply, prune what only the removed code used, re-parse.
+  const changes = new Map<string, { before: string; after: string }>();
+  for (const [mod, list] of ctx.edits) {
+    let after = '';
+    try {
+      after = list.apply(mod.source);
+      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod));
+      parseSource(mod.path, after);
+    } catch (err) {
+      if (process.env['MCP_MIGRATE_DEBUG']) process.stderr.write(`--- ${mod.path}\n${after || list.apply(mod.source)}\n`);
+      return { failed: `the rewritten ${mod.path.split(/[\\/]/).pop()} is not valid: ${(err as Error).message}`, line: 0 };
+    }
+    if (after !== mod.source) changes.set(mod.path, { before: mod.source, after });
+  }
+  ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
+  if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
+  return { changes, notes: ctx.notes, fixes: ctx.fixes };
 }
 
-function branchUsesIdOutsideReplies(branch: MethodBranch, idLocal: string): boolean {
-  const sites = new Set(branch.replies.map((r) => r.site));
-  let found = false;
-  for (const statement of branch.statements) {
-    walk(statement, (node) => {
-      if (found || sites.has(node)) return false;
-      if (t.isIdentifier(node, { name: idLocal })) found = true;
-      return true;
-    });
-  }
-  return found;
+/** ESM or CommonJS, as Node decides: the extension, else the package type the runner read (the same package for every module). */
+function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): ModuleKind {
+  if (/\.m[jt]s$/i.test(mod.path)) return 'esm';
+  if (/\.c[jt]s$/i.test(mod.path)) return 'cjs';
+  if (packageKind) return packageKind;
+  return mod.syntax === 'esm' ? 'esm' : 'cjs';
 }
 
-function namesIn(node: t.Node): string[] {
-  const names: string[] = [];
-  walk(node, (n) => {
-    if (t.isIdentifier(n)) names.push(n.name);
-  });
+/** Member names other modules of the program read: a class member with such a name is never pruned here. */
+function getExternalMembers(model: ServerModel, mod: ModuleUnit): Set<string> {
+  const names = new Set<string>();
+  for (const other of model.facts.program.modules) {
+    if (other === mod) continue;
+    for (const member of other.index.members) {
+      const name = getMemberName(member);
+      if (name !== null) names.add(name);
+    }
+  }
   return names;
 }
 
-/** Whether statements reference any of `names` (as variables, not property keys). */
-function mentionsNames(statement: t.Node, names: string[], skipReplyIds = false): boolean {
-  let found = false;
-  walk(statement, (node, parent) => {
-    if (found) return false;
-    if (skipReplyIds && t.isObjectProperty(node) && getKeyName(node) === 'id') return false;
-    if (t.isIdentifier(node) && names.includes(node.name)) {
-      const isKey = parent && (t.isObjectProperty(parent) || t.isMemberExpression(parent)) && ((parent as t.ObjectProperty).key === node || (parent as t.MemberExpression).property === node) && !(parent as t.MemberExpression).computed && !(t.isObjectProperty(parent) && parent.shorthand);
-      if (!isKey) found = true;
-    }
-    return true;
-  });
-  return found;
-}
-
-// const server = new Server({ name, version }, { capabilities: { tools: {} }, instructions });
-function buildConstruction(
-  model: ServerModel,
-  methods: string[],
-  ctx: { input: SdkRewriteInput; style: CodeStyle; anchorIndent: string; serverName: string; notes: string[]; protectedLineStarts: Set<number> },
-): { text: string } | { failed: string; reason: string; line: number } {
-  const { source } = ctx.input;
-  const { style, anchorIndent } = ctx;
-  const text = (node: t.Node) => renderRange(source, node.start!, node.end!, getLineIndent(source, node.start!), anchorIndent, ctx.protectedLineStarts);
-  const info = model.initialize?.serverInfo;
-  const infoText = info ? text(info) : `{ name: ${quoted(style, baseName(ctx.input.path))}, version: ${quoted(style, '0.0.0')} }`;
-  if (!info) ctx.notes.push('no serverInfo was found: the server is named after its file, version 0.0.0');
-  const needed = [...new Set(methods.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].capability))];
-  const capabilities = buildCapabilities(model.initialize?.capabilities ?? null, needed, source, ctx.notes);
-  const options = [`capabilities: ${capabilities}`];
-  if (model.initialize?.instructions) options.push(`instructions: ${text(model.initialize.instructions)}`);
-  const oneLine = `${anchorIndent}const ${ctx.serverName} = new Server(${infoText}, { ${options.join(', ')} })${semi(style)}`;
-  if (oneLine.length <= 100 && !oneLine.includes('\n')) return { text: oneLine };
-  const unit = style.indent;
-  const comma = style.trailingComma ? ',' : '';
-  const lines = options.map((o, i) => `${anchorIndent}${unit}${reindentText(o, anchorIndent, anchorIndent + unit)}${i < options.length - 1 ? ',' : comma}`);
-  return { text: `${anchorIndent}const ${ctx.serverName} = new Server(${infoText}, {${style.eol}${lines.join(style.eol)}${style.eol}${anchorIndent}})${semi(style)}` };
-}
-
-/** The original capabilities object, plus any capability the served methods need but it did not declare. */
-function buildCapabilities(node: t.Node | null, needed: Capability[], source: string, notes: string[]): string {
-  if (node && t.isObjectExpression(node)) {
-    const declared = node.properties.map((p) => (t.isObjectProperty(p) ? getKeyName(p) : null));
-    const missing = needed.filter((c) => !declared.includes(c));
-    const original = source.slice(node.start!, node.end!);
-    if (missing.length === 0) return original.replace(/\s*\n\s*/g, ' ');
-    notes.push(`declares the ${missing.join(', ')} capabilit${missing.length > 1 ? 'ies' : 'y'} it serves but did not announce`);
-    const props = node.properties.map((p) => source.slice(p.start!, p.end!));
-    return `{ ${[...props, ...missing.map((c) => `${c}: {}`)].join(', ')} }`;
+function getStyle(ctx: Ctx, mod: ModuleUnit): CodeStyle {
+  let style = ctx.styles.get(mod);
+  if (!style) {
+    style = detectStyle(mod.source);
+    ctx.styles.set(mod, style);
   }
-  if (node) return source.slice(node.start!, node.end!);
-  return `{ ${needed.map((c) => `${c}: {}`).join(', ')} }`;
+  return style;
 }
 
-function baseName(path: string): string {
-  const file = path.split(/[\\/]/).pop() ?? 'server';
-  return file.replace(/\.[^.]+$/, '');
+function overlaps(a: { start: number; end: number }, b: { start: number; end: number }): boolean {
+  return a.start < b.end && b.start < a.end;
 }
 
+function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
+  return ctx.edits.get(mod)?.touches(node.start!, node.end!) ?? false;
+}
+
+// ---------------------------------------------------------------- replies
+
+// return <result>;
+// throw Object.assign(new Error(<message>), { code: <code> });      (v1: the SDK sends code and message as they are)
+// throw new ProtocolError(<code>, <message>);                        (v2)
+function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget, unknownOnly: boolean): string {
+  const s = semi(style);
+  const reply = site.reply;
+  switch (reply.kind) {
+    case 'result':
+      return `return ${reply.value}${s}`;
+    case 'error-value':
+      return `throw ${reply.value}${s}`;
+    case 'error': {
+      const message = reply.message ?? quoted(style, 'Error');
+      if (unknownOnly) return buildThrow(style, sdk, '-32601', message, reply.data);
+      if (reply.code === null) return sdk === 'v2' ? buildThrow(style, sdk, '-32603', message, reply.data) : `throw new Error(${message})${s}`;
+      return buildThrow(style, sdk, reply.code, message, reply.data);
+    }
+  }
+}
+
+function buildThrow(style: CodeStyle, sdk: SdkTarget, code: string, message: string, data: string | null): string {
+  const s = semi(style);
+  if (sdk === 'v2') return `throw new ProtocolError(${code}, ${message}${data ? `, ${data}` : ''})${s}`;
+  return `throw Object.assign(new Error(${message}), { code: ${code}${data ? `, data: ${data}` : ''} })${s}`;
+}
+
+/** `if (response !== undefined) send(response);` -> the whole if; otherwise the write itself. */
+function getGuardedStatement(mod: ModuleUnit, write: t.Statement): t.Statement {
+  let node: t.Statement = write;
+  let parent = mod.index.parent.get(node);
+  if (parent?.type === 'BlockStatement' && parent.body.length === 1) {
+    const holder = mod.index.parent.get(parent);
+    if (holder?.type === 'IfStatement' && holder.consequent === parent && !holder.alternate) return holder;
+  }
+  if (parent?.type === 'IfStatement' && parent.consequent === node && !parent.alternate) node = parent;
+  return node;
+}
+
+// ---------------------------------------------------------------- removed branches
+
+/** What to cut to remove a branch: a range, and text to put instead (the else part of an if). */
+function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start: number; end: number; replacement: string | null } | null {
+  const source = mod.source;
+  const parent = mod.index.parent.get(node);
+  switch (kind) {
+    case 'case': {
+      const kase = node as t.SwitchCase;
+      const sw = parent as t.SwitchStatement;
+      const index = sw.cases.indexOf(kase);
+      const previous = sw.cases[index - 1];
+      // `case 'tools/list': case 'ping': ...` shares the body: keep it
+      if (previous && previous.consequent.length === 0) return null;
+      if (kase.consequent.length === 0 && !sw.cases.slice(index + 1).some((c) => c.consequent.length > 0)) return null;
+      const range = getNodeRange(source, kase);
+      return { ...getRemovalRange(source, range.start, range.end), replacement: null };
+    }
+    case 'if': {
+      const statement = node as t.IfStatement;
+      if (parent?.type === 'IfStatement' && parent.alternate === statement) {
+        // `... else if (method === 'initialize') {...} else ...`
+        if (statement.alternate) return { start: statement.start!, end: statement.end!, replacement: source.slice(statement.alternate.start!, statement.alternate.end!) };
+        return { start: parent.consequent.end!, end: statement.end!, replacement: '' };
+      }
+      if (statement.alternate) {
+        const range = getNodeRange(source, statement);
+        return { start: range.start, end: statement.end!, replacement: source.slice(statement.alternate.start!, statement.alternate.end!) };
+      }
+      const range = getNodeRange(source, statement);
+      return { ...getRemovalRange(source, range.start, range.end), replacement: null };
+    }
+    case 'property':
+    case 'element': {
+      const range = getNodeRange(source, node);
+      const after = /^\s*,/.exec(source.slice(range.end));
+      const end = after ? range.end + after[0].length : range.end;
+      return { ...getRemovalRange(source, range.start, end), replacement: null };
+    }
+    case 'statement': {
+      const range = getNodeRange(source, node);
+      return { ...getRemovalRange(source, range.start, range.end), replacement: null };
+    }
+    default:
+      return null;
+  }
+}
+
+// ---------------------------------------------------------------- the server
+
+interface Names {
+  server: string;
+  transport: string;
+}
+
+/** `server` and `transport`, unless the module already uses those names for something. */
+function pickNames(mod: ModuleUnit): Names {
+  const taken = new Set<string>();
+  for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
+  const pick = (options: string[]): string => options.find((n) => !taken.has(n)) ?? `${options[0]}_${Math.abs(hash(mod.path)) % 1000}`;
+  return { server: pick(['server', 'mcpServer', 'sdkServer']), transport: pick(['transport', 'stdioTransport', 'sdkTransport']) };
+}
+
+function hash(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+  return h;
+}
+
+// const server = new Server({ name, version }, { capabilities, instructions });
+// server.setRequestHandler(ListToolsRequestSchema, handleMessage);
+// server.fallbackRequestHandler = handleMessage;
 // const transport = new StdioServerTransport();
-// transport.onerror = (error) => { if (error instanceof SyntaxError) void transport.send({ ... -32700 ... }) };
+// transport.onerror = ...;   (v1: answers bad JSON with -32700)
 // await server.connect(transport);
-function buildConnect(
-  model: ServerModel,
-  ctx: { style: CodeStyle; typescript: boolean; serverName: string; moduleKind: ModuleKind; taken: Set<string>; indent: string; sdk: SdkTarget },
-): string {
-  const { style, indent } = ctx;
+function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Names): string {
+  const { shape, sdk } = ctx;
+  const s = semi(style);
   const unit = style.indent;
+  const eol = style.eol;
+  const q = (v: string) => quoted(style, v);
+  const lines: string[] = [];
+  const needed = getNeededCapabilities(shape.registrations);
+  const construct = shape.construct;
+  const capabilities = construct.capabilities ?? `{ ${needed.map((c) => `${c}: {}`).join(', ')} }`;
+  const options = [`capabilities: ${capabilities}`];
+  if (construct.instructions) options.push(`instructions: ${construct.instructions}`);
+  const optionsText = options.join(', ').length > 60 || options.some((o) => o.includes('\n')) ? `{${eol}${options.map((o) => `${indent}${unit}${o}`).join(`,${eol}`)}${style.trailingComma ? ',' : ''}${eol}${indent}}` : `{ ${options.join(', ')} }`;
+  lines.push(`${indent}const ${names.server} = new Server(${construct.serverInfo}, ${optionsText})${s}`);
+  const missing = construct.capabilities === null ? [] : construct.capabilityKeys === null ? needed : needed.filter((c) => !construct.capabilityKeys!.includes(c));
+  if (missing.length > 0) {
+    lines.push(`${indent}${names.server}.registerCapabilities({ ${missing.map((c) => `${c}: {}`).join(', ')} })${s}`);
+    ctx.notes.push(`capabilities ${missing.join(', ')} added: the server answers those methods, so the SDK must advertise them`);
+  }
+  for (const method of shape.registrations) {
+    const key = sdk === 'v2' ? q(method) : MCP_REQUESTS[method as keyof typeof MCP_REQUESTS].schema;
+    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${shape.handler})${s}`);
+  }
+  if (shape.fallback) {
+    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${shape.handler}${s}`);
+    if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
+  }
+  const t = names.transport;
+  lines.push(`${indent}const ${t} = new StdioServerTransport()${s}`);
+  if (sdk === 'v1') {
+    const ts = /\.[cm]?tsx?$/.test(shape.anchor.mod.path);
+    lines.push(
+      `${indent}// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.`,
+      `${indent}${t}.onerror = (error) => {`,
+      `${indent}${unit}if (error instanceof SyntaxError) {`,
+      ...(ts ? [`${indent}${unit}${unit}// @ts-expect-error -- the SDK message type has no null id, which JSON-RPC 2.0 requires here`] : []),
+      `${indent}${unit}${unit}void ${t}.send({ jsonrpc: ${q('2.0')}, id: null, error: { code: -32700, message: ${q('Parse error')} } })${s}`,
+      `${indent}${unit}}`,
+      `${indent}}${s}`,
+    );
+  }
+  // top-level await only in an ES module; inside a function only when it is async
+  const canAwait = shape.anchor.fn ? shape.anchor.async : ctx.moduleKind(shape.anchor.mod) === 'esm';
+  if (canAwait) lines.push(`${indent}await ${names.server}.connect(${t})${s}`);
+  else {
+    lines.push(`${indent}${names.server}.connect(${t}).catch((error) => {`, `${indent}${unit}console.error(error)${s}`, `${indent}${unit}process.exit(1)${s}`, `${indent}})${s}`);
+  }
+  return lines.join(eol);
+}
+
+function getNeededCapabilities(methods: string[]): Capability[] {
+  const out: Capability[] = [];
+  for (const method of methods) {
+    if (!isMcpRequestMethod(method)) continue;
+    const capability = MCP_REQUESTS[method].capability;
+    if (!out.includes(capability)) out.push(capability);
+  }
+  return out;
+}
+
+function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
+  const target = SDK_TARGETS[ctx.sdk];
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
-  // v2's transport skips unparseable lines before any hook sees them: nothing to answer there.
-  const setup = (i: string) => ctx.sdk === 'v2' ? [`${i}const transport = new StdioServerTransport()${s}`] : [
-    `${i}const transport = new StdioServerTransport()${s}`,
-    `${i}// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.`,
-    `${i}transport.onerror = (error) => {`,
-    `${i}${unit}if (error instanceof SyntaxError) {`,
-    ...(ctx.typescript ? [`${i}${unit}${unit}// @ts-expect-error -- the SDK message type has no null id, which JSON-RPC 2.0 requires here`] : []),
-    `${i}${unit}${unit}void transport.send({ jsonrpc: ${q('2.0')}, id: null, error: { code: -32700, message: ${q('Parse error')} } })${s}`,
-    `${i}${unit}}`,
-    `${i}}${s}`,
+  const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
+  const line = (list: string[], from: string): string => (useImport ? `import { ${list.join(', ')} } from ${q(from)}${s}` : `const { ${list.join(', ')} } = require(${q(from)})${s}`);
+  const lines: string[] = [];
+  if (/\.cts$/i.test(mod.path)) return buildCtsImports(ctx, style, mod);
+  const serverNames = ['Server'];
+  if (ctx.sdk === 'v2' && usesProtocolError(ctx)) serverNames.push('ProtocolError');
+  lines.push(line(serverNames, target.serverModule));
+  lines.push(line(['StdioServerTransport'], target.stdioModule));
+  if (ctx.sdk === 'v1') {
+    const schemas = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
+    if (schemas.length > 0) lines.push(line(schemas, target.typesModule!));
+  }
+  void names;
+  const eol = style.eol;
+  return lines.join(eol) + eol + (hasTopImports(mod) ? '' : eol);
+}
+
+// import { createRequire } from 'node:module';
+// const sdkRequire = createRequire(__filename);
+// const { Server } = sdkRequire('@modelcontextprotocol/sdk/server/index.js') as typeof import('@modelcontextprotocol/sdk/server/index.js');
+// tsx runs a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build
+// (its circular requires fail on Node 20); a require made with createRequire is Node's own.
+function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit): string {
+  const target = SDK_TARGETS[ctx.sdk];
+  const s = semi(style);
+  const q = (v: string) => quoted(style, v);
+  const taken = new Set<string>();
+  for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
+  const req = taken.has('sdkRequire') ? 'mcpSdkRequire' : 'sdkRequire';
+  const load = (list: string[], from: string): string => `const { ${list.join(', ')} } = ${req}(${q(from)}) as typeof import(${q(from)})${s}`;
+  const lines = [
+    `import { createRequire } from ${q('node:module')}${s}`,
+    `// tsx loads a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build: use Node's own`,
+    `const ${req} = createRequire(__filename)${s}`,
+    load(['Server'], target.serverModule),
+    load(['StdioServerTransport'], target.stdioModule),
   ];
-  const fail = (i: string) => [`${i}${unit}console.error(error)${s}`, `${i}${unit}process.exit(1)${s}`];
-  if (model.input.anchorInFunction) {
-    return [...setup(indent), `${indent}${ctx.serverName}.connect(transport).catch((error) => {`, ...fail(indent), `${indent}})${s}`].join(style.eol);
+  if (ctx.sdk === 'v1') {
+    const schemas = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
+    if (schemas.length > 0) lines.push(load(schemas, target.typesModule!));
   }
-  if (ctx.moduleKind === 'esm') {
-    return [...setup(indent), `${indent}await ${ctx.serverName}.connect(transport)${s}`].join(style.eol);
-  }
-  const main = ctx.taken.has('main') ? 'startServer' : 'main';
-  return [
-    `${indent}async function ${main}() {`,
-    ...setup(indent + unit),
-    `${indent}${unit}await ${ctx.serverName}.connect(transport)${s}`,
-    `${indent}}`,
-    '',
-    `${indent}${main}().catch((error) => {`,
-    ...fail(indent),
-    `${indent}})${s}`,
-  ].join(style.eol);
+  return lines.join(style.eol) + style.eol + (hasTopImports(mod) ? '' : style.eol);
 }
 
-function importLine(useImport: boolean, style: CodeStyle, names: string[], from: string): string {
-  let list = names.join(', ');
-  if (list.length + from.length > 70 && names.length > 1) {
-    const comma = style.trailingComma ? ',' : '';
-    list = style.eol + names.map((n) => style.indent + n).join(',' + style.eol) + comma + style.eol;
-    return useImport ? `import {${list}} from ${quoted(style, from)}${semi(style)}` : `const {${list}} = require(${quoted(style, from)})${semi(style)}`;
-  }
-  return useImport ? `import { ${list} } from ${quoted(style, from)}${semi(style)}` : `const { ${list} } = require(${quoted(style, from)})${semi(style)}`;
+function hasTopImports(mod: ModuleUnit): boolean {
+  return mod.ast.program.body.some((st) => st.type === 'ImportDeclaration' || st.type === 'TSImportEqualsDeclaration' || isRequireStatement(st));
 }
 
-/** After the file's last leading import/require (so a removed `readline` import leaves the SDK in its place). */
-function findImportPosition(program: t.Program, source: string): { offset: number; before: string; after: string } {
-  const eol = source.includes('\r\n') ? '\r\n' : '\n';
-  let last: t.Statement | null = null;
-  for (const statement of program.body) {
-    if (t.isImportDeclaration(statement) || isRequireDeclaration(statement)) last = statement;
-    else if (last || !(t.isExpressionStatement(statement) && t.isStringLiteral(statement.expression))) break;
-  }
-  if (last) return { offset: last.end!, before: eol, after: '' };
-  const first = program.body[0];
-  if (!first) return { offset: source.length, before: '', after: eol };
-  const start = getNodeRange(source, first).start;
-  const ownComments = start < first.start!;
-  // Keep a file header comment above the imports.
-  const offset = ownComments && first.leadingComments?.[0]?.start === 0 ? first.start! : start;
-  return { offset, before: '', after: eol + eol };
+function usesProtocolError(ctx: Ctx): boolean {
+  return ctx.shape.sites.some((s) => s.reply.kind === 'error') || ctx.shape.noReplyEnds.length > 0;
 }
 
-function isRequireDeclaration(statement: t.Statement): boolean {
-  if (!t.isVariableDeclaration(statement)) return false;
+/** After the last import / require at the top of the module (and after a shebang and directives). */
+function getImportOffset(mod: ModuleUnit): number {
+  const body = mod.ast.program.body;
+  let last: t.Node | null = null;
+  for (const statement of body) {
+    if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequireStatement(statement)) last = statement;
+    else if (last !== null) break;
+    else if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'StringLiteral') break;
+  }
+  if (last) {
+    const end = getNodeRange(mod.source, last).end;
+    const newline = mod.source.indexOf('\n', end);
+    return newline === -1 ? mod.source.length : newline + 1;
+  }
+  const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
+  if (directive) {
+    const newline = mod.source.indexOf('\n', directive.end!);
+    return newline === -1 ? mod.source.length : newline + 1;
+  }
+  const first = body[0];
+  if (!first) return mod.source.length;
+  return getLineStart(mod.source, getNodeRange(mod.source, first).start);
+}
+
+function isRequireStatement(statement: t.Statement): boolean {
+  if (statement.type !== 'VariableDeclaration') return false;
   return statement.declarations.every((d) => {
-    let init = d.init;
-    while (init && t.isMemberExpression(init)) init = init.object;
-    return !!init && t.isCallExpression(init) && t.isIdentifier(init.callee, { name: 'require' });
+    let init: t.Node | null | undefined = d.init;
+    while (init && (init.type === 'MemberExpression' || init.type === 'CallExpression') && !(init.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require')) {
+      init = init.type === 'MemberExpression' ? init.object : init.callee;
+    }
+    return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
   });
 }
 
-/** Names declared at the top level that stay after the rewrite. */
-function collectTopLevelNames(program: t.Program, model: ServerModel): Set<string> {
-  const removed = new Set<t.Node>([...model.input.removals, ...(model.dispatch.container ? [model.dispatch.container] : [])]);
-  const names = new Set<string>();
-  for (const statement of program.body) {
-    if (removed.has(statement)) continue;
-    if (t.isFunctionDeclaration(statement) && statement.id) names.add(statement.id.name);
-    if (t.isClassDeclaration(statement) && statement.id) names.add(statement.id.name);
-    if (t.isVariableDeclaration(statement)) for (const d of statement.declarations) for (const n of namesIn(d.id)) names.add(n);
-    if (t.isImportDeclaration(statement)) for (const s of statement.specifiers) names.add(s.local.name);
-  }
-  return names;
-}
-
-/** Whole-line ranges of the removed nodes, merged where only whitespace separates them. */
-function mergeRemovals(source: string, nodes: t.Node[], program: t.Program): { start: number; end: number }[] {
-  const ranges = nodes
-    .map((node) => {
-      // Comments directly above a removed statement describe it, except above the first one (the file header).
-      const range = node === program.body[0] ? { start: node.start!, end: node.end! } : getNodeRange(source, node);
-      return widenToLines(source, range.start, range.end);
-    })
-    .sort((a, b) => a.start - b.start);
-  const merged: { start: number; end: number }[] = [];
-  for (const range of ranges.map((r) => tidyBlankLines(source, r))) {
-    const previous = merged[merged.length - 1];
-    if (previous && !/\S/.test(source.slice(previous.end, range.start))) previous.end = Math.max(previous.end, range.end);
-    else if (previous && range.start < previous.end) previous.end = Math.max(previous.end, range.end);
-    else merged.push({ ...range });
-  }
-  return merged;
-}
-
-/** Writer helpers that are class methods (`private send()`): prune cannot see `this.send`, so check here. */
-function findUnusedWriterMethods(program: t.Program, model: ServerModel, removals: Set<t.Node>): t.Node[] {
-  const removed = [...removals].map((n) => ({ start: n.start!, end: n.end! }));
-  const replySites = model.methods.flatMap((m) => m.replies.map((r) => r.site));
-  return model.writerDeclarations.filter((declaration) => {
-    if (!t.isClassMethod(declaration)) return false;
-    const name = getKeyName(declaration);
-    let used = false;
-    walk(program, (node) => {
-      if (used) return false;
-      if (node === declaration) return false;
-      if (removed.some((r) => node.start! >= r.start && node.end! <= r.end) || replySites.includes(node)) return false;
-      if (t.isMemberExpression(node) && t.isThisExpression(node.object) && t.isIdentifier(node.property, { name: name ?? '' })) used = true;
-      return true;
-    });
-    return !used;
-  });
-}
-
-/** A removal right before a closing brace also takes the blank line that separated it from the code above. */
-function tidyBlankLines(source: string, range: { start: number; end: number }): { start: number; end: number } {
-  const rest = source.slice(range.end);
-  const before = source.slice(0, range.start);
-  const blankAbove = /\n[ \t]*\r?\n$/.exec(before);
-  if (blankAbove && /^[ \t]*[}\]]/.test(rest)) return { start: range.start - blankAbove[0].length + 1, end: range.end };
-  return range;
-}
-
-function findStdoutCalls(program: t.Program): t.CallExpression[] {
-  const calls: t.CallExpression[] = [];
-  walk(program, (node) => {
-    if (t.isCallExpression(node) && getStdoutWriteKind(node)) calls.push(node);
-  });
-  return calls;
-}
-
-/** The v1 schema a method registers with (requests and notifications share one namespace of method names). */
-function getSchemaName(method: string): string {
-  if (isMcpRequestMethod(method)) return MCP_REQUESTS[method].schema;
-  if (isMcpNotification(method)) return MCP_NOTIFICATIONS[method].schema;
-  throw new Error(`no SDK schema for ${method}`);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
+export { getMemberName };

@@ -1,7 +1,8 @@
 // Line-oriented helpers over the original source text: ranges that include a node's comments and
 // whole lines, indentation, and the lines whose leading whitespace is part of a string (never reindented).
 import * as t from '@babel/types';
-import { walk } from '../detect/ast.js';
+
+import { forEachChild } from '../analysis/ast.js';
 import { EditList } from './edits.js';
 
 export function getLineStart(source: string, offset: number): number {
@@ -41,17 +42,34 @@ export function widenToLines(source: string, start: number, end: number): { star
   return { start: lineStart, end: lineEnd };
 }
 
+/**
+ * The range to cut to remove [start, end): whole lines when nothing else shares them, plus one blank
+ * line when the removal would otherwise leave two blank lines in a row.
+ */
+export function getRemovalRange(source: string, start: number, end: number): { start: number; end: number } {
+  const range = widenToLines(source, start, end);
+  if (range.start !== getLineStart(source, start)) return range;
+  const before = source.slice(0, range.start);
+  const blankBefore = range.start === 0 || /\n[ \t]*\r?\n$/.test(before) || /^[ \t]*\r?\n$/.test(before);
+  const next = /^[ \t]*\r?\n/.exec(source.slice(range.end));
+  if (blankBefore && next) return { start: range.start, end: range.end + next[0].length };
+  return range;
+}
+
 /** Offsets of line starts that lie inside a multi-line string or template: their whitespace is content. */
 export function findProtectedLineStarts(ast: t.File, source: string): Set<number> {
   const protectedStarts = new Set<number>();
-  walk(ast.program, (node) => {
+  const stack: t.Node[] = [ast.program];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    forEachChild(node, (child) => stack.push(child));
     if (t.isTemplateElement(node) || t.isStringLiteral(node)) {
       // TemplateElement ranges exclude the backticks; anything after a newline inside is content.
       for (let i = source.indexOf('\n', node.start!); i !== -1 && i < node.end!; i = source.indexOf('\n', i + 1)) {
         protectedStarts.add(i + 1);
       }
     }
-  });
+  }
   return protectedStarts;
 }
 

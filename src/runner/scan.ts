@@ -10,6 +10,7 @@ import { mayContainServer, mayContainServerBytes, processSource } from '../pipel
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
+import { readModuleSync } from './read-module.js';
 import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
 
 /** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
@@ -114,7 +115,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
   const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(Math.min(jobs, candidates.length), workerUrl);
-  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? processSource);
+  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? ((p, s, o) => processSource(p, s, o, readModuleSync)));
   let results: FileResult[];
   try {
     results = await Promise.all(
@@ -129,7 +130,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   } finally {
     await pool?.close();
   }
-  results = [...results, ...early].sort((a, b) => compareStrings(a.path, b.path));
+  results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
   // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
   const plannedCompanions = await planCompanions(results, root);
@@ -158,6 +159,53 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     packages,
     workspace,
   };
+}
+
+/**
+ * A rewrite that changes other files of its server (a dispatcher in an imported module) gets one result
+ * per file. Two rewrites that want the same file, or a file that is also a candidate with changes of
+ * its own, refuse both: nothing is written half.
+ */
+function expandRelated(results: FileResult[]): FileResult[] {
+  const byPath = new Map(results.map((r) => [r.path, r]));
+  const claims = new Map<string, FileResult[]>();
+  for (const result of results) {
+    for (const related of result.related ?? []) claims.set(related.path, [...(claims.get(related.path) ?? []), result]);
+  }
+  const out = [...results];
+  for (const [path, owners] of claims) {
+    const own = byPath.get(path);
+    const conflict = owners.length > 1 || (own !== undefined && own.after !== undefined);
+    if (conflict) {
+      for (const owner of owners) refuseRelated(owner, `its rewrite also changes ${path}, which another rewrite changes too; left untouched`);
+      continue;
+    }
+    const owner = owners[0]!;
+    if (owner.error !== undefined) continue;
+    const change = owner.related!.find((r) => r.path === path)!;
+    const result: FileResult = {
+      path,
+      before: change.before,
+      after: change.after,
+      decision: owner.decision,
+      detected: owner.detected,
+      fixes: [],
+      findings: [],
+      diagnostics: [],
+      partOf: owner.path,
+    };
+    if (own) out[out.indexOf(own)] = result;
+    else out.push(result);
+  }
+  for (const result of out) delete result.related;
+  return out;
+}
+
+function refuseRelated(result: FileResult, why: string): void {
+  result.error = why;
+  delete result.after;
+  delete result.companions;
+  result.related = [];
 }
 
 type ReadOutcome = { kind: 'skip' } | { kind: 'problem'; message: string } | { kind: 'candidate'; source: string; error?: string };

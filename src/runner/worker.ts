@@ -1,7 +1,8 @@
 // Worker thread entry: runs the pipeline on files the pool hands it and posts the results back.
-// Runs from dist/ (the pool only starts it when this compiled file exists). Never touches the disk.
+// Runs from dist/ (the pool only starts it when this compiled file exists). Reads only the modules a candidate imports.
 import { parentPort } from 'node:worker_threads';
 import { processSource } from '../pipeline.js';
+import { readModuleSync } from './read-module.js';
 import type { PoolReply, PoolTask } from './pool.js';
 
 const port = parentPort;
@@ -10,7 +11,7 @@ if (port === null) throw new Error('worker.js must run in a worker thread');
 port.on('message', async (task: PoolTask) => {
   let reply: PoolReply;
   try {
-    reply = { id: task.id, result: await processSource(task.path, task.source, task.options) };
+    reply = { id: task.id, result: await processSource(task.path, task.source, task.options, readModuleSync) };
   } catch (err) {
     reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }

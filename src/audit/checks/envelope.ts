@@ -3,7 +3,7 @@
 //   { jsonrpc: '2.0', id: msg.id || null } -> wrong-id (id 0 becomes null)
 //   { jsonrpc: '2.0', id, error: 'nope' }  -> nonstandard-error
 import type * as t from '@babel/types';
-import { code, getNumericValue, getSnippet, getStringValue, resolveIdentifier, unwrapExpression } from '../ast.js';
+import { code, getNumericValue, getSnippet, getStringValue, resolveIdentifier, unwrapExpression } from '../../analysis/ast.js';
 import type { FileFacts } from '../facts.js';
 import { isInRegion } from '../facts.js';
 import type { Value, ValueOptions } from '../flow.js';

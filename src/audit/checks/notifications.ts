@@ -3,7 +3,7 @@
 //   default: write({ jsonrpc: '2.0', id: msg.id, error: ... })     -> answers every unknown notification too
 // A reply counts only when nothing before it made sure the message has an id.
 import type * as t from '@babel/types';
-import { code, getSnippet } from '../ast.js';
+import { code, getSnippet } from '../../analysis/ast.js';
 import type { Dispatch } from '../dispatch.js';
 import type { FileFacts } from '../facts.js';
 import type { Check, RawFinding } from './check.js';

@@ -2,7 +2,7 @@
 //   try { msg = JSON.parse(line) } catch { return }        -> dropped: the client waits forever
 //   const msg = JSON.parse(line)                           -> outside try: bad JSON throws
 // Only the JSON.parse that produces the incoming message counts (its `method` is read).
-import { code, getSnippet } from '../ast.js';
+import { code, getSnippet } from '../../analysis/ast.js';
 import type { Check, RawFinding } from './check.js';
 import { getErrorCodes } from './envelope.js';
 

@@ -3,7 +3,7 @@
 //   console.log(JSON.stringify(reply, null, 2))      -> stdout-pollution (one message over many lines)
 //   console.log('ready') next to StdioServerTransport -> sdk-transport-bypassed
 import type * as t from '@babel/types';
-import { code, getEnclosingFunction, getSnippet, getStaticKey } from '../ast.js';
+import { code, getEnclosingFunction, getSnippet, getStaticKey } from '../../analysis/ast.js';
 import type { FileFacts } from '../facts.js';
 import type { StdoutWrite } from '../sinks.js';
 import type { Check, RawFinding } from './check.js';

@@ -3,7 +3,7 @@
 //   default: replyError(id, -32000, 'Unknown method')                             -> wrong code
 import type * as t from '@babel/types';
 import { MCP_METHOD_NAMES } from '../../model/mcp-methods.js';
-import { code, getEnclosingFunction, getNumericValue, unwrapExpression } from '../ast.js';
+import { code, getEnclosingFunction, getNumericValue, unwrapExpression } from '../../analysis/ast.js';
 import { type Dispatch, endsWithExit, getFollowingStatements } from '../dispatch.js';
 import { type FileFacts, isInRegion } from '../facts.js';
 import type { Check, RawFinding } from './check.js';

@@ -18,7 +18,7 @@ import { extname } from 'node:path';
 import type { File, Node } from '@babel/types';
 import { assertNever } from '../../model/assert-never.js';
 import { parseSource } from '../../parse.js';
-import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../model/envelope-reasons.js';
+import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../model/reasons.js';
 import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from '../../detect/envelope-io.js';
 import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from '../edits.js';
 import { getByteFramingFix } from './framing-fix.js';

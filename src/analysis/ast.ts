@@ -3,7 +3,7 @@
 // Read-only: nothing here changes the AST. It deliberately does not use @babel/traverse: its global
 // path cache would be shared with the rewriter, and the audit must not throw on any input.
 import type * as t from '@babel/types';
-import { VISITOR_KEYS } from '@babel/types';
+import { VISITOR_KEYS, isReferenced } from '@babel/types';
 
 export type FunctionNode =
   | t.FunctionDeclaration
@@ -21,6 +21,7 @@ export type Binding =
   | { kind: 'param'; name: string; fn: FunctionNode; index: number; pattern: PatternStep[]; rest: boolean }
   | { kind: 'function'; name: string; fn: t.FunctionDeclaration }
   | { kind: 'class'; name: string; node: t.ClassDeclaration | t.ClassExpression }
+  | { kind: 'enum'; name: string; node: t.TSEnumDeclaration | t.TSModuleDeclaration }
   | { kind: 'import'; name: string; source: string; imported: string }
   | { kind: 'catch'; name: string; clause: t.CatchClause }
   | { kind: 'function-name'; name: string; fn: t.FunctionExpression };
@@ -34,6 +35,8 @@ export interface AstIndex {
   members: t.MemberExpression[];
   functions: FunctionNode[];
   assignments: t.AssignmentExpression[];
+  updates: t.UpdateExpression[];
+  loopsOverTargets: (t.ForOfStatement | t.ForInStatement)[];
   objects: t.ObjectExpression[];
   ifs: t.IfStatement[];
   switches: t.SwitchStatement[];
@@ -92,6 +95,8 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     members: [],
     functions: [],
     assignments: [],
+    updates: [],
+    loopsOverTargets: [],
     objects: [],
     ifs: [],
     switches: [],
@@ -129,6 +134,13 @@ function collect(index: AstIndex, node: t.Node): void {
     case 'AssignmentExpression':
       index.assignments.push(node);
       break;
+    case 'UpdateExpression':
+      index.updates.push(node);
+      break;
+    case 'ForOfStatement':
+    case 'ForInStatement':
+      index.loopsOverTargets.push(node);
+      break;
     case 'ObjectExpression':
       index.objects.push(node);
       break;
@@ -162,9 +174,21 @@ function collect(index: AstIndex, node: t.Node): void {
     case 'ClassExpression':
       if (node.id) declare(index, node, { kind: 'class', name: node.id.name, node });
       break;
+    case 'TSEnumDeclaration':
+      declare(index, getBlockScope(index, node), { kind: 'enum', name: node.id.name, node });
+      break;
+    case 'TSModuleDeclaration':
+      if (node.id.type === 'Identifier') declare(index, getBlockScope(index, node), { kind: 'enum', name: node.id.name, node });
+      break;
     case 'CatchClause':
       if (node.param) {
         for (const { name } of getPatternNames(node.param)) declare(index, node, { kind: 'catch', name, clause: node });
+      }
+      break;
+    case 'TSImportEqualsDeclaration':
+      // import readline = require('readline')
+      if (node.moduleReference.type === 'TSExternalModuleReference') {
+        declare(index, index.program, { kind: 'import', name: node.id.name, source: node.moduleReference.expression.value, imported: '*' });
       }
       break;
     case 'ImportDeclaration':
@@ -403,5 +427,80 @@ export function getStringValue(node: t.Node): string | null {
   const expr = unwrapExpression(node);
   if (expr.type === 'StringLiteral') return expr.value;
   if (expr.type === 'TemplateLiteral' && expr.expressions.length === 0) return expr.quasis[0]?.value.cooked ?? null;
+  return null;
+}
+
+/** The function whose `this` a node sees: the nearest enclosing non-arrow function (or class field initializer's class). */
+export function getThisScope(index: AstIndex, node: t.Node): t.Node | null {
+  let current = index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current) && current.type !== 'ArrowFunctionExpression') return current;
+    if (current.type === 'ClassProperty' || current.type === 'ClassPrivateProperty' || current.type === 'StaticBlock') return current;
+    current = index.parent.get(current);
+  }
+  return null;
+}
+
+/** The class a method, field or node inside them belongs to (the nearest enclosing class body). */
+export function getEnclosingClass(index: AstIndex, node: t.Node): t.ClassDeclaration | t.ClassExpression | null {
+  let current = index.parent.get(node);
+  while (current) {
+    if (current.type === 'ClassDeclaration' || current.type === 'ClassExpression') return current;
+    current = index.parent.get(current);
+  }
+  return null;
+}
+
+/** Whether `id` is read as a value here (Babel's own reference test, over the parent links of the index). */
+export function isReferenceIdentifier(index: AstIndex, id: t.Identifier): boolean {
+  const parent = index.parent.get(id);
+  if (!parent) return false;
+  if (parent.type === 'ObjectProperty' && parent.shorthand && parent.value === id) {
+    // `{ id }` in an object literal reads id; in a pattern it declares it
+    const holder = index.parent.get(parent);
+    return holder?.type === 'ObjectExpression';
+  }
+  return isReferenced(id, parent, index.parent.get(parent));
+}
+
+/**
+ * Every place that writes a binding after its declaration: `x = ...`, `x += ...`, `x++`, `for (x of ...)`,
+ * and destructuring assignments. Computed once per index.
+ */
+export function getBindingWrites(index: AstIndex, binding: Binding): t.Node[] {
+  let writes = bindingWrites.get(index);
+  if (!writes) {
+    writes = new Map();
+    bindingWrites.set(index, writes);
+    const add = (target: t.Node, site: t.Node): void => {
+      for (const { name } of getPatternNames(target)) {
+        const id = findPatternIdentifier(target, name);
+        if (!id) continue;
+        const found = resolveName(index, id, name);
+        if (!found) continue;
+        const list = writes!.get(found) ?? [];
+        list.push(site);
+        writes!.set(found, list);
+      }
+    };
+    for (const assignment of index.assignments) add(assignment.left, assignment);
+    for (const update of index.updates) if (update.argument.type === 'Identifier') add(update.argument, update);
+    for (const loop of index.loopsOverTargets) if (loop.left.type !== 'VariableDeclaration') add(loop.left, loop);
+  }
+  return writes.get(binding) ?? [];
+}
+
+const bindingWrites = new WeakMap<AstIndex, Map<Binding, t.Node[]>>();
+
+function findPatternIdentifier(pattern: t.Node, name: string): t.Identifier | null {
+  const stack: t.Node[] = [pattern];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'Identifier') {
+      if (node.name === name) return node;
+      continue;
+    }
+    forEachChild(node, (child) => stack.push(child));
+  }
   return null;
 }

@@ -1,0 +1,164 @@
+// The facts about one candidate file, computed once and read by every phase (the audit, the SDK
+// plan, the envelope plan): the program it belongs to, every write to fd 1 in it, every JSON.parse,
+// where stdin enters (the consumers), whether it is already on the SDK, and the interpreted paths of
+// an incoming message from each consumer to stdout.
+// Deliberately not: judging what the paths mean (detect/ builds the server model from them).
+import * as t from '@babel/types';
+import { type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
+import { findEnclosingFunction, Interpreter, type PathResult } from './interp.js';
+import { type ModuleUnit, Program, type ReadModule } from './program.js';
+import type { Val } from './values.js';
+
+export type ConsumerKind = 'data' | 'readable' | 'line' | 'for-await';
+
+/** One place where stdin enters the program. */
+export interface StdinConsumer {
+  kind: ConsumerKind;
+  mod: ModuleUnit;
+  /** `rl.on('line', cb)` (the call) or the `for await` loop. */
+  node: t.CallExpression | t.ForOfStatement;
+  /** The handler that receives each chunk or line (null for `for await`). */
+  handler: Val | null;
+  /** What is read: stdin itself or a readline interface over it. */
+  source: Val;
+}
+
+/** One call that writes to fd 1. */
+export interface SinkCall {
+  call: t.CallExpression;
+  mod: ModuleUnit;
+  channel: 'stdout.write' | 'console' | 'writeSync';
+  fn: FunctionNode | null;
+}
+
+export interface FileFacts {
+  program: Program;
+  interp: Interpreter;
+  entry: ModuleUnit;
+  consumers: StdinConsumer[];
+  sinks: SinkCall[];
+  parses: { call: t.CallExpression; mod: ModuleUnit }[];
+  /** The SDK import of the entry, when it already uses the official SDK. */
+  sdkImport: t.Node | null;
+  /** Every interpreted path, from every consumer. */
+  paths: PathResult[];
+  /** The interpreter gave up somewhere (too many paths): the paths are not the whole story. */
+  incomplete: boolean;
+}
+
+const SDK_PACKAGES = /^@modelcontextprotocol\/(sdk|server)(\/|$)/;
+
+export function buildFacts(path: string, source: string, ast: t.File, read: ReadModule | null): FileFacts {
+  const program = new Program(path, source, ast, read);
+  const modules = program.loadReachable();
+  const interp = new Interpreter(program);
+  const sinks: SinkCall[] = [];
+  const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
+  const consumers: StdinConsumer[] = [];
+
+  // 1. The static scan: every write to fd 1 and every JSON.parse, by what their callee evaluates to.
+  for (const mod of modules) {
+    for (const call of mod.index.calls) {
+      const callee = interp.evalStatic(call.callee, mod);
+      if (callee.k !== 'native') continue;
+      const fn = findEnclosingFunction(mod, call);
+      if (callee.name === 'JSON.parse') {
+        parses.push({ call, mod });
+        if (fn) interp.parseFunctions.add(fn);
+        continue;
+      }
+      const channel = getSinkChannel(callee, call, mod, interp);
+      if (channel) {
+        sinks.push({ call, mod, channel, fn });
+        if (fn) interp.sinkFunctions.add(fn);
+      }
+    }
+  }
+
+  // 2. Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`.
+  for (const mod of modules) {
+    for (const call of mod.index.calls) {
+      const callee = unwrapExpression(call.callee);
+      if (callee.type !== 'MemberExpression') continue;
+      const name = getMemberName(callee);
+      if (name === null || !['on', 'once', 'addListener', 'prependListener'].includes(name)) continue;
+      const event = call.arguments[0];
+      if (!event || event.type !== 'StringLiteral' || !['data', 'readable', 'line'].includes(event.value)) continue;
+      const target = interp.evalStatic(callee.object, mod);
+      if (!readsStdin(target, event.value)) continue;
+      const handler = call.arguments[1] ? interp.evalStatic(call.arguments[1], mod) : null;
+      consumers.push({ kind: event.value as ConsumerKind, mod, node: call, handler, source: target });
+    }
+    walkForAwait(mod, (loop) => {
+      const target = interp.evalStatic(loop.right, mod);
+      if (target.k === 'readline' ? isStdin(target.input) : isStdin(target)) consumers.push({ kind: 'for-await', mod, node: loop, handler: null, source: target });
+    });
+  }
+
+  // 3. The paths of a message, from each consumer.
+  const paths: PathResult[] = [];
+  let incomplete = false;
+  for (const consumer of consumers) {
+    let results: PathResult[] = [];
+    if (consumer.node.type === 'ForOfStatement') {
+      const loop = consumer.node;
+      const target = loop.left.type === 'VariableDeclaration' ? loop.left.declarations[0]!.id : loop.left;
+      const bindings = new Map();
+      if (target.type === 'Identifier') {
+        const binding = resolveIdentifier(consumer.mod.index, target);
+        if (binding) bindings.set(binding, { k: 'text' });
+      }
+      const body = loop.body.type === 'BlockStatement' ? loop.body.body : [loop.body];
+      results = interp.runStatements(body, consumer.mod, findEnclosingFunction(consumer.mod, loop), bindings);
+    } else if (consumer.handler?.k === 'func') {
+      results = interp.runFunction(consumer.handler, consumer.kind === 'readable' ? [] : [{ k: 'text' }]);
+    }
+    if (interp.exhausted) incomplete = true;
+    paths.push(...results);
+  }
+
+  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport: findSdkImport(ast), paths, incomplete };
+}
+
+function isStdin(v: Val): boolean {
+  return v.k === 'stream' && v.fd === 0;
+}
+
+function readsStdin(target: Val, event: string): boolean {
+  if (event === 'line') return target.k === 'readline' && isStdin(target.input);
+  return isStdin(target);
+}
+
+/** Which channel a call writes to fd 1 through, or null. */
+function getSinkChannel(callee: Extract<Val, { k: 'native' }>, call: t.CallExpression, mod: ModuleUnit, interp: Interpreter): SinkCall['channel'] | null {
+  if (callee.name === 'console.out') return 'console';
+  if (callee.name === 'stream.write') return callee.self?.k === 'stream' && callee.self.fd === 1 ? 'stdout.write' : null;
+  if (callee.name === 'fs.writeSync' || callee.name === 'fs.write') {
+    const fd = call.arguments[0] ? interp.evalStatic(call.arguments[0], mod) : null;
+    if (fd?.k === 'lit' && fd.value === 1) return 'writeSync';
+    if (fd?.k === 'stream' && fd.fd === 1) return 'writeSync';
+  }
+  return null;
+}
+
+function walkForAwait(mod: ModuleUnit, visit: (loop: t.ForOfStatement) => void): void {
+  for (const node of mod.index.loopsOverTargets) if (node.type === 'ForOfStatement' && node.await) visit(node);
+}
+
+function findSdkImport(ast: t.File): t.Node | null {
+  for (const statement of ast.program.body) {
+    if (statement.type === 'ImportDeclaration' && SDK_PACKAGES.test(statement.source.value)) return statement;
+  }
+  let hit: t.Node | null = null;
+  const stack: t.Node[] = [ast.program];
+  while (stack.length > 0 && hit === null) {
+    const node = stack.pop()!;
+    if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'StringLiteral' && SDK_PACKAGES.test(node.arguments[0].value)) hit = node;
+    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
+      const value = (node as unknown as Record<string, unknown>)[key];
+      const children: unknown[] = Array.isArray(value) ? value : [value];
+      for (const child of children) if (child && typeof (child as t.Node).type === 'string') stack.push(child as t.Node);
+    }
+  }
+  return hit;
+}

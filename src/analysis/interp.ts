@@ -1,0 +1,2410 @@
+// The interpreter: runs a hand-rolled server's code symbolically, from where stdin enters to where
+// replies reach fd 1. Values are abstract (see values.ts); the incoming message is symbolic, and
+// every test of one of its members (`method === 'tools/list'`, `handlers[method]`, `id === undefined`)
+// forks the path and records the constraint, so one run yields every way a message can be handled:
+// per path the constraints (which method, request or notification) and the events (each write to
+// stdout with what it carries, each call it could not follow, each frame it entered and left).
+//
+// Deliberately not: a general JavaScript evaluator. Loops run their body once (one message), calls
+// into code that neither reaches stdout nor receives the message are opaque (they may throw, and are
+// recorded as effects), and anything it cannot follow becomes `unknown` rather than a guess.
+import * as t from '@babel/types';
+import {
+  type Binding,
+  type FunctionNode,
+  getBindingWrites,
+  getEnclosingClass,
+  getMemberName,
+  getStaticKey,
+  getThisScope,
+  isFunctionNode,
+  resolveIdentifier,
+  unwrapExpression,
+} from './ast.js';
+import type { ModuleUnit, Program } from './program.js';
+import { getRequiredSpecifier } from './program.js';
+import {
+  FROM_METHOD,
+  isFromMethod,
+  type ClassNode,
+  type Constraint,
+  type Frame,
+  type Lit,
+  type NewSite,
+  type Origin,
+  type SymKey,
+  type Val,
+  isShallowMessageValue,
+  lit,
+  UNDEFINED,
+  UNKNOWN,
+} from './values.js';
+
+export type Channel = 'stdout.write' | 'console' | 'writeSync';
+
+/** What one write to stdout carries. */
+export type WriteData =
+  | { kind: 'json'; value: Val; framing: 'ndjson' | 'content-length' | 'bare' }
+  | { kind: 'newline' }
+  | { kind: 'header' }
+  | { kind: 'text' };
+
+export type Event =
+  | { e: 'write'; call: t.CallExpression; frame: Frame; channel: Channel; data: WriteData }
+  | { e: 'log'; node: t.Node; frame: Frame }
+  | { e: 'effect'; node: t.Node; frame: Frame; what: 'call' | 'assign' | 'exit' | 'callback' }
+  | { e: 'parse'; call: t.CallExpression; frame: Frame; ok: boolean }
+  | { e: 'enter'; frame: Frame; args: Val[] }
+  | { e: 'leave'; frame: Frame; how: 'return' | 'throw'; node: t.Node | null }
+  | { e: 'construct'; node: t.ObjectExpression; frame: Frame }
+  | { e: 'computed-key'; node: t.Node; frame: Frame }
+  | { e: 'runtime-table'; node: t.Node; frame: Frame }
+  | { e: 'incomplete'; node: t.Node; why: string };
+
+export type Completion =
+  | { type: 'normal' }
+  | { type: 'return'; value: Val; node: t.Node | null }
+  | { type: 'throw'; value: Val; node: t.Node | null }
+  | { type: 'break'; label: string | null }
+  | { type: 'continue'; label: string | null }
+  | { type: 'exit' };
+
+export interface PathState {
+  env: Map<Binding, Val>;
+  heap: Map<number, Map<string, Val>>;
+  owned: Set<number>;
+  cons: Map<SymKey, Constraint>;
+  events: Event[];
+  /** The incoming message has been parsed on this path (later JSON.parse calls parse other things). */
+  parsed: boolean;
+  /** Functions on the current call stack (no recursion). */
+  active: Set<FunctionNode>;
+  /** Values of calls inside a larger expression, evaluated (and followed) before it: node -> frame id -> value. */
+  pre: Map<t.Node, { frame: number; v: Val }>;
+}
+
+export interface PathResult {
+  state: PathState;
+  completion: Completion;
+}
+
+type Outcome = { s: PathState; v: Val } | { s: PathState; thrown: Val; node: t.Node | null };
+type Res = { s: PathState; c: Completion };
+
+const MAX_PATHS = 600;
+const MAX_DEPTH = 24;
+
+const GLOBAL_NAMES = new Set([
+  'process', 'console', 'JSON', 'Object', 'Buffer', 'Promise', 'Error', 'TypeError', 'SyntaxError', 'RangeError',
+  'Map', 'Set', 'Math', 'Number', 'String', 'Boolean', 'Array', 'Date', 'Symbol', 'require', 'module', 'exports',
+  'setTimeout', 'setImmediate', 'setInterval', 'queueMicrotask', 'clearTimeout', 'globalThis', 'undefined', 'NaN', 'Infinity',
+  'parseInt', 'parseFloat', 'isNaN', 'TextDecoder', 'TextEncoder', 'RegExp', 'Reflect',
+]);
+
+const STDOUT_CONSOLE = new Set(['log', 'info', 'debug', 'dir', 'table', 'trace', 'dirxml', 'group', 'groupCollapsed', 'timeLog', 'count']);
+const STDERR_CONSOLE = new Set(['error', 'warn', 'assert', 'timeEnd']);
+const STRING_METHODS = new Set([
+  'trim', 'trimStart', 'trimEnd', 'slice', 'substring', 'substr', 'split', 'replace', 'replaceAll', 'toLowerCase', 'toUpperCase',
+  'charAt', 'indexOf', 'lastIndexOf', 'includes', 'startsWith', 'endsWith', 'toString', 'concat', 'padStart', 'padEnd', 'match', 'at',
+  'normalize', 'repeat', 'charCodeAt', 'codePointAt', 'search', 'valueOf',
+]);
+
+let frameCounter = 0;
+let cellCounter = 0;
+
+export class Interpreter {
+  private paths = 0;
+  private readonly staticValues = new Map<Binding, Val>();
+  private readonly staticInProgress = new Set<Binding>();
+  private readonly classInstances = new Map<ClassNode, Val>();
+  private readonly reachMemo = new Map<FunctionNode, boolean>();
+  private readonly topFrames = new Map<ModuleUnit, Frame>();
+  /** Functions that write to stdout directly (filled by the caller's static scan). */
+  readonly sinkFunctions = new Set<FunctionNode>();
+  /** Functions that hold a `JSON.parse` (candidates for the message parse). */
+  readonly parseFunctions = new Set<FunctionNode>();
+
+  constructor(readonly program: Program) {}
+
+  // ---------------------------------------------------------------- states
+
+  newState(): PathState {
+    return { env: new Map(), heap: new Map(), owned: new Set(), cons: new Map(), events: [], parsed: false, active: new Set(), pre: new Map() };
+  }
+
+  private fork(s: PathState): PathState {
+    this.paths++;
+    return {
+      env: new Map(s.env),
+      heap: new Map(s.heap),
+      owned: new Set(),
+      cons: new Map(s.cons),
+      events: [...s.events],
+      parsed: s.parsed,
+      active: new Set(s.active),
+      pre: new Map(s.pre),
+    };
+  }
+
+  get exhausted(): boolean {
+    return this.paths > MAX_PATHS;
+  }
+
+  topFrame(mod: ModuleUnit): Frame {
+    let frame = this.topFrames.get(mod);
+    if (!frame) {
+      frame = { id: ++frameCounter, fn: null, mod, thisVal: undefined, call: null, caller: null };
+      this.topFrames.set(mod, frame);
+    }
+    return frame;
+  }
+
+  private newCell(s: PathState, fields: Map<string, Val>): number {
+    const id = ++cellCounter;
+    s.heap.set(id, fields);
+    s.owned.add(id);
+    return id;
+  }
+
+  private readCell(s: PathState, cell: number): Map<string, Val> | undefined {
+    return s.heap.get(cell);
+  }
+
+  private writeCell(s: PathState, cell: number, key: string, value: Val): void {
+    let fields = s.heap.get(cell);
+    if (!s.owned.has(cell)) {
+      fields = new Map(fields ?? []);
+      s.heap.set(cell, fields);
+      s.owned.add(cell);
+    }
+    fields!.set(key, value);
+  }
+
+  // ---------------------------------------------------------------- entry points
+
+  /** Calls `fn` with `args` on a fresh path and returns every way it completes. */
+  runFunction(fn: Val, args: Val[], thisVal?: Val): PathResult[] {
+    this.paths = 0;
+    const s = this.newState();
+    if (fn.k !== 'func') return [];
+    const outcomes = this.callFunction(fn, args, thisVal, null, s, null, true);
+    return outcomes.map((o) => ({ state: o.s, completion: 'thrown' in o ? { type: 'throw', value: o.thrown, node: o.node } : { type: 'return', value: o.v, node: null } }));
+  }
+
+  /** Runs statements of `fn` (or of a module top level) with extra bindings, e.g. the body of a `for await` loop. */
+  runStatements(statements: t.Statement[], mod: ModuleUnit, fn: FunctionNode | null, bindings: Map<Binding, Val>): PathResult[] {
+    this.paths = 0;
+    const s = this.newState();
+    for (const [b, v] of bindings) s.env.set(b, v);
+    const frame: Frame = { id: ++frameCounter, fn, mod, thisVal: fn ? this.getStaticThis(mod, fn) : undefined, call: null, caller: null };
+    s.events.push({ e: 'enter', frame, args: [] });
+    return this.execList(statements, s, frame).map((r) => ({ state: r.s, completion: r.c }));
+  }
+
+  /** The value of an expression, evaluated without a path (module-level constants, classes, streams). */
+  evalStatic(node: t.Node, mod: ModuleUnit): Val {
+    const s = this.newState();
+    const fn = findEnclosingFunction(mod, node);
+    const frame: Frame = { id: ++frameCounter, fn, mod, thisVal: fn ? this.getStaticThis(mod, node) : undefined, call: null, caller: null };
+    return this.evalPure(node, s, frame);
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  private execList(list: t.Statement[], s: PathState, frame: Frame): Res[] {
+    let live: Res[] = [{ s, c: { type: 'normal' } }];
+    // function declarations are hoisted: bind them before the first statement runs
+    for (const statement of list) {
+      if (statement.type === 'FunctionDeclaration' && statement.id) this.bindHoisted(statement, s, frame);
+    }
+    for (const statement of list) {
+      const next: Res[] = [];
+      for (const r of live) {
+        if (r.c.type !== 'normal') {
+          next.push(r);
+          continue;
+        }
+        if (this.exhausted) {
+          r.s.events.push({ e: 'incomplete', node: statement, why: 'too many paths' });
+          next.push({ s: r.s, c: { type: 'return', value: UNKNOWN, node: null } });
+          continue;
+        }
+        next.push(...this.exec(statement, r.s, frame));
+      }
+      live = next;
+    }
+    return live;
+  }
+
+  private bindHoisted(statement: t.FunctionDeclaration, s: PathState, frame: Frame): void {
+    const binding = resolveIdentifier(frame.mod.index, statement.id!);
+    if (binding) s.env.set(binding, { k: 'func', fn: statement, mod: frame.mod, thisVal: frame.thisVal });
+  }
+
+  private exec(node: t.Statement, s: PathState, frame: Frame): Res[] {
+    switch (node.type) {
+      case 'ExpressionStatement':
+        return this.evalFork(node.expression, s, frame).map((o) => this.toRes(o));
+      case 'VariableDeclaration':
+        return this.execDeclaration(node, s, frame);
+      case 'ReturnStatement': {
+        if (!node.argument) return [{ s, c: { type: 'return', value: UNDEFINED, node } }];
+        return this.evalFork(node.argument, s, frame).map((o) => ('thrown' in o ? this.toRes(o) : { s: o.s, c: { type: 'return', value: o.v, node } }));
+      }
+      case 'ThrowStatement':
+        return this.evalFork(node.argument, s, frame).map((o) => ('thrown' in o ? this.toRes(o) : { s: o.s, c: { type: 'throw', value: o.v, node } }));
+      case 'IfStatement': {
+        const out: Res[] = [];
+        for (const branch of this.cond(node.test, s, frame)) {
+          if (branch.truth) out.push(...this.exec(node.consequent, branch.s, frame));
+          else if (node.alternate) out.push(...this.exec(node.alternate, branch.s, frame));
+          else out.push({ s: branch.s, c: { type: 'normal' } });
+        }
+        return out;
+      }
+      case 'BlockStatement':
+        return this.execList(node.body, s, frame);
+      case 'EmptyStatement':
+      case 'DebuggerStatement':
+        return [{ s, c: { type: 'normal' } }];
+      case 'SwitchStatement':
+        return this.execSwitch(node, s, frame);
+      case 'TryStatement':
+        return this.execTry(node, s, frame);
+      case 'BreakStatement':
+        return [{ s, c: { type: 'break', label: node.label?.name ?? null } }];
+      case 'ContinueStatement':
+        return [{ s, c: { type: 'continue', label: node.label?.name ?? null } }];
+      case 'LabeledStatement':
+        return this.exec(node.body, s, frame).map((r) =>
+          (r.c.type === 'break' || r.c.type === 'continue') && r.c.label === node.label.name ? { s: r.s, c: { type: 'normal' } } : r,
+        );
+      case 'ForStatement':
+      case 'WhileStatement':
+      case 'DoWhileStatement':
+      case 'ForOfStatement':
+      case 'ForInStatement':
+        return this.execLoop(node, s, frame);
+      case 'FunctionDeclaration':
+      case 'ClassDeclaration':
+      case 'TSInterfaceDeclaration':
+      case 'TSTypeAliasDeclaration':
+      case 'TSEnumDeclaration':
+      case 'TSModuleDeclaration':
+      case 'TSDeclareFunction':
+      case 'ImportDeclaration':
+      case 'ExportAllDeclaration':
+        if (node.type === 'ClassDeclaration' && node.id) {
+          const binding = resolveIdentifier(frame.mod.index, node.id);
+          if (binding) s.env.set(binding, { k: 'class', node, mod: frame.mod });
+        }
+        return [{ s, c: { type: 'normal' } }];
+      case 'ExportNamedDeclaration':
+      case 'ExportDefaultDeclaration':
+        if (node.declaration && t.isStatement(node.declaration)) return this.exec(node.declaration, s, frame);
+        return [{ s, c: { type: 'normal' } }];
+      default:
+        s.events.push({ e: 'incomplete', node, why: `statement ${node.type}` });
+        return [{ s, c: { type: 'normal' } }];
+    }
+  }
+
+  private toRes(o: Outcome): Res {
+    if ('thrown' in o) return { s: o.s, c: o.thrown.k === 'lit' && o.thrown.value === EXIT ? { type: 'exit' } : { type: 'throw', value: o.thrown, node: o.node } };
+    return { s: o.s, c: { type: 'normal' } };
+  }
+
+  private execDeclaration(node: t.VariableDeclaration, s: PathState, frame: Frame): Res[] {
+    let live: Outcome[] = [{ s, v: UNDEFINED }];
+    for (const declarator of node.declarations) {
+      const next: Outcome[] = [];
+      for (const o of live) {
+        if ('thrown' in o) {
+          next.push(o);
+          continue;
+        }
+        if (!declarator.init) {
+          this.bindPattern(declarator.id, UNDEFINED, o.s, frame);
+          next.push(o);
+          continue;
+        }
+        for (const r of this.evalFork(declarator.init, o.s, frame)) {
+          if ('thrown' in r) next.push(r);
+          else {
+            this.bindPattern(declarator.id, r.v, r.s, frame);
+            next.push(r);
+          }
+        }
+      }
+      live = next;
+    }
+    return live.map((o) => this.toRes(o));
+  }
+
+  /** Binds the names of a pattern to the parts of `value` they destructure. */
+  private bindPattern(pattern: t.Node, value: Val, s: PathState, frame: Frame): void {
+    switch (pattern.type) {
+      case 'Identifier': {
+        const binding = resolveIdentifier(frame.mod.index, pattern);
+        if (binding) s.env.set(binding, value);
+        return;
+      }
+      case 'AssignmentPattern': {
+        const useDefault = value.k === 'lit' ? value.value === undefined : value.k === 'unknown';
+        if (useDefault) this.bindPattern(pattern.left, this.evalPure(pattern.right, s, frame), s, frame);
+        else this.bindPattern(pattern.left, value, s, frame);
+        return;
+      }
+      case 'ObjectPattern':
+        for (const prop of pattern.properties) {
+          if (prop.type === 'RestElement') {
+            this.bindPattern(prop.argument, UNKNOWN, s, frame);
+            continue;
+          }
+          const key = getStaticKey(prop);
+          const part = key === null ? UNKNOWN : this.member(value, key, s, frame, prop);
+          this.bindPattern(prop.value, part, s, frame);
+        }
+        return;
+      case 'ArrayPattern':
+        pattern.elements.forEach((el, i) => {
+          if (!el) return;
+          if (el.type === 'RestElement') this.bindPattern(el.argument, UNKNOWN, s, frame);
+          else this.bindPattern(el, value.k === 'arr' && value.items ? (value.items[i] ?? UNDEFINED) : value.k === 'text' ? value : UNKNOWN, s, frame);
+        });
+        return;
+      case 'RestElement':
+        this.bindPattern(pattern.argument, UNKNOWN, s, frame);
+        return;
+      case 'TSParameterProperty':
+        this.bindPattern(pattern.parameter, value, s, frame);
+        return;
+      case 'MemberExpression': {
+        this.assignMember(pattern, value, s, frame);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private execSwitch(node: t.SwitchStatement, s: PathState, frame: Frame): Res[] {
+    const discriminant = this.evalPure(node.discriminant, s, frame);
+    const out: Res[] = [];
+    // Which case each path starts at: test the cases in order, forking where the answer is open.
+    let pending: PathState[] = [s];
+    const starts: { s: PathState; index: number }[] = [];
+    node.cases.forEach((kase, index) => {
+      if (!kase.test) return;
+      const next: PathState[] = [];
+      for (const ps of pending) {
+        const test = this.evalPure(kase.test, ps, frame);
+        for (const branch of this.compare(discriminant, test, '===', ps)) {
+          if (branch.truth) starts.push({ s: branch.s, index });
+          else next.push(branch.s);
+        }
+      }
+      pending = next;
+    });
+    const defaultIndex = node.cases.findIndex((c) => !c.test);
+    for (const ps of pending) {
+      if (defaultIndex === -1) out.push({ s: ps, c: { type: 'normal' } });
+      else starts.push({ s: ps, index: defaultIndex });
+    }
+    for (const start of starts) {
+      // fall through from the starting case to the end or a break
+      const statements = node.cases.slice(start.index).flatMap((c) => c.consequent);
+      for (const r of this.execList(statements, start.s, frame)) {
+        if (r.c.type === 'break' && r.c.label === null) out.push({ s: r.s, c: { type: 'normal' } });
+        else out.push(r);
+      }
+    }
+    return out;
+  }
+
+  private execTry(node: t.TryStatement, s: PathState, frame: Frame): Res[] {
+    const before = s.events.length;
+    const entry = this.fork(s);
+    const results = this.exec(node.block, s, frame);
+    const out: Res[] = [];
+    const handle = (r: Res): Res[] => {
+      if (r.c.type !== 'throw' || !node.handler) return [r];
+      if (node.handler.param) this.bindPattern(node.handler.param, r.c.value, r.s, frame);
+      return this.exec(node.handler.body, r.s, frame);
+    };
+    let opaque = false;
+    for (const r of results) {
+      if (r.s.events.slice(before).some((e) => e.e === 'effect' && e.what === 'call')) opaque = true;
+      out.push(...handle(r));
+    }
+    // Something the path could not follow threw: the handler runs with an unknown error.
+    if (opaque && node.handler) out.push(...handle({ s: entry, c: { type: 'throw', value: UNKNOWN, node: null } }));
+    if (!node.finalizer) return out;
+    const finalized: Res[] = [];
+    for (const r of out) {
+      for (const f of this.exec(node.finalizer, r.s, frame)) finalized.push(f.c.type === 'normal' ? { s: f.s, c: r.c } : f);
+    }
+    return finalized;
+  }
+
+  private execLoop(node: t.Loop, s: PathState, frame: Frame): Res[] {
+    let starts: PathState[] = [s];
+    if (node.type === 'ForStatement' && node.init) {
+      const init = t.isVariableDeclaration(node.init) ? this.exec(node.init, s, frame) : this.evalFork(node.init, s, frame).map((o) => this.toRes(o));
+      starts = init.filter((r) => r.c.type === 'normal').map((r) => r.s);
+    }
+    const out: Res[] = [];
+    for (const start of starts) {
+      const bodies: PathState[] = [];
+      if (node.type === 'ForOfStatement' || node.type === 'ForInStatement') {
+        const iterable = this.evalPure(node.right, start, frame);
+        const item = node.type === 'ForInStatement' ? UNKNOWN : iterable.k === 'text' ? iterable : iterable.k === 'arr' && iterable.items?.length === 1 ? iterable.items[0]! : iterable.k === 'readline' ? { k: 'text' as const } : iterable.k === 'arr' && iterable.items === null ? UNKNOWN : UNKNOWN;
+        const target = node.left.type === 'VariableDeclaration' ? node.left.declarations[0]!.id : node.left;
+        this.bindPattern(target, item, start, frame);
+        bodies.push(start);
+        out.push({ s: this.fork(start), c: { type: 'normal' } });
+      } else if (node.type === 'DoWhileStatement') {
+        bodies.push(start);
+      } else {
+        const test = node.type === 'ForStatement' ? node.test : node.test;
+        if (!test) bodies.push(start);
+        else {
+          for (const branch of this.cond(test, start, frame)) {
+            if (branch.truth) bodies.push(branch.s);
+            else out.push({ s: branch.s, c: { type: 'normal' } });
+          }
+        }
+      }
+      for (const b of bodies) {
+        for (const r of this.exec(node.body, b, frame)) {
+          // One iteration is one message: break and continue both end it.
+          if ((r.c.type === 'break' || r.c.type === 'continue') && r.c.label === null) out.push({ s: r.s, c: { type: 'normal' } });
+          else out.push(r);
+        }
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- conditions
+
+  /** The ways `node` can be truthy or falsy on this path, with what each way implies. */
+  cond(node: t.Node, s: PathState, frame: Frame): { s: PathState; truth: boolean }[] {
+    const expr = unwrapExpression(node);
+    if (expr.type === 'UnaryExpression' && expr.operator === '!') {
+      return this.cond(expr.argument, s, frame).map((b) => ({ s: b.s, truth: !b.truth }));
+    }
+    if (expr.type === 'LogicalExpression' && (expr.operator === '&&' || expr.operator === '||')) {
+      const out: { s: PathState; truth: boolean }[] = [];
+      for (const left of this.cond(expr.left, s, frame)) {
+        if (expr.operator === '&&' ? !left.truth : left.truth) out.push(left);
+        else out.push(...this.cond(expr.right, left.s, frame));
+      }
+      return out;
+    }
+    if (expr.type === 'BinaryExpression') {
+      const op = expr.operator;
+      if (op === '===' || op === '!==' || op === '==' || op === '!=') {
+        if (expr.left.type === 'AssignmentExpression') {
+          for (const o of this.evalFork(expr.left, s, frame)) if (!('thrown' in o)) s = o.s;
+        }
+        const left = this.evalTypeofAware(expr.left, s, frame);
+        const right = this.evalTypeofAware(expr.right, s, frame);
+        const loose = op === '==' || op === '!=';
+        const negate = op === '!==' || op === '!=';
+        return this.compare(left, right, loose ? '==' : '===', s).map((b) => ({ s: b.s, truth: negate ? !b.truth : b.truth }));
+      }
+      if (op === 'in' && expr.left.type !== 'PrivateName') {
+        const key = this.evalPure(expr.left, s, frame);
+        const target = this.evalPure(expr.right, s, frame);
+        return this.hasKey(target, key, s, frame, expr);
+      }
+    }
+    if (expr.type === 'CallExpression') {
+      const callee = unwrapExpression(expr.callee);
+      // hasOwnProperty(obj, key) in its several spellings
+      const fnVal = callee.type === 'MemberExpression' || callee.type === 'Identifier' ? this.evalPure(callee, s, frame) : UNKNOWN;
+      if (fnVal.k === 'native') {
+        if ((fnVal.name === 'hasOwnProperty.call' || fnVal.name === 'Object.hasOwn') && expr.arguments.length === 2) {
+          return this.hasKey(this.evalPure(expr.arguments[0]!, s, frame), this.evalPure(expr.arguments[1]!, s, frame), s, frame, expr);
+        }
+        if (fnVal.name === 'hasOwnProperty' && fnVal.self && expr.arguments.length === 1) {
+          return this.hasKey(fnVal.self, this.evalPure(expr.arguments[0]!, s, frame), s, frame, expr);
+        }
+        if (fnVal.name === 'map.has' && fnVal.self && expr.arguments.length === 1) {
+          return this.hasKey(fnVal.self, this.evalPure(expr.arguments[0]!, s, frame), s, frame, expr);
+        }
+        if ((fnVal.name === 'string.startsWith' || fnVal.name === 'string.endsWith' || fnVal.name === 'string.includes') && fnVal.self?.k === 'sym') {
+          const arg = this.evalPure(expr.arguments[0]!, s, frame);
+          if (arg.k === 'lit' && typeof arg.value === 'string' && fnVal.name === 'string.startsWith') return this.testPrefix(fnVal.self.key, arg.value, s);
+        }
+      }
+    }
+    if (expr.type === 'AssignmentExpression' || expr.type === 'AwaitExpression' || expr.type === 'CallExpression') {
+      // `(chunk = stream.read()) !== null` and `if (await check())`: follow the expression, then test it
+      return this.evalFork(expr, s, frame).flatMap((o) => ('thrown' in o ? [] : this.truthiness(o.v, o.s)));
+    }
+    return this.truthiness(this.evalPure(expr, s, frame), s);
+  }
+
+  private evalTypeofAware(node: t.Node, s: PathState, frame: Frame): Val {
+    const expr = unwrapExpression(node);
+    if (expr.type === 'UnaryExpression' && expr.operator === 'typeof') {
+      const v = this.evalPure(expr.argument, s, frame);
+      if (v.k === 'sym') return { k: 'sym', key: `typeof:${v.key}` };
+      const type = typeOf(v);
+      return type === null ? UNKNOWN : lit(type);
+    }
+    return this.evalPure(node, s, frame);
+  }
+
+  /** Truthiness of a value; a message member's presence forks the path. */
+  private truthiness(v: Val, s: PathState): { s: PathState; truth: boolean }[] {
+    switch (v.k) {
+      case 'lit':
+        return [{ s, truth: Boolean(v.value) }];
+      case 'unknown':
+      case 'text':
+        return this.split(s);
+      case 'sym': {
+        const c = s.cons.get(v.key);
+        if (c?.eq !== undefined) return [{ s, truth: Boolean(c.eq) }];
+        if (c?.defined === false) return [{ s, truth: false }];
+        if (v.key === 'method' || v.key === 'jsonrpc') return [{ s, truth: true }];
+        if (v.key === 'id' && c?.defined === true) return [{ s, truth: true }];
+        const [a, b] = [this.fork(s), this.fork(s)];
+        if (v.key === 'id') {
+          this.constrain(a, 'id', { defined: true });
+          this.constrain(b, 'id', { defined: false });
+        }
+        return [
+          { s: a, truth: true },
+          { s: b, truth: false },
+        ];
+      }
+      case 'promise':
+      case 'json':
+        return [{ s, truth: true }];
+      default:
+        return [{ s, truth: true }];
+    }
+  }
+
+  private split(s: PathState): { s: PathState; truth: boolean }[] {
+    return [
+      { s: this.fork(s), truth: true },
+      { s: this.fork(s), truth: false },
+    ];
+  }
+
+  private constrain(s: PathState, key: SymKey, change: Partial<Constraint> & { addNeq?: Lit; addPrefix?: [string, boolean] }): void {
+    const old = s.cons.get(key) ?? { neq: [], prefixes: [] };
+    const next: Constraint = { eq: old.eq, neq: [...old.neq], prefixes: [...old.prefixes], defined: old.defined };
+    if (change.eq !== undefined) next.eq = change.eq;
+    if (change.defined !== undefined) next.defined = change.defined;
+    if (change.addNeq !== undefined) next.neq.push(change.addNeq);
+    if (change.addPrefix) next.prefixes.push(change.addPrefix);
+    if (next.eq !== undefined && next.eq !== null) next.defined = true;
+    s.cons.set(key, next);
+  }
+
+  /** `a === b` (or `==`) where one side may be a message member: decide from the path, or fork and record. */
+  private compare(a: Val, b: Val, op: '===' | '==', s: PathState): { s: PathState; truth: boolean }[] {
+    if (a.k === 'lit' && b.k === 'lit') return [{ s, truth: op === '===' ? a.value === b.value : a.value == b.value }];
+    const sym = a.k === 'sym' ? a : b.k === 'sym' ? b : null;
+    const other = sym === a ? b : a;
+    if (sym && other.k === 'lit') return this.compareSym(sym.key, other.value, op, s);
+    if (a.k === 'msg' || b.k === 'msg') {
+      if (other.k === 'lit') return [{ s, truth: false }];
+    }
+    // an object compared with undefined/null
+    if (other.k === 'lit' && (other.value === undefined || other.value === null)) {
+      const v = sym === null ? (a === other ? b : a) : sym;
+      if (v.k !== 'unknown' && v.k !== 'text') return [{ s, truth: false }];
+    }
+    return this.split(s);
+  }
+
+  private compareSym(key: SymKey, value: Lit, op: '===' | '==', s: PathState): { s: PathState; truth: boolean }[] {
+    if (key.startsWith('typeof:')) {
+      const base = key.slice('typeof:'.length);
+      if (value === 'undefined') return this.compareSym(base, undefined, '===', s);
+      if (base === 'method' && value === 'string') return [{ s, truth: true }];
+      const c = s.cons.get(base);
+      if (c?.defined === false) return [{ s, truth: false }];
+      return this.split(s);
+    }
+    const c = s.cons.get(key);
+    const nullish = value === undefined || value === null;
+    if (nullish) {
+      // presence: `id === undefined`, `msg.id == null`, `params === undefined`
+      if (key === 'method') return [{ s, truth: false }];
+      if (c?.defined !== undefined) {
+        const absent = !c.defined;
+        if (op === '==' || value === undefined) return [{ s, truth: absent }];
+        return [{ s, truth: false }];
+      }
+      const [yes, no] = [this.fork(s), this.fork(s)];
+      if (op === '==' || value === undefined) this.constrain(yes, key, { defined: false });
+      this.constrain(no, key, { defined: true });
+      return [
+        { s: yes, truth: true },
+        { s: no, truth: false },
+      ];
+    }
+    if (c?.eq !== undefined) return [{ s, truth: op === '===' ? c.eq === value : c.eq == value }];
+    if (c?.neq.includes(value)) return [{ s, truth: false }];
+    if (c?.defined === false) return [{ s, truth: false }];
+    if (typeof value === 'string' && c?.prefixes.some(([p, yes]) => value.startsWith(p) !== yes)) return [{ s, truth: false }];
+    const [yes, no] = [this.fork(s), this.fork(s)];
+    this.constrain(yes, key, { eq: value });
+    this.constrain(no, key, { addNeq: value });
+    return [
+      { s: yes, truth: true },
+      { s: no, truth: false },
+    ];
+  }
+
+  private testPrefix(key: SymKey, prefix: string, s: PathState): { s: PathState; truth: boolean }[] {
+    const c = s.cons.get(key);
+    if (typeof c?.eq === 'string') return [{ s, truth: c.eq.startsWith(prefix) }];
+    const known = c?.prefixes.find(([p]) => p === prefix);
+    if (known) return [{ s, truth: known[1] }];
+    const [yes, no] = [this.fork(s), this.fork(s)];
+    this.constrain(yes, key, { addPrefix: [prefix, true] });
+    this.constrain(no, key, { addPrefix: [prefix, false] });
+    return [
+      { s: yes, truth: true },
+      { s: no, truth: false },
+    ];
+  }
+
+  /** `key in obj`, `hasOwnProperty`, `map.has(key)`: over the table's known keys when the key is a message member. */
+  private hasKey(target: Val, key: Val, s: PathState, frame: Frame, node: t.Node): { s: PathState; truth: boolean }[] {
+    if (target.k === 'msg' && key.k === 'lit' && typeof key.value === 'string') {
+      return this.truthiness({ k: 'sym', key: key.value }, s).map((b) => b);
+    }
+    const keys = this.getTableKeys(target, s, frame);
+    if (keys === null) {
+      s.events.push({ e: 'runtime-table', node, frame });
+      return this.split(s);
+    }
+    if (key.k === 'lit') return [{ s, truth: keys.includes(String(key.value)) }];
+    if (key.k === 'sym') return this.forkOverKeys(key.key, keys, s).map((b) => ({ s: b.s, truth: b.key !== null }));
+    return this.split(s);
+  }
+
+  /** Forks a path per key the message member may equal, plus one for none of them. */
+  private forkOverKeys(symKey: SymKey, keys: string[], s: PathState): { s: PathState; key: string | null }[] {
+    const c = s.cons.get(symKey);
+    if (c?.eq !== undefined) return [{ s, key: keys.includes(String(c.eq)) ? String(c.eq) : null }];
+    const out: { s: PathState; key: string | null }[] = [];
+    for (const key of keys) {
+      if (c?.neq.includes(key)) continue;
+      if (c?.prefixes.some(([p, yes]) => key.startsWith(p) !== yes)) continue;
+      const branch = this.fork(s);
+      this.constrain(branch, symKey, { eq: key });
+      out.push({ s: branch, key });
+    }
+    const none = this.fork(s);
+    for (const key of keys) this.constrain(none, symKey, { addNeq: key });
+    out.push({ s: none, key: null });
+    return out;
+  }
+
+  // ---------------------------------------------------------------- expressions that may fork
+
+  /** Evaluates an expression whose calls may be followed (statements, assignments, awaited calls). */
+  evalFork(node: t.Node, s: PathState, frame: Frame): Outcome[] {
+    const expr = unwrapExpression(node);
+    switch (expr.type) {
+      case 'CallExpression':
+      case 'OptionalCallExpression':
+        return this.evalCall(expr, s, frame);
+      case 'NewExpression':
+        return this.evalNew(expr, s, frame);
+      case 'AwaitExpression':
+        return this.evalFork(expr.argument, s, frame).flatMap((o): Outcome[] => {
+          if ('thrown' in o) return [o];
+          if (o.v.k === 'promise') return o.v.rejected ? [{ s: o.s, thrown: o.v.value, node: expr }] : [{ s: o.s, v: o.v.value }];
+          return [o];
+        });
+      case 'AssignmentExpression':
+        return this.evalAssignment(expr, s, frame);
+      case 'SequenceExpression': {
+        let live: Outcome[] = [{ s, v: UNDEFINED }];
+        for (const part of expr.expressions) live = live.flatMap((o) => ('thrown' in o ? [o] : this.evalFork(part, o.s, frame)));
+        return live;
+      }
+      case 'ConditionalExpression':
+        return this.cond(expr.test, s, frame).flatMap((b) => this.evalFork(b.truth ? expr.consequent : expr.alternate, b.s, frame));
+      case 'LogicalExpression': {
+        if (!this.containsCall(expr.right)) return [{ s, v: this.evalPure(expr, s, frame) }];
+        return this.evalFork(expr.left, s, frame).flatMap((o) => {
+          if ('thrown' in o) return [o];
+          const truth = this.truthiness(o.v, o.s);
+          return truth.flatMap((b) => {
+            const takeLeft = expr.operator === '&&' ? !b.truth : expr.operator === '||' ? b.truth : o.v.k !== 'lit' || (o.v.value !== undefined && o.v.value !== null);
+            return takeLeft ? [{ s: b.s, v: o.v }] : this.evalFork(expr.right, b.s, frame);
+          });
+        });
+      }
+      case 'UnaryExpression':
+        if (expr.operator === 'void' || expr.operator === 'delete') return this.evalFork(expr.argument, s, frame).map((o) => ('thrown' in o ? o : { s: o.s, v: UNDEFINED }));
+        return [{ s, v: this.evalPure(expr, s, frame) }];
+      case 'MemberExpression':
+      case 'OptionalMemberExpression':
+        if (expr.computed && !t.isLiteral(expr.property)) {
+          // handlers[method]: a path per handler
+          const table = this.evalPure(expr.object, s, frame);
+          const key = this.evalPure(expr.property, s, frame);
+          return this.lookupDynamic(table, key, s, frame, expr);
+        }
+        return this.evalDeep(expr, s, frame);
+      case 'UpdateExpression':
+        this.recordWrite(expr.argument, s, frame, expr);
+        if (expr.argument.type === 'Identifier') {
+          const binding = resolveIdentifier(frame.mod.index, expr.argument);
+          if (binding) s.env.set(binding, UNKNOWN);
+        } else if (expr.argument.type === 'MemberExpression') this.assignMember(expr.argument, UNKNOWN, s, frame);
+        return [{ s, v: UNKNOWN }];
+      default:
+        return this.evalDeep(expr, s, frame);
+    }
+  }
+
+  /**
+   * An expression with calls inside (`send({ id, result: await handler(params) })`): the calls are
+   * evaluated first, in source order and followed where they matter, then the expression around them.
+   * Branches of `?:`, `&&`, `||` are not entered (their calls stay opaque).
+   */
+  private evalDeep(node: t.Node, s: PathState, frame: Frame): Outcome[] {
+    const calls: t.Node[] = [];
+    const collect = (n: t.Node): void => {
+      const expr = unwrapExpression(n);
+      if (expr.type === 'CallExpression' || expr.type === 'OptionalCallExpression' || expr.type === 'AwaitExpression' || expr.type === 'NewExpression') {
+        calls.push(expr);
+        return;
+      }
+      if ((expr.type === 'MemberExpression' || expr.type === 'OptionalMemberExpression') && expr.computed && !t.isLiteral(expr.property) && n !== node) {
+        calls.push(expr);
+        return;
+      }
+      if (isFunctionNode(expr) || expr.type === 'ClassExpression' || expr.type === 'ConditionalExpression' || expr.type === 'LogicalExpression') return;
+      for (const key of t.VISITOR_KEYS[expr.type] ?? []) {
+        if (key === 'typeAnnotation' || key === 'typeParameters') continue;
+        const value = (expr as unknown as Record<string, unknown>)[key];
+        const children: unknown[] = Array.isArray(value) ? value : [value];
+        for (const child of children) if (child && typeof (child as t.Node).type === 'string') collect(child as t.Node);
+      }
+    };
+    collect(node);
+    let live: Outcome[] = [{ s, v: UNDEFINED }];
+    for (const call of calls) {
+      live = live.flatMap((o) => {
+        if ('thrown' in o) return [o];
+        return this.evalFork(call, o.s, frame).map((r) => {
+          if (!('thrown' in r)) r.s.pre.set(call, { frame: frame.id, v: r.v });
+          return r;
+        });
+      });
+    }
+    return live.map((o) => ('thrown' in o ? o : { s: o.s, v: this.evalPure(node, o.s, frame) }));
+  }
+
+  private containsCall(node: t.Node): boolean {
+    const expr = unwrapExpression(node);
+    if (expr.type === 'CallExpression' || expr.type === 'AwaitExpression' || expr.type === 'AssignmentExpression') return true;
+    if (expr.type === 'LogicalExpression') return this.containsCall(expr.left) || this.containsCall(expr.right);
+    if (expr.type === 'ConditionalExpression') return this.containsCall(expr.consequent) || this.containsCall(expr.alternate);
+    return false;
+  }
+
+  private evalAssignment(expr: t.AssignmentExpression, s: PathState, frame: Frame): Outcome[] {
+    return this.evalFork(expr.right, s, frame).map((o) => {
+      if ('thrown' in o) return o;
+      let value = o.v;
+      if (expr.operator !== '=') {
+        const old = expr.left.type === 'Identifier' || expr.left.type === 'MemberExpression' ? this.evalPure(expr.left, o.s, frame) : UNKNOWN;
+        value = expr.operator === '+=' ? this.concat(old, value) : expr.operator === '??=' || expr.operator === '||=' ? (old.k === 'lit' && !old.value ? value : old) : UNKNOWN;
+      }
+      this.recordWrite(expr.left, o.s, frame, expr);
+      this.bindPattern(expr.left, value, o.s, frame);
+      return { s: o.s, v: value };
+    });
+  }
+
+  /** Assignments to state outside the running frames are effects (a request counter, a log level). */
+  private recordWrite(target: t.Node, s: PathState, frame: Frame, node: t.Node): void {
+    if (target.type === 'Identifier') {
+      const binding = resolveIdentifier(frame.mod.index, target);
+      if (!binding || !this.isLocalTo(binding, frame)) s.events.push({ e: 'effect', node, frame, what: 'assign' });
+      return;
+    }
+    if (target.type === 'MemberExpression') {
+      const object = this.evalPure(target.object, s, frame);
+      if (object.k === 'obj' && this.isPathCell(object, s)) return;
+      s.events.push({ e: 'effect', node, frame, what: 'assign' });
+    }
+  }
+
+  private isPathCell(value: Val, s: PathState): boolean {
+    return value.k === 'obj' && value.cell !== 0 && s.heap.has(value.cell);
+  }
+
+  private isLocalTo(binding: Binding, frame: Frame): boolean {
+    if (frame.fn === null) return false;
+    if (binding.kind === 'param') return binding.fn === frame.fn;
+    if (binding.kind === 'var' || binding.kind === 'let' || binding.kind === 'const') {
+      let node: t.Node | undefined = binding.declarator;
+      while (node && node !== frame.fn) node = frame.mod.index.parent.get(node);
+      return node === frame.fn;
+    }
+    return binding.kind === 'catch';
+  }
+
+  private assignMember(target: t.MemberExpression, value: Val, s: PathState, frame: Frame): void {
+    const object = this.evalPure(target.object, s, frame);
+    const key = target.computed ? this.keyOf(this.evalPure(target.property, s, frame)) : getMemberName(target);
+    if (key === null) return;
+    if (object.k === 'obj' || object.k === 'inst' || object.k === 'error') this.writeCell(s, object.cell, key, value);
+  }
+
+  private keyOf(v: Val): string | null {
+    if (v.k === 'lit' && (typeof v.value === 'string' || typeof v.value === 'number')) return String(v.value);
+    return null;
+  }
+
+  private concat(a: Val, b: Val): Val {
+    if (a.k === 'lit' && b.k === 'lit' && (typeof a.value === 'string' || typeof b.value === 'string')) return lit(String(a.value) + String(b.value));
+    if (isFromMethod(a) || isFromMethod(b)) return FROM_METHOD;
+    if (a.k === 'text' || b.k === 'text') return { k: 'text' };
+    if (a.k === 'json' && b.k === 'lit' && typeof b.value === 'string') return { ...a, suffix: a.suffix + b.value };
+    if (b.k === 'json' && a.k === 'lit' && typeof a.value === 'string' && /content-length/i.test(a.value)) return { ...b, header: true };
+    return UNKNOWN;
+  }
+
+  // ---------------------------------------------------------------- calls
+
+  /** The arguments of a call, in order; calls inside them are followed (see evalDeep). */
+  private evalArgs(args: t.CallExpression['arguments'], s: PathState, frame: Frame): Outcome[] {
+    let live: { s: PathState; values: Val[] }[] = [{ s, values: [] }];
+    const thrown: Outcome[] = [];
+    for (const arg of args) {
+      const next: { s: PathState; values: Val[] }[] = [];
+      for (const l of live) {
+        if (arg.type === 'SpreadElement' || arg.type === 'ArgumentPlaceholder') {
+          next.push({ s: l.s, values: [...l.values, UNKNOWN] });
+          continue;
+        }
+        for (const o of this.evalFork(arg, l.s, frame)) {
+          if ('thrown' in o) thrown.push(o);
+          else next.push({ s: o.s, values: [...l.values, o.v] });
+        }
+      }
+      live = next;
+    }
+    return [...thrown, ...live.map((l) => ({ s: l.s, v: { k: 'arr', items: l.values } as Val }))];
+  }
+
+  private evalCall(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Outcome[] {
+    const callee = unwrapExpression(expr.callee);
+    if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && this.hasInnerCall(callee.object)) {
+      // `handle(msg).catch(...)`, `(await getServer()).send(...)`: the receiver's calls first
+      return this.evalFork(callee.object, s, frame).flatMap((o) => {
+        if ('thrown' in o) return [o];
+        o.s.pre.set(unwrapExpression(callee.object), { frame: frame.id, v: o.v });
+        return this.evalCallOn(expr, callee, o.v, o.s, frame);
+      });
+    }
+    if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') return this.evalCallOn(expr, callee, this.evalPure(callee.object, s, frame), s, frame);
+    return this.applyCall(this.evalPure(callee, s, frame), undefined, expr, s, frame);
+  }
+
+  private hasInnerCall(node: t.Node): boolean {
+    const expr = unwrapExpression(node);
+    if (expr.type === 'CallExpression' || expr.type === 'OptionalCallExpression' || expr.type === 'AwaitExpression') return true;
+    if (expr.type === 'MemberExpression' || expr.type === 'OptionalMemberExpression') return this.hasInnerCall(expr.object);
+    return false;
+  }
+
+  private evalCallOn(expr: t.CallExpression | t.OptionalCallExpression, callee: t.MemberExpression | t.OptionalMemberExpression, receiver: Val, s: PathState, frame: Frame): Outcome[] {
+    let fnVal: Val;
+    let thisVal: Val | undefined;
+    {
+      thisVal = receiver;
+      const key = callee.computed ? this.evalPure(callee.property, s, frame) : lit(getMemberName(callee) ?? undefined);
+      if (key.k === 'sym' || (callee.computed && key.k !== 'lit')) {
+        // obj[method](...) / this[`handle_${x}`](...)
+        return this.lookupDynamic(thisVal, key, s, frame, callee).flatMap((l) => this.applyCall(l.v, thisVal, expr, l.s, frame));
+      }
+      fnVal = this.member(thisVal, String((key as { value: Lit }).value), s, frame, callee);
+    }
+    return this.applyCall(fnVal, thisVal, expr, s, frame);
+  }
+
+  private applyCall(fnVal: Val, thisVal: Val | undefined, expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Outcome[] {
+    const argOutcomes = this.evalArgs(expr.arguments, s, frame);
+    const out: Outcome[] = [];
+    for (const a of argOutcomes) {
+      if ('thrown' in a) {
+        out.push(a);
+        continue;
+      }
+      const args = (a.v as { items: Val[] }).items;
+      if (fnVal.k === 'native') out.push(...this.callNative(fnVal, args, expr as t.CallExpression, a.s, frame));
+      else if (fnVal.k === 'func') out.push(...this.callFunction(fnVal, args, fnVal.thisVal ?? thisVal, expr as t.CallExpression, a.s, frame, false));
+      else if (fnVal.k === 'class') out.push(...this.construct(fnVal, args, expr as t.CallExpression, a.s, frame));
+      else if (isFromMethod(fnVal)) out.push({ s: a.s, v: FROM_METHOD });
+      else out.push(...this.opaqueCall(expr, args, a.s, frame));
+    }
+    return out;
+  }
+
+  /** A call the interpreter does not follow: unknown result, may throw, and an effect on the path. */
+  private opaqueCall(expr: t.Node, args: Val[], s: PathState, frame: Frame): Outcome[] {
+    s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
+    if (args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) s.events.push({ e: 'effect', node: expr, frame, what: 'callback' });
+    return [{ s, v: UNKNOWN }];
+  }
+
+  /** Whether a call of `fn` is followed: it reaches stdout or a parse, or it is handed the message. */
+  private shouldFollow(fn: FunctionNode, args: Val[], root: boolean): boolean {
+    if (root) return true;
+    if (fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression' || fn.type === 'ClassMethod' || fn.type === 'ObjectMethod' || fn.type === 'ArrowFunctionExpression') {
+      if ((fn as { generator?: boolean }).generator) return false;
+    }
+    if (this.mayWrite(fn)) return true;
+    return args.some((a) => isShallowMessageValue(a));
+  }
+
+  /** `fn` writes to stdout or parses JSON, directly or through the functions it calls. */
+  mayWrite(fn: FunctionNode): boolean {
+    const memo = this.reachMemo.get(fn);
+    if (memo !== undefined) return memo;
+    this.reachMemo.set(fn, false);
+    let result = this.sinkFunctions.has(fn) || this.parseFunctions.has(fn);
+    if (!result) {
+      const mod = this.moduleOf(fn);
+      if (mod) {
+        for (const call of mod.index.calls) {
+          if (!isWithin(mod, call, fn)) continue;
+          const target = this.evalStatic(call.callee, mod);
+          if (target.k === 'func' && target.fn !== fn && this.mayWrite(target.fn)) {
+            result = true;
+            break;
+          }
+        }
+      }
+    }
+    this.reachMemo.set(fn, result);
+    return result;
+  }
+
+  moduleOf(node: t.Node): ModuleUnit | null {
+    for (const mod of this.program.modules) if (mod.index.parent.has(node) || mod.ast.program === node) return mod;
+    return null;
+  }
+
+  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean): Outcome[] {
+    const fn = fnVal.fn;
+    const allArgs = [...(fnVal.bound ?? []), ...args];
+    if (!this.shouldFollow(fn, allArgs, root) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
+      return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
+    }
+    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs };
+    s.active.add(fn);
+    s.events.push({ e: 'enter', frame, args: allArgs });
+    fn.params.forEach((param, i) => {
+      if (param.type === 'RestElement') this.bindPattern(param.argument, { k: 'arr', items: allArgs.slice(i) }, s, frame);
+      else this.bindPattern(param, allArgs[i] ?? UNDEFINED, s, frame);
+    });
+    let results: Outcome[];
+    if (fn.body.type === 'BlockStatement') {
+      results = this.execList(fn.body.body, s, frame).map((r) => {
+        if (r.c.type === 'throw') return { s: r.s, thrown: r.c.value, node: r.c.node };
+        if (r.c.type === 'exit') return { s: r.s, thrown: lit(EXIT), node: null };
+        return { s: r.s, v: r.c.type === 'return' ? r.c.value : UNDEFINED, ret: r.c.type === 'return' ? r.c.node : null } as Outcome;
+      });
+    } else {
+      results = this.evalFork(fn.body, s, frame);
+    }
+    const async = (fn as { async?: boolean }).async === true;
+    return results.map((o) => {
+      o.s.active.delete(fn);
+      o.s.events.push({ e: 'leave', frame, how: 'thrown' in o ? 'throw' : 'return', node: 'thrown' in o ? o.node : ((o as { ret?: t.Node | null }).ret ?? null) });
+      if (!async) return o;
+      if ('thrown' in o) return o.thrown.k === 'lit' && o.thrown.value === EXIT ? o : { s: o.s, v: { k: 'promise', value: o.thrown, rejected: true } };
+      return { s: o.s, v: o.v.k === 'promise' ? o.v : { k: 'promise', value: o.v } };
+    });
+  }
+
+  private evalNew(expr: t.NewExpression, s: PathState, frame: Frame): Outcome[] {
+    const callee = this.evalPure(expr.callee, s, frame);
+    const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+    if (callee.k === 'class') return this.construct(callee, args, expr, s, frame);
+    return [{ s, v: this.evalPure(expr, s, frame) }];
+  }
+
+  private construct(cls: Extract<Val, { k: 'class' }>, args: Val[], node: t.NewExpression | t.CallExpression, s: PathState, frame: Frame): Outcome[] {
+    const inst = this.makeInstance(cls.node, cls.mod, { node, args }, s);
+    const ctor = this.findMethod(cls.node, cls.mod, 'constructor');
+    if (ctor && this.mayWrite(ctor.fn)) {
+      return this.callFunction({ k: 'func', fn: ctor.fn, mod: ctor.mod, thisVal: inst }, args, inst, node, s, frame, false).map((o) => ('thrown' in o ? o : { s: o.s, v: inst }));
+    }
+    return [{ s, v: inst }];
+  }
+
+  private makeInstance(cls: ClassNode, mod: ModuleUnit, site: NewSite | null, s: PathState | null): Val {
+    const cell = ++cellCounter;
+    if (s) {
+      s.heap.set(cell, new Map());
+      s.owned.add(cell);
+    }
+    return { k: 'inst', cls, mod, cell, site };
+  }
+
+  private callNative(fnVal: Extract<Val, { k: 'native' }>, args: Val[], expr: t.CallExpression, s: PathState, frame: Frame): Outcome[] {
+    const name = fnVal.name;
+    const self = fnVal.self;
+    const arg = (i: number): Val => args[i] ?? UNDEFINED;
+    switch (name) {
+      case 'JSON.parse': {
+        if (s.parsed) return [{ s, v: UNKNOWN }];
+        const ok = this.fork(s);
+        ok.parsed = true;
+        ok.events.push({ e: 'parse', call: expr, frame, ok: true });
+        s.events.push({ e: 'parse', call: expr, frame, ok: false });
+        return [
+          { s: ok, v: { k: 'msg', origin: { node: expr, frame } } },
+          { s, thrown: { k: 'error', cell: this.newCell(s, new Map([['message', lit('Unexpected token')]])) }, node: expr },
+        ];
+      }
+      case 'JSON.stringify':
+        return [{ s, v: { k: 'json', value: arg(0), suffix: '', header: false, origin: { node: expr, frame } } }];
+      case 'console.out':
+      case 'stream.write':
+      case 'fs.writeSync':
+      case 'fs.write': {
+        const fd = name === 'stream.write' ? (self?.k === 'stream' ? self.fd : -1) : name === 'console.out' ? 1 : fdOf(arg(0));
+        if (fd === 2) {
+          s.events.push({ e: 'log', node: expr, frame });
+          return [{ s, v: lit(true) }];
+        }
+        if (fd !== 1) return this.opaqueCall(expr, args, s, frame);
+        const channel: Channel = name === 'console.out' ? 'console' : name === 'stream.write' ? 'stdout.write' : 'writeSync';
+        const payload = name === 'fs.writeSync' || name === 'fs.write' ? arg(1) : arg(0);
+        let data = classifyWrite(payload, channel === 'console');
+        if (channel === 'console' && args.length !== 1) data = { kind: 'text' };
+        s.events.push({ e: 'write', call: expr, frame, channel, data });
+        return [{ s, v: lit(true) }];
+      }
+      case 'console.err':
+        s.events.push({ e: 'log', node: expr, frame });
+        return [{ s, v: UNDEFINED }];
+      case 'process.exit':
+        s.events.push({ e: 'effect', node: expr, frame, what: 'exit' });
+        return [{ s, thrown: lit(EXIT), node: expr }];
+      case 'Object.assign': {
+        const target = arg(0);
+        if (target.k === 'error' || (target.k === 'obj' && this.isPathCell(target, s))) {
+          for (const source of args.slice(1)) {
+            const fields = this.getFields(source, s, frame);
+            if (fields === null) continue;
+            for (const [k, v] of fields) this.writeCell(s, target.cell, k, v);
+          }
+        }
+        return [{ s, v: target }];
+      }
+      case 'Promise.resolve':
+        return [{ s, v: { k: 'promise', value: arg(0) } }];
+      case 'Promise.reject':
+        return [{ s, v: { k: 'promise', value: arg(0), rejected: true } }];
+      case 'func.bind':
+        if (self?.k === 'func') return [{ s, v: { ...self, thisVal: self.thisVal ?? arg(0), bound: [...(self.bound ?? []), ...args.slice(1)] } }];
+        return [{ s, v: UNKNOWN }];
+      case 'func.call':
+        if (self?.k === 'func') return this.callFunction(self, args.slice(1), arg(0), expr, s, frame, false);
+        if (self?.k === 'native') return this.callNative({ ...self, self: arg(0) }, args.slice(1), expr, s, frame);
+        return this.opaqueCall(expr, args, s, frame);
+      case 'func.apply':
+        if (self?.k === 'func') return this.callFunction(self, arg(1).k === 'arr' ? ((arg(1) as { items: Val[] | null }).items ?? []) : [], arg(0), expr, s, frame, false);
+        return this.opaqueCall(expr, args, s, frame);
+      case 'map.get':
+        if (self?.k === 'map') return this.lookupDynamic(self, arg(0), s, frame, expr);
+        return [{ s, v: UNKNOWN }];
+      case 'map.set':
+        if (self?.k === 'map') s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
+        return [{ s, v: self ?? UNKNOWN }];
+      case 'map.has': {
+        const branches = this.hasKey(self ?? UNKNOWN, arg(0), s, frame, expr);
+        return branches.map((b) => ({ s: b.s, v: lit(b.truth) }));
+      }
+      case 'readline.createInterface': {
+        const options = arg(0);
+        const input = options.k === 'stream' ? options : this.member(options, 'input', s, frame, expr);
+        return [{ s, v: { k: 'readline', input, origin: { node: expr, frame } } }];
+      }
+      case 'require': {
+        const spec = getRequiredSpecifier(expr);
+        return [{ s, v: spec === null ? UNKNOWN : this.requireValue(spec, frame.mod) }];
+      }
+      case 'noop':
+        return [{ s, v: UNDEFINED }];
+      case 'stream.read':
+        return [{ s, v: self?.k === 'stream' && self.fd === 0 ? { k: 'text', origin: { node: expr, frame } } : UNKNOWN }];
+      case 'stream.on':
+      case 'readline.on':
+        return [{ s, v: self ?? UNKNOWN }];
+      case 'promise.then':
+      case 'promise.catch':
+      case 'promise.finally': {
+        if (self?.k === 'promise' && args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) {
+          const handler = name === 'promise.then' ? (self.rejected ? arg(1) : arg(0)) : name === 'promise.catch' ? (self.rejected ? arg(0) : UNDEFINED) : arg(0);
+          if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
+        }
+        if (self?.k === 'promise' && name === 'promise.catch') return [{ s, v: { k: 'promise', value: self.rejected ? UNKNOWN : self.value } }];
+        return [{ s, v: self?.k === 'promise' && name !== 'promise.then' ? self : { k: 'promise', value: UNKNOWN } }];
+      }
+      case 'string.op':
+        return [{ s, v: this.stringOp(self ?? UNKNOWN, expr, args, s) }];
+      case 'timer':
+        return this.opaqueCall(expr, args, s, frame);
+      case 'pure':
+        return [{ s, v: name === 'pure' && args.some((a) => a.k === 'text') ? { k: 'text' } : UNKNOWN }];
+      default:
+        if (name.startsWith('pure.')) return [{ s, v: this.pureNative(name, args) }];
+        return this.opaqueCall(expr, args, s, frame);
+    }
+  }
+
+  private pureNative(name: string, args: Val[]): Val {
+    const a = args[0] ?? UNDEFINED;
+    if (name === 'pure.String') return a.k === 'lit' ? lit(String(a.value)) : a.k === 'text' || a.k === 'json' ? a : UNKNOWN;
+    if (name === 'pure.Buffer') return args.some((x) => x.k === 'text') ? { k: 'text' } : UNKNOWN;
+    if (name === 'pure.Error') return UNKNOWN;
+    return UNKNOWN;
+  }
+
+  private stringOp(self: Val, expr: t.CallExpression, args: Val[], s: PathState): Val {
+    const callee = unwrapExpression(expr.callee);
+    const op = callee.type === 'MemberExpression' ? getMemberName(callee) : null;
+    if (self.k === 'text' || self.k === 'json') return op === 'split' ? { k: 'arr', items: null } : self.k === 'json' && op !== 'toString' ? UNKNOWN : self;
+    let base: string | null = null;
+    if (self.k === 'lit' && typeof self.value === 'string') base = self.value;
+    if (self.k === 'sym') {
+      const c = s.cons.get(self.key);
+      if (typeof c?.eq === 'string') base = c.eq;
+    }
+    if (base === null && isFromMethod(self)) return FROM_METHOD;
+    if (base === null || op === null) return UNKNOWN;
+    // Arguments must be known: literals, or regular expression literals written in place.
+    const params: unknown[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const node = expr.arguments[i];
+      if (node?.type === 'RegExpLiteral') params.push(new RegExp(node.pattern, node.flags));
+      else if (args[i]!.k === 'lit') params.push((args[i] as { value: Lit }).value);
+      else return UNKNOWN;
+    }
+    try {
+      const fn = (String.prototype as unknown as Record<string, (...xs: unknown[]) => unknown>)[op];
+      if (typeof fn !== 'function') return UNKNOWN;
+      const result = fn.apply(base, params);
+      if (Array.isArray(result)) return { k: 'arr', items: result.map((x) => lit(x as Lit)) };
+      if (result === null || ['string', 'number', 'boolean'].includes(typeof result)) return lit(result as Lit);
+    } catch {
+      return UNKNOWN;
+    }
+    return UNKNOWN;
+  }
+
+  /** `obj[key]` / `map.get(key)`: a path per table entry when the key is a message member. */
+  private lookupDynamic(table: Val, key: Val, s: PathState, frame: Frame, node: t.Node): { s: PathState; v: Val }[] {
+    if (key.k === 'lit' && (typeof key.value === 'string' || typeof key.value === 'number')) {
+      return [{ s, v: table.k === 'map' ? (table.entries?.get(String(key.value)) ?? (table.entries ? UNDEFINED : UNKNOWN)) : this.member(table, String(key.value), s, frame, node) }];
+    }
+    if (key.k === 'sym') {
+      const c = s.cons.get(key.key);
+      if (c?.eq !== undefined) return this.lookupDynamic(table, lit(c.eq), s, frame, node);
+      const keys = this.getTableKeys(table, s, frame);
+      if (keys === null) {
+        s.events.push({ e: 'runtime-table', node, frame });
+        return [{ s, v: UNKNOWN }];
+      }
+      return this.forkOverKeys(key.key, keys, s).map((b) => ({ s: b.s, v: b.key === null ? UNDEFINED : this.lookupDynamic(table, lit(b.key), b.s, frame, node)[0]!.v }));
+    }
+    if (key.k === 'unknown' && key.fromMethod && (table.k === 'inst' || table.k === 'obj' || table.k === 'map' || table.k === 'unknown')) s.events.push({ e: 'computed-key', node, frame });
+    return [{ s, v: UNKNOWN }];
+  }
+
+  /** The static keys of a lookup table (object literal, Map with known entries, class instance methods), or null. */
+  private getTableKeys(table: Val, s: PathState, frame: Frame): string[] | null {
+    if (table.k === 'map') return table.entries ? [...table.entries.keys()] : null;
+    if (table.k === 'obj') {
+      const fields = this.getFields(table, s, frame);
+      return fields ? [...fields.keys()] : null;
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- pure evaluation
+
+  /** The value of an expression without following calls into user code (those are opaque effects). */
+  evalPure(node: t.Node, s: PathState, frame: Frame): Val {
+    const expr = unwrapExpression(node);
+    const origin: Origin = { node: expr, frame };
+    const pre = s.pre.get(expr);
+    if (pre && pre.frame === frame.id) return pre.v;
+    switch (expr.type) {
+      case 'StringLiteral':
+        return lit(expr.value, origin);
+      case 'NumericLiteral':
+        return lit(expr.value, origin);
+      case 'BooleanLiteral':
+        return lit(expr.value, origin);
+      case 'NullLiteral':
+        return lit(null, origin);
+      case 'TemplateLiteral': {
+        if (expr.expressions.length === 0) return lit(expr.quasis[0]?.value.cooked ?? '', origin);
+        const parts = expr.expressions.map((e) => this.evalPure(e, s, frame));
+        const json = parts.find((p) => p.k === 'json');
+        if (json && json.k === 'json') {
+          const tail = expr.quasis[expr.quasis.length - 1]?.value.cooked ?? '';
+          const head = expr.quasis[0]?.value.cooked ?? '';
+          return { ...json, suffix: tail, header: /content-length/i.test(head) || parts.length > 1, origin };
+        }
+        if (parts.every((p) => p.k === 'lit')) {
+          let text = expr.quasis[0]?.value.cooked ?? '';
+          parts.forEach((p, i) => {
+            text += String((p as { value: Lit }).value) + (expr.quasis[i + 1]?.value.cooked ?? '');
+          });
+          return lit(text, origin);
+        }
+        if (parts.some((p) => p.k === 'text')) return { k: 'text', origin };
+        if (parts.some(isFromMethod)) return { k: 'unknown', origin, fromMethod: true };
+        return { k: 'unknown', origin };
+      }
+      case 'Identifier':
+        return this.withOrigin(this.readIdentifier(expr, s, frame), origin);
+      case 'ThisExpression':
+        return frame.thisVal ?? this.getStaticThis(frame.mod, expr) ?? UNKNOWN;
+      case 'MemberExpression':
+      case 'OptionalMemberExpression': {
+        const object = this.evalPure(expr.object, s, frame);
+        const key = expr.computed ? this.evalPure(expr.property, s, frame) : lit(getMemberName(expr) ?? undefined);
+        if (key.k === 'lit' && key.value !== undefined) return this.withOrigin(this.member(object, String(key.value), s, frame, expr), origin);
+        if (key.k === 'sym') {
+          const c = s.cons.get(key.key);
+          if (c?.eq !== undefined) return this.withOrigin(this.member(object, String(c.eq), s, frame, expr), origin);
+        }
+        if (object.k === 'text') return { k: 'text', origin };
+        if (key.k === 'unknown' && key.fromMethod && (object.k === 'inst' || object.k === 'obj' || object.k === 'map')) s.events.push({ e: 'computed-key', node: expr, frame });
+        return { k: 'unknown', origin };
+      }
+      case 'ObjectExpression':
+        return this.buildObject(expr, s, frame, origin);
+      case 'ArrayExpression':
+        return { k: 'arr', items: expr.elements.map((el) => (el === null || el.type === 'SpreadElement' ? UNKNOWN : this.evalPure(el, s, frame))), origin };
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+        return { k: 'func', fn: expr, mod: frame.mod, thisVal: expr.type === 'ArrowFunctionExpression' ? (frame.thisVal ?? this.getStaticThis(frame.mod, expr)) : undefined, origin };
+      case 'ClassExpression':
+        return { k: 'class', node: expr, mod: frame.mod, origin };
+      case 'NewExpression': {
+        const callee = this.evalPure(expr.callee, s, frame);
+        const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+        if (callee.k === 'class') return { ...this.makeInstance(callee.node, callee.mod, { node: expr, args }, s), origin } as Val;
+        if (callee.k === 'global') {
+          if (callee.name === 'Map') return { k: 'map', entries: this.mapEntriesFromArgs(args), origin };
+          if (callee.name.endsWith('Error')) return { k: 'error', cell: this.newCell(s, new Map([['message', args[0] ?? lit('')]])), origin };
+          if (callee.name === 'Promise') return { k: 'promise', value: UNKNOWN, origin };
+          if (callee.name === 'Set') return { k: 'map', entries: null, origin };
+        }
+        return { k: 'unknown', origin };
+      }
+      case 'CallExpression':
+      case 'OptionalCallExpression': {
+        // Only built-ins are evaluated here; user functions are opaque (evalFork follows them).
+        const outcomes = this.evalCallPure(expr, s, frame);
+        return outcomes;
+      }
+      case 'BinaryExpression': {
+        if (expr.left.type === 'PrivateName') return UNKNOWN;
+        const left = this.evalPure(expr.left, s, frame);
+        const right = this.evalPure(expr.right, s, frame);
+        if (expr.operator === '+') return this.withOrigin(this.concat(left, right), origin);
+        if (left.k === 'lit' && right.k === 'lit') {
+          try {
+            return lit(evalBinary(expr.operator, left.value, right.value), origin);
+          } catch {
+            return { k: 'unknown', origin };
+          }
+        }
+        return { k: 'unknown', origin };
+      }
+      case 'LogicalExpression': {
+        const left = this.evalPure(expr.left, s, frame);
+        const truthy = isTruthy(left, s);
+        if (expr.operator === '??') {
+          if (left.k === 'lit') return left.value === undefined || left.value === null ? this.evalPure(expr.right, s, frame) : left;
+          if (left.k === 'sym' || left.k === 'unknown') return left.k === 'sym' ? left : this.evalPure(expr.right, s, frame).k === 'text' ? { k: 'text', origin } : { k: 'unknown', origin };
+          return left;
+        }
+        if (truthy === true) return expr.operator === '||' ? left : this.evalPure(expr.right, s, frame);
+        if (truthy === false) return expr.operator === '||' ? this.evalPure(expr.right, s, frame) : left;
+        if (left.k === 'sym' && expr.operator === '||') return left;
+        if (left.k === 'text') return left;
+        const right = this.evalPure(expr.right, s, frame);
+        if (right.k === 'stream' || right.k === 'text') return right;
+        return { k: 'unknown', origin };
+      }
+      case 'ConditionalExpression': {
+        const test = this.evalPure(expr.test, s, frame);
+        const truthy = isTruthy(test, s);
+        if (truthy === true) return this.evalPure(expr.consequent, s, frame);
+        if (truthy === false) return this.evalPure(expr.alternate, s, frame);
+        const a = this.evalPure(expr.consequent, s, frame);
+        const b = this.evalPure(expr.alternate, s, frame);
+        if (a.k === 'func' && b.k === 'lit' && b.value === undefined) return { k: 'unknown', origin };
+        return { k: 'unknown', origin };
+      }
+      case 'UnaryExpression': {
+        const arg = this.evalPure(expr.argument, s, frame);
+        if (expr.operator === '!') {
+          const truthy = isTruthy(arg, s);
+          return truthy === null ? { k: 'unknown', origin } : lit(!truthy, origin);
+        }
+        if (expr.operator === '-' && arg.k === 'lit' && typeof arg.value === 'number') return lit(-arg.value, origin);
+        if (expr.operator === '+' && arg.k === 'lit' && typeof arg.value === 'number') return lit(arg.value, origin);
+        if (expr.operator === 'typeof') {
+          const type = typeOf(arg);
+          return type === null ? { k: 'unknown', origin } : lit(type, origin);
+        }
+        if (expr.operator === 'void') return lit(undefined, origin);
+        return { k: 'unknown', origin };
+      }
+      case 'AwaitExpression': {
+        const v = this.evalPure(expr.argument, s, frame);
+        return v.k === 'promise' ? v.value : v;
+      }
+      case 'AssignmentExpression':
+        return this.evalPure(expr.right, s, frame);
+      case 'SequenceExpression':
+        return this.evalPure(expr.expressions[expr.expressions.length - 1]!, s, frame);
+      case 'RegExpLiteral':
+        return { k: 'unknown', origin };
+      default:
+        return { k: 'unknown', origin };
+    }
+  }
+
+  private withOrigin(value: Val, origin: Origin): Val {
+    if (value.origin) return value;
+    return { ...value, origin } as Val;
+  }
+
+  private evalCallPure(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Val {
+    const callee = unwrapExpression(expr.callee);
+    let fnVal: Val;
+    if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') {
+      const object = this.evalPure(callee.object, s, frame);
+      const key = callee.computed ? this.evalPure(callee.property, s, frame) : lit(getMemberName(callee) ?? undefined);
+      fnVal = key.k === 'lit' ? this.member(object, String(key.value), s, frame, callee) : UNKNOWN;
+    } else {
+      fnVal = this.evalPure(callee, s, frame);
+    }
+    const origin: Origin = { node: expr, frame };
+    if (fnVal.k === 'native') {
+      const pureNames = new Set(['JSON.stringify', 'Promise.resolve', 'Promise.reject', 'func.bind', 'readline.createInterface', 'require', 'string.op', 'Object.assign', 'pure.String', 'pure.Buffer', 'map.get']);
+      if (pureNames.has(fnVal.name) || fnVal.name.startsWith('pure')) {
+        const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+        const outcomes = this.callNative(fnVal, args, expr as t.CallExpression, s, frame);
+        const first = outcomes[0];
+        if (outcomes.length === 1 && first && !('thrown' in first)) return this.withOrigin(first.v, origin);
+        return { k: 'unknown', origin };
+      }
+      // a write or other effect inside an expression
+      if (fnVal.name === 'console.out' || fnVal.name === 'stream.write' || fnVal.name === 'fs.writeSync' || fnVal.name === 'console.err') {
+        const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+        this.callNative(fnVal, args, expr as t.CallExpression, s, frame);
+        return { k: 'unknown', origin };
+      }
+    }
+    if (fnVal.k === 'func' && this.isReturnOnly(fnVal.fn)) {
+      // a helper that only builds a value: `textResult(text)` -> its object, built from the arguments
+      const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+      const inner = this.callFunctionPure(fnVal, args, s, frame, expr as t.CallExpression);
+      if (inner) return inner;
+    }
+    if (fnVal.k === 'class') {
+      return { k: 'unknown', origin };
+    }
+    if (isFromMethod(fnVal)) return { k: 'unknown', origin, fromMethod: true };
+    s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
+    return { k: 'unknown', origin };
+  }
+
+  /** Functions whose body is one `return <expression>` (or an arrow with an expression body) and no calls into user code. */
+  private isReturnOnly(fn: FunctionNode): boolean {
+    if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator) return false;
+    if (this.mayWrite(fn)) return false;
+    if (fn.body.type !== 'BlockStatement') return true;
+    return fn.body.body.length === 1 && fn.body.body[0]!.type === 'ReturnStatement';
+  }
+
+  private callFunctionPure(fnVal: Extract<Val, { k: 'func' }>, args: Val[], s: PathState, caller: Frame, call: t.CallExpression): Val | null {
+    const fn = fnVal.fn;
+    if (s.active.has(fn) || s.active.size >= MAX_DEPTH) return null;
+    const body = fn.body.type === 'BlockStatement' ? (fn.body.body[0] as t.ReturnStatement | undefined)?.argument : fn.body;
+    if (!body) return UNDEFINED;
+    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fnVal.thisVal, call, caller, args };
+    s.active.add(fn);
+    fn.params.forEach((param, i) => {
+      if (param.type !== 'RestElement') this.bindPattern(param, args[i] ?? UNDEFINED, s, frame);
+    });
+    const before = s.events.length;
+    const value = this.evalPure(body, s, frame);
+    s.active.delete(fn);
+    // the helper did something besides building a value: treat the call as opaque after all
+    if (s.events.slice(before).some((e) => e.e === 'effect' || e.e === 'write')) {
+      s.events.length = before;
+      return null;
+    }
+    return value;
+  }
+
+  private readIdentifier(id: t.Identifier, s: PathState, frame: Frame): Val {
+    const binding = resolveIdentifier(frame.mod.index, id);
+    if (!binding) {
+      if (id.name === 'undefined') return UNDEFINED;
+      if (id.name === 'require') return { k: 'native', name: 'require' };
+      if (GLOBAL_NAMES.has(id.name)) return { k: 'global', name: id.name };
+      return UNKNOWN;
+    }
+    const known = s.env.get(binding);
+    if (known) return known;
+    return this.staticBinding(binding, frame.mod);
+  }
+
+  /** The value a binding holds wherever it is read: declarations, imports, parameters with one caller. */
+  staticBinding(binding: Binding, mod: ModuleUnit): Val {
+    const cached = this.staticValues.get(binding);
+    if (cached) return cached;
+    if (this.staticInProgress.has(binding)) return UNKNOWN;
+    this.staticInProgress.add(binding);
+    let value: Val = UNKNOWN;
+    try {
+      value = this.computeStaticBinding(binding, mod);
+    } finally {
+      this.staticInProgress.delete(binding);
+    }
+    this.staticValues.set(binding, value);
+    return value;
+  }
+
+  private computeStaticBinding(binding: Binding, mod: ModuleUnit): Val {
+    const top = this.topFrame(mod);
+    const s = this.newState();
+    switch (binding.kind) {
+      case 'function':
+        return { k: 'func', fn: binding.fn, mod };
+      case 'function-name':
+        return { k: 'func', fn: binding.fn, mod };
+      case 'class':
+        return { k: 'class', node: binding.node, mod };
+      case 'import':
+        return this.importValue(binding.source, binding.imported, mod);
+      case 'const':
+      case 'let':
+      case 'var': {
+        const declarator = binding.declarator;
+        const writes = getBindingWrites(mod.index, binding);
+        const parent = mod.index.parent.get(declarator);
+        const loop = parent ? mod.index.parent.get(parent) : undefined;
+        if (loop && (loop.type === 'ForOfStatement' || loop.type === 'ForInStatement')) return UNKNOWN;
+        if (!declarator.init) {
+          // `let transport; ... transport = new Transport()`: one assignment is the value
+          if (writes.length === 1 && writes[0]!.type === 'AssignmentExpression' && (writes[0] as t.AssignmentExpression).operator === '=') {
+            return this.projectPattern(binding.pattern, this.evalPure((writes[0] as t.AssignmentExpression).right, s, this.frameAt(mod, writes[0]!, top)), s, top);
+          }
+          return writes.length === 0 ? UNDEFINED : UNKNOWN;
+        }
+        if (writes.length > 0 && binding.kind !== 'const') {
+          const init = this.evalPure(declarator.init, s, this.frameAt(mod, declarator, top));
+          // state that code reassigns (a log level, a buffer) is not a constant; the containers it holds still are
+          if (init.k === 'text' || init.k === 'lit') return init.k === 'text' ? init : UNKNOWN;
+          return UNKNOWN;
+        }
+        let value = this.evalPure(declarator.init, s, this.frameAt(mod, declarator, top));
+        if (value.k === 'map' && value.entries !== null) value = { ...value, entries: this.withMapSets(value.entries, binding, mod, s, top) };
+        if (value.k === 'obj' && value.node) this.collectStaticMemberWrites(value, binding, mod);
+        return this.projectPattern(binding.pattern, value, s, top);
+      }
+      case 'param':
+        return this.staticParam(binding, mod);
+      case 'catch':
+        return UNKNOWN;
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  /** A frame for static evaluation at a node: its enclosing function with the static `this`. */
+  private frameAt(mod: ModuleUnit, node: t.Node, top: Frame): Frame {
+    const fn = findEnclosingFunction(mod, node);
+    if (!fn) return top;
+    return { id: ++frameCounter, fn, mod, thisVal: this.getStaticThis(mod, node), call: null, caller: null };
+  }
+
+  private projectPattern(pattern: (string | number | null)[], value: Val, s: PathState, frame: Frame): Val {
+    let current = value;
+    for (const step of pattern) {
+      if (step === null) return UNKNOWN;
+      current = this.member(current, String(step), s, frame, null);
+    }
+    return current;
+  }
+
+  /** `handlers.set('tools/list', fn)` statements at the top level of the module that declares the Map. */
+  private withMapSets(entries: Map<string, Val>, binding: Binding, mod: ModuleUnit, s: PathState, top: Frame): Map<string, Val> | null {
+    const out = new Map(entries);
+    for (const call of mod.index.calls) {
+      const callee = unwrapExpression(call.callee);
+      if (callee.type !== 'MemberExpression' || callee.object.type !== 'Identifier' || getMemberName(callee) !== 'set') continue;
+      if (resolveIdentifier(mod.index, callee.object) !== binding) continue;
+      if (findEnclosingFunction(mod, call) !== null) return null;
+      const key = this.evalPure(call.arguments[0]!, s, top);
+      if (key.k !== 'lit' || typeof key.value !== 'string') return null;
+      out.set(key.value, call.arguments[1] ? this.evalPure(call.arguments[1], s, top) : UNDEFINED);
+    }
+    return out;
+  }
+
+  private readonly staticMemberWrites = new Map<t.ObjectExpression, Map<string, Val> | null>();
+
+  /** `handlers['tools/list'] = fn` at the top level, for an object literal held by a const. */
+  private collectStaticMemberWrites(value: Extract<Val, { k: 'obj' }>, binding: Binding, mod: ModuleUnit): void {
+    if (!value.node || this.staticMemberWrites.has(value.node)) return;
+    const extra = new Map<string, Val>();
+    let open = false;
+    const top = this.topFrame(mod);
+    for (const assignment of mod.index.assignments) {
+      const left = assignment.left;
+      if (left.type !== 'MemberExpression' || left.object.type !== 'Identifier') continue;
+      if (resolveIdentifier(mod.index, left.object) !== binding) continue;
+      const key = left.computed ? this.evalStatic(left.property, mod) : lit(getMemberName(left) ?? undefined);
+      if (key.k !== 'lit' || findEnclosingFunction(mod, assignment) !== null) {
+        open = true;
+        continue;
+      }
+      extra.set(String(key.value), this.evalPure(assignment.right, this.newState(), top));
+    }
+    this.staticMemberWrites.set(value.node, open ? null : extra);
+  }
+
+  private mapEntriesFromArgs(args: Val[]): Map<string, Val> | null {
+    const init = args[0];
+    if (!init) return new Map();
+    if (init.k !== 'arr' || init.items === null) return null;
+    const out = new Map<string, Val>();
+    for (const item of init.items) {
+      if (item.k !== 'arr' || item.items === null || item.items[0]?.k !== 'lit') return null;
+      out.set(String(item.items[0].value), item.items[1] ?? UNDEFINED);
+    }
+    return out;
+  }
+
+  /** A parameter read outside a call: its one caller's argument, else its default. */
+  private staticParam(binding: Extract<Binding, { kind: 'param' }>, mod: ModuleUnit): Val {
+    const fn = binding.fn;
+    const param = fn.params[binding.index];
+    const site = this.findUniqueCallSite(fn, mod);
+    let value: Val = UNKNOWN;
+    if (site) value = site.args[binding.index] ?? UNDEFINED;
+    if (binding.rest) return UNKNOWN;
+    if (param?.type === 'AssignmentPattern' && (value.k === 'unknown' || (value.k === 'lit' && value.value === undefined))) {
+      if (!site && value.k === 'unknown') return UNKNOWN;
+      value = this.evalPure(param.right, this.newState(), this.topFrame(mod));
+    }
+    if (param?.type === 'TSParameterProperty' && param.parameter.type === 'AssignmentPattern' && value.k === 'lit' && value.value === undefined) {
+      value = this.evalPure(param.parameter.right, this.newState(), this.topFrame(mod));
+    }
+    return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
+  }
+
+  /** The only call of a function in the program (by its name, or `new` of its class), with its arguments. */
+  private findUniqueCallSite(fn: FunctionNode, mod: ModuleUnit): NewSite | null {
+    let target: Binding | null = null;
+    let cls: ClassNode | null = null;
+    if (fn.type === 'FunctionDeclaration' && fn.id) target = resolveIdentifier(mod.index, fn.id);
+    else if (fn.type === 'ClassMethod' && fn.kind === 'constructor') cls = getEnclosingClass(mod.index, fn);
+    else {
+      const parent = mod.index.parent.get(fn);
+      if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') target = resolveIdentifier(mod.index, parent.id);
+    }
+    if (cls) {
+      const site = this.findNewSite(cls, mod);
+      return site;
+    }
+    if (!target) return null;
+    const sites: { call: t.CallExpression; mod: ModuleUnit }[] = [];
+    for (const m of this.program.modules) {
+      for (const call of m.index.calls) {
+        const callee = unwrapExpression(call.callee);
+        if (m === mod && callee.type === 'Identifier' && resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
+        else if (m !== mod && callee.type === 'Identifier') {
+          const v = this.evalStatic(callee, m);
+          if (v.k === 'func' && v.fn === fn) sites.push({ call, mod: m });
+        }
+      }
+    }
+    if (sites.length !== 1) return null;
+    const { call, mod: siteMod } = sites[0]!;
+    const s = this.newState();
+    const frame = this.frameAt(siteMod, call, this.topFrame(siteMod));
+    return { node: call, args: call.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
+  }
+
+  /** The one statement in the program that calls `fn` (by name, as a method of its class, or `new`), or null. */
+  findCaller(fn: FunctionNode, mod: ModuleUnit): { call: t.CallExpression | t.NewExpression; mod: ModuleUnit } | null {
+    if (fn.type === 'ClassMethod' && fn.kind !== 'constructor') {
+      const cls = getEnclosingClass(mod.index, fn);
+      const name = getStaticKey(fn);
+      if (!cls || name === null) return null;
+      const site = this.findMethodCallSite(cls, mod, name);
+      return site?.node ? { call: site.node, mod: this.moduleOf(site.node) ?? mod } : null;
+    }
+    const site = this.findUniqueCallSite(fn, mod);
+    return site?.node ? { call: site.node, mod: this.moduleOf(site.node) ?? mod } : null;
+  }
+
+  private readonly newSites = new Map<ClassNode, NewSite | null>();
+
+  private findNewSite(cls: ClassNode, mod: ModuleUnit): NewSite | null {
+    if (this.newSites.has(cls)) return this.newSites.get(cls)!;
+    this.newSites.set(cls, null);
+    const found: { node: t.NewExpression; mod: ModuleUnit }[] = [];
+    for (const m of this.program.modules) {
+      for (const node of m.index.news) {
+        const callee = this.evalStatic(node.callee, m);
+        if (callee.k === 'class' && callee.node === cls) found.push({ node, mod: m });
+      }
+    }
+    let site: NewSite | null = null;
+    if (found.length === 1) {
+      const { node, mod: siteMod } = found[0]!;
+      const s = this.newState();
+      const frame = this.frameAt(siteMod, node, this.topFrame(siteMod));
+      site = { node, args: node.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
+    }
+    void mod;
+    this.newSites.set(cls, site);
+    return site;
+  }
+
+  /** `this` where no call says what it is: the instance of the enclosing class, or the enclosing object literal. */
+  getStaticThis(mod: ModuleUnit, node: t.Node): Val | undefined {
+    const scope = isFunctionNode(node) && node.type !== 'ArrowFunctionExpression' ? node : getThisScope(mod.index, node);
+    if (!scope) return undefined;
+    const cls = getEnclosingClass(mod.index, scope);
+    if (cls && (scope.type === 'ClassMethod' || scope.type === 'ClassPrivateMethod' || scope.type === 'ClassProperty' || scope.type === 'ClassPrivateProperty')) {
+      if ((scope as { static?: boolean }).static) return { k: 'class', node: cls, mod };
+      let inst = this.classInstances.get(cls);
+      if (!inst) {
+        inst = this.makeInstance(cls, mod, this.findNewSite(cls, mod), null);
+        this.classInstances.set(cls, inst);
+      }
+      return inst;
+    }
+    const parent = mod.index.parent.get(scope);
+    if (scope.type === 'ObjectMethod' && parent?.type === 'ObjectExpression') return this.buildObject(parent, this.newState(), this.topFrame(mod), { node: parent, frame: null }, true);
+    if (parent?.type === 'ObjectProperty') {
+      const holder = mod.index.parent.get(parent);
+      if (holder?.type === 'ObjectExpression') return this.buildObject(holder, this.newState(), this.topFrame(mod), { node: holder, frame: null }, true);
+    }
+    return undefined;
+  }
+
+  private buildObject(node: t.ObjectExpression, s: PathState, frame: Frame, origin: Origin, staticOnly = false): Val {
+    // Objects built on a path get their fields now (they capture the path's values); static ones are read lazily.
+    if (staticOnly || frame.fn === null) return { k: 'obj', cell: 0, node, mod: frame.mod, origin };
+    const fields = new Map<string, Val>();
+    for (const prop of node.properties) {
+      if (prop.type === 'SpreadElement') {
+        const inner = this.evalPure(prop.argument, s, frame);
+        const innerFields = this.getFields(inner, s, frame);
+        if (innerFields === null) fields.set('\0spread', UNKNOWN);
+        else for (const [k, v] of innerFields) fields.set(k, v);
+        continue;
+      }
+      const key = getStaticKey(prop);
+      if (key === null) {
+        fields.set('\0spread', UNKNOWN);
+        continue;
+      }
+      if (prop.type === 'ObjectMethod') fields.set(key, { k: 'func', fn: prop, mod: frame.mod });
+      else fields.set(key, this.evalPure(prop.value, s, frame));
+    }
+    const cell = this.newCell(s, fields);
+    if (fields.has('result') || fields.has('error') || fields.has('jsonrpc')) s.events.push({ e: 'construct', node, frame });
+    return { k: 'obj', cell, node, mod: frame.mod, origin };
+  }
+
+  /** The fields of an object value, or null when they cannot be listed. */
+  getFields(value: Val, s: PathState, frame: Frame): Map<string, Val> | null {
+    if (value.k === 'obj') {
+      const cell = this.readCell(s, value.cell);
+      if (cell) return cell.has('\0spread') ? null : cell;
+      if (!value.node || !value.mod) return null;
+      const out = new Map<string, Val>();
+      const top = this.topFrame(value.mod);
+      for (const prop of value.node.properties) {
+        if (prop.type === 'SpreadElement') {
+          const inner = this.getFields(this.evalPure(prop.argument, s, top), s, frame);
+          if (inner === null) return null;
+          for (const [k, v] of inner) out.set(k, v);
+          continue;
+        }
+        const key = getStaticKey(prop);
+        if (key === null) return null;
+        out.set(key, prop.type === 'ObjectMethod' ? { k: 'func', fn: prop, mod: value.mod, thisVal: value } : this.evalPure(prop.value, s, this.frameAt(value.mod, prop, top)));
+      }
+      const extra = this.staticMemberWrites.get(value.node);
+      if (extra === null) return null;
+      if (extra) for (const [k, v] of extra) out.set(k, v);
+      return out;
+    }
+    if (value.k === 'error' || value.k === 'inst') return this.readCell(s, value.cell) ?? null;
+    return null;
+  }
+
+  // ---------------------------------------------------------------- members
+
+  /** `object.name` for every kind of value the interpreter knows. */
+  member(object: Val, name: string, s: PathState, frame: Frame, node: t.Node | null): Val {
+    switch (object.k) {
+      case 'global':
+        return this.globalMember(object.name, name);
+      case 'builtin':
+        return this.builtinMember(object.name, name);
+      case 'stream':
+        if (name === 'write' || name === 'end') return { k: 'native', name: 'stream.write', self: object };
+        if (name === 'fd') return lit(object.fd);
+        if (['on', 'once', 'addListener', 'prependListener'].includes(name)) return { k: 'native', name: 'stream.on', self: object };
+        if (['setEncoding', 'resume', 'pause', 'setDefaultEncoding', 'cork', 'uncork', 'removeListener', 'off'].includes(name)) return { k: 'native', name: 'noop', self: object };
+        if (name === 'read') return { k: 'native', name: 'stream.read', self: object };
+        return UNKNOWN;
+      case 'readline':
+        if (['on', 'once', 'addListener', 'prependListener'].includes(name)) return { k: 'native', name: 'readline.on', self: object };
+        if (['close', 'pause', 'resume', 'setPrompt', 'removeListener', 'off'].includes(name)) return { k: 'native', name: 'noop', self: object };
+        return UNKNOWN;
+      case 'func':
+        if (name === 'bind') return { k: 'native', name: 'func.bind', self: object };
+        if (name === 'call') return { k: 'native', name: 'func.call', self: object };
+        if (name === 'apply') return { k: 'native', name: 'func.apply', self: object };
+        return UNKNOWN;
+      case 'native':
+        if (name === 'call') return { k: 'native', name: object.name === 'hasOwnProperty' ? 'hasOwnProperty.call' : 'func.call', self: object };
+        if (name === 'bind') return object;
+        return UNKNOWN;
+      case 'class': {
+        const method = this.findMember(object.node, object.mod, name, true);
+        return method ?? UNKNOWN;
+      }
+      case 'inst':
+        return this.instanceMember(object, name, s, frame);
+      case 'obj': {
+        const cell = this.readCell(s, object.cell);
+        if (cell) {
+          if (cell.has(name)) return cell.get(name)!;
+          if (cell.has('\0spread')) return UNKNOWN;
+          if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty', self: object };
+          return object.node ? this.staticObjectMember(object, name, s, frame) : UNDEFINED;
+        }
+        if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty', self: object };
+        return this.staticObjectMember(object, name, s, frame);
+      }
+      case 'error': {
+        const cell = this.readCell(s, object.cell);
+        if (cell?.has(name)) return cell.get(name)!;
+        return name === 'message' ? UNKNOWN : UNDEFINED;
+      }
+      case 'arr':
+        if (/^\d+$/.test(name)) return object.items ? (object.items[Number(name)] ?? UNDEFINED) : UNKNOWN;
+        if (name === 'length') return object.items ? lit(object.items.length) : UNKNOWN;
+        if (name === 'join' || name === 'pop' || name === 'shift') return { k: 'native', name: 'string.op', self: object.items === null ? { k: 'text' } : UNKNOWN };
+        return { k: 'native', name: 'array', self: object };
+      case 'map':
+        if (name === 'get') return { k: 'native', name: 'map.get', self: object };
+        if (name === 'has') return { k: 'native', name: 'map.has', self: object };
+        if (name === 'set' || name === 'add') return { k: 'native', name: 'map.set', self: object };
+        return UNKNOWN;
+      case 'ns':
+        return this.exportValue(object.mod, name);
+      case 'msg':
+        if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty', self: object };
+        return { k: 'sym', key: name };
+      case 'sym': {
+        const c = s.cons.get(object.key);
+        if (STRING_METHODS.has(name) && (object.key === 'method' || typeof c?.eq === 'string')) {
+          if (name === 'startsWith' || name === 'endsWith' || name === 'includes') return { k: 'native', name: `string.${name}`, self: object };
+          return { k: 'native', name: 'string.op', self: object };
+        }
+        if (object.key === 'method' || object.key === 'id' || object.key === 'jsonrpc') return UNKNOWN;
+        return { k: 'sym', key: `${object.key}.${name}` };
+      }
+      case 'lit':
+        if (typeof object.value === 'string') {
+          if (name === 'length') return lit(object.value.length);
+          if (name === 'startsWith' || name === 'endsWith' || name === 'includes' || STRING_METHODS.has(name)) return { k: 'native', name: 'string.op', self: object };
+        }
+        return UNKNOWN;
+      case 'text':
+        if (STRING_METHODS.has(name) || name === 'toString' || name === 'subarray' || name === 'slice') return { k: 'native', name: 'string.op', self: object };
+        if (name === 'length') return UNKNOWN;
+        return UNKNOWN;
+      case 'json':
+        if (name === 'length') return UNKNOWN;
+        return { k: 'native', name: 'string.op', self: object };
+      case 'promise':
+        if (name === 'then' || name === 'catch' || name === 'finally') return { k: 'native', name: `promise.${name}`, self: object };
+        return UNKNOWN;
+      case 'unknown':
+        return object.fromMethod ? FROM_METHOD : UNKNOWN;
+      default:
+        void node;
+        return UNKNOWN;
+    }
+  }
+
+  private staticObjectMember(object: Extract<Val, { k: 'obj' }>, name: string, s: PathState, frame: Frame): Val {
+    const fields = this.getFields({ ...object, cell: 0 }, s, frame);
+    if (fields === null) {
+      // an open object literal: find the property itself
+      if (!object.node || !object.mod) return UNKNOWN;
+      const top = this.topFrame(object.mod);
+      for (const prop of [...object.node.properties].reverse()) {
+        if (prop.type === 'SpreadElement') return UNKNOWN;
+        if (getStaticKey(prop) === name) return prop.type === 'ObjectMethod' ? { k: 'func', fn: prop, mod: object.mod, thisVal: object } : this.evalPure(prop.value, s, this.frameAt(object.mod, prop, top));
+      }
+      return UNKNOWN;
+    }
+    const value = fields.get(name);
+    if (!value) return name === 'hasOwnProperty' ? { k: 'native', name: 'hasOwnProperty', self: object } : UNDEFINED;
+    if (value.k === 'func' && !value.thisVal) return { ...value, thisVal: object };
+    return value;
+  }
+
+  private globalMember(global: string, name: string): Val {
+    switch (global) {
+      case 'process':
+        return this.builtinMember('process', name);
+      case 'console':
+        if (STDOUT_CONSOLE.has(name)) return { k: 'native', name: 'console.out' };
+        if (STDERR_CONSOLE.has(name)) return { k: 'native', name: 'console.err' };
+        return { k: 'native', name: 'noop' };
+      case 'JSON':
+        if (name === 'parse') return { k: 'native', name: 'JSON.parse' };
+        if (name === 'stringify') return { k: 'native', name: 'JSON.stringify' };
+        return UNKNOWN;
+      case 'Object':
+        if (name === 'prototype') return { k: 'global', name: 'Object.prototype' };
+        if (name === 'assign') return { k: 'native', name: 'Object.assign' };
+        if (name === 'hasOwn') return { k: 'native', name: 'Object.hasOwn' };
+        return { k: 'native', name: 'pure.Object' };
+      case 'Object.prototype':
+        if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty' };
+        return UNKNOWN;
+      case 'Promise':
+        if (name === 'resolve') return { k: 'native', name: 'Promise.resolve' };
+        if (name === 'reject') return { k: 'native', name: 'Promise.reject' };
+        return UNKNOWN;
+      case 'Buffer':
+        return { k: 'native', name: 'pure.Buffer' };
+      case 'Math':
+      case 'Number':
+      case 'String':
+      case 'Array':
+      case 'Date':
+        return { k: 'native', name: `pure.${global}` };
+      case 'globalThis':
+        return this.globalMember(name, '') === UNKNOWN ? UNKNOWN : { k: 'global', name };
+      case 'module':
+      case 'exports':
+        return UNKNOWN;
+      default:
+        return UNKNOWN;
+    }
+  }
+
+  private builtinMember(module: string, name: string): Val {
+    switch (module) {
+      case 'process':
+        if (name === 'stdin') return { k: 'stream', fd: 0 };
+        if (name === 'stdout') return { k: 'stream', fd: 1 };
+        if (name === 'stderr') return { k: 'stream', fd: 2 };
+        if (name === 'exit') return { k: 'native', name: 'process.exit' };
+        if (name === 'default') return { k: 'global', name: 'process' };
+        if (name === 'nextTick') return { k: 'native', name: 'timer' };
+        return UNKNOWN;
+      case 'fs':
+        if (name === 'writeSync') return { k: 'native', name: 'fs.writeSync' };
+        if (name === 'write') return { k: 'native', name: 'fs.write' };
+        if (name === 'default') return { k: 'builtin', name: 'fs' };
+        return UNKNOWN;
+      case 'readline':
+        if (name === 'createInterface') return { k: 'native', name: 'readline.createInterface' };
+        if (name === 'default') return { k: 'builtin', name: 'readline' };
+        return UNKNOWN;
+      case 'timers':
+        return { k: 'native', name: 'timer' };
+      default:
+        if (name === 'default') return { k: 'builtin', name: module };
+        return UNKNOWN;
+    }
+  }
+
+  private instanceMember(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState, frame: Frame): Val {
+    const cell = this.readCell(s, object.cell);
+    if (cell?.has(name)) return cell.get(name)!;
+    return this.openIfMutated(this.instanceMemberStatic(object, name, s, frame), name, object.mod);
+  }
+
+  /**
+   * A table held in a field and filled at run time (`this.tools.set(name, tool)` in a register method):
+   * its entries are not the ones it was created with.
+   */
+  private openIfMutated(value: Val, name: string, mod: ModuleUnit): Val {
+    if (value.k !== 'map' && value.k !== 'obj') return value;
+    if (value.k === 'map' && value.entries === null) return value;
+    for (const m of this.program.modules) {
+      for (const call of m.index.calls) {
+        const callee = unwrapExpression(call.callee);
+        if (callee.type !== 'MemberExpression' || !['set', 'delete', 'clear', 'add'].includes(getMemberName(callee) ?? '')) continue;
+        const target = unwrapExpression(callee.object);
+        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
+      }
+      for (const assignment of m.index.assignments) {
+        const left = assignment.left;
+        if (left.type !== 'MemberExpression') continue;
+        const target = unwrapExpression(left.object);
+        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
+      }
+    }
+    void mod;
+    return value;
+  }
+
+  private instanceMemberStatic(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState, frame: Frame): Val {
+    const member = this.findMember(object.cls, object.mod, name, false, object);
+    if (member && (member.k !== 'func' || member.fn.type === 'ClassMethod' || member.fn.type === 'ClassPrivateMethod') && !this.isFieldMember(object.cls, name)) return member;
+    if (member) {
+      // a field with an initializer that a method replaces (`onMessage = () => {}` set by listen())
+      if (!this.assignedElsewhere(object.cls, object.mod, name)) return member;
+      if (member.k === 'map' || member.k === 'obj' || member.k === 'arr') return member;
+      return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
+    }
+    return this.fieldFromConstructor(object, name, s);
+  }
+
+  private isFieldMember(cls: ClassNode, name: string): boolean {
+    return cls.body.body.some((m) => (m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && !m.static && (m.type === 'ClassPrivateProperty' ? `#${m.key.id.name}` : getStaticKey(m)) === name);
+  }
+
+  /** A method or a field initializer of a class (or its superclasses). */
+  private findMember(cls: ClassNode, mod: ModuleUnit, name: string, isStatic: boolean, inst?: Val): Val | null {
+    for (const member of cls.body.body) {
+      if ((member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod') && member.kind !== 'constructor' && Boolean(member.static) === isStatic) {
+        const key = member.type === 'ClassPrivateMethod' ? `#${member.key.id.name}` : getStaticKey(member);
+        if (key === name) return { k: 'func', fn: member, mod, thisVal: inst };
+      }
+      if ((member.type === 'ClassProperty' || member.type === 'ClassPrivateProperty') && Boolean(member.static) === isStatic) {
+        const key = member.type === 'ClassPrivateProperty' ? `#${member.key.id.name}` : getStaticKey(member);
+        if (key === name && member.value) {
+          const frame: Frame = { id: ++frameCounter, fn: null, mod, thisVal: inst, call: null, caller: null };
+          const value = this.evalPure(member.value, this.newState(), frame);
+          return value.k === 'func' && value.fn.type === 'ArrowFunctionExpression' ? { ...value, thisVal: inst } : value;
+        }
+      }
+    }
+    if (cls.superClass) {
+      const parent = this.evalStatic(cls.superClass, mod);
+      if (parent.k === 'class') return this.findMember(parent.node, parent.mod, name, isStatic, inst);
+    }
+    return null;
+  }
+
+  /** `this.name = <expr>` in the constructor, evaluated with the constructor's arguments at the `new` site. */
+  private fieldFromConstructor(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState): Val {
+    let cls: ClassNode | null = object.cls;
+    let mod = object.mod;
+    while (cls) {
+      const ctor = cls.body.body.find((m): m is t.ClassMethod => m.type === 'ClassMethod' && m.kind === 'constructor');
+      if (ctor) {
+        const env = this.newState();
+        const frame: Frame = { id: ++frameCounter, fn: ctor, mod, thisVal: object, call: null, caller: null };
+        ctor.params.forEach((param, i) => {
+          const arg = object.site?.args[i] ?? (object.site ? UNDEFINED : UNKNOWN);
+          if (param.type === 'TSParameterProperty') {
+            const inner = param.parameter;
+            const id = inner.type === 'AssignmentPattern' ? inner.left : inner;
+            if (id.type === 'Identifier' && id.name === name) {
+              // constructor(private output = process.stdout)
+              this.bindPattern(inner, arg, env, frame);
+            } else this.bindPattern(inner, arg, env, frame);
+          } else if (param.type !== 'RestElement') this.bindPattern(param, arg, env, frame);
+        });
+        for (const param of ctor.params) {
+          if (param.type === 'TSParameterProperty') {
+            const inner = param.parameter.type === 'AssignmentPattern' ? param.parameter.left : param.parameter;
+            if (inner.type === 'Identifier' && inner.name === name) return this.readIdentifier(inner, env, frame);
+          }
+        }
+        let found: Val | null = null;
+        let count = 0;
+        for (const statement of ctor.body.body) {
+          if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') continue;
+          const left = statement.expression.left;
+          if (left.type === 'MemberExpression' && left.object.type === 'ThisExpression' && getMemberName(left) === name) {
+            found = this.evalPure(statement.expression.right, env, frame);
+            count++;
+          }
+        }
+        if (found && count === 1) {
+          if (!this.assignedElsewhere(cls, mod, name)) return found;
+          if (found.k === 'map' || found.k === 'obj' || found.k === 'arr') return found;
+          return this.fieldFromMethod(object, cls, mod, name) ?? UNKNOWN;
+        }
+        const superCall = ctor.body.body.find((st) => st.type === 'ExpressionStatement' && st.expression.type === 'CallExpression' && st.expression.callee.type === 'Super');
+        if (name === 'message' && superCall) {
+          const call = (superCall as t.ExpressionStatement).expression as t.CallExpression;
+          return call.arguments[0] ? this.evalPure(call.arguments[0], env, frame) : UNDEFINED;
+        }
+        if (found) return UNKNOWN;
+      }
+      if (!cls.superClass) break;
+      const parent = this.evalStatic(cls.superClass, mod);
+      if (parent.k !== 'class') {
+        if (parent.k === 'global' && parent.name.endsWith('Error') && name === 'message') return UNKNOWN;
+        break;
+      }
+      cls = parent.node;
+      mod = parent.mod;
+    }
+    void s;
+    if (!this.assignedElsewhere(object.cls, object.mod, name)) return UNDEFINED;
+    return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
+  }
+
+  /**
+   * `listen(onMessage) { this.onMessage = onMessage; ... }`: a component a method stores, when one method
+   * of the class stores it and that method has one caller (whose argument is the value).
+   */
+  private readonly fieldsInProgress = new Set<string>();
+
+  private fieldFromMethod(object: Extract<Val, { k: 'inst' }>, cls: ClassNode, mod: ModuleUnit, name: string): Val | null {
+    const key = `${cls.start}:${mod.path}:${name}`;
+    if (this.fieldsInProgress.has(key)) return null;
+    this.fieldsInProgress.add(key);
+    try {
+      return this.computeFieldFromMethod(object, cls, mod, name);
+    } finally {
+      this.fieldsInProgress.delete(key);
+    }
+  }
+
+  private computeFieldFromMethod(object: Extract<Val, { k: 'inst' }>, cls: ClassNode, mod: ModuleUnit, name: string): Val | null {
+    const writes: { assignment: t.AssignmentExpression; method: t.ClassMethod }[] = [];
+    for (const assignment of mod.index.assignments) {
+      const left = assignment.left;
+      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
+      const fn = findEnclosingFunction(mod, assignment);
+      if (!fn || fn.type !== 'ClassMethod' || fn.kind === 'constructor' || getEnclosingClass(mod.index, assignment) !== cls) continue;
+      writes.push({ assignment, method: fn });
+    }
+    if (writes.length !== 1) return null;
+    const { assignment, method } = writes[0]!;
+    const methodName = getStaticKey(method);
+    if (methodName === null) return null;
+    const site = this.findMethodCallSite(cls, mod, methodName);
+    if (!site) return null;
+    const env = this.newState();
+    const frame: Frame = { id: ++frameCounter, fn: method, mod, thisVal: object, call: null, caller: null };
+    method.params.forEach((param, i) => {
+      if (param.type !== 'RestElement') this.bindPattern(param, site.args[i] ?? UNDEFINED, env, frame);
+    });
+    const value = this.evalPure(assignment.right, env, frame);
+    return ['func', 'obj', 'map', 'stream', 'inst', 'readline', 'class'].includes(value.k) ? value : null;
+  }
+
+  /** The one call `x.method(...)` in the program whose receiver is an instance of `cls`. */
+  private findMethodCallSite(cls: ClassNode, mod: ModuleUnit, methodName: string): NewSite | null {
+    const found: { call: t.CallExpression; mod: ModuleUnit }[] = [];
+    for (const m of this.program.modules) {
+      for (const call of m.index.calls) {
+        const callee = unwrapExpression(call.callee);
+        if (callee.type !== 'MemberExpression' || getMemberName(callee) !== methodName) continue;
+        const receiver = callee.object.type === 'ThisExpression' ? (getEnclosingClass(m.index, call) === cls ? cls : null) : null;
+        if (receiver === null) {
+          const value = this.evalStatic(callee.object, m);
+          if (value.k !== 'inst' || value.cls !== cls) continue;
+        }
+        found.push({ call, mod: m });
+      }
+    }
+    if (found.length !== 1) return null;
+    const { call, mod: siteMod } = found[0]!;
+    const s = this.newState();
+    const frame = this.frameAt(siteMod, call, this.topFrame(siteMod));
+    void mod;
+    return { node: call, args: call.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
+  }
+
+  private assignedElsewhere(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
+    for (const assignment of mod.index.assignments) {
+      const left = assignment.left;
+      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
+      const fn = findEnclosingFunction(mod, assignment);
+      if (fn && fn.type === 'ClassMethod' && fn.kind === 'constructor') continue;
+      if (getEnclosingClass(mod.index, assignment) === cls) return true;
+    }
+    return false;
+  }
+
+  findMethod(cls: ClassNode, mod: ModuleUnit, name: string): { fn: FunctionNode; mod: ModuleUnit } | null {
+    for (const member of cls.body.body) {
+      if (member.type === 'ClassMethod' && (name === 'constructor' ? member.kind === 'constructor' : getStaticKey(member) === name)) return { fn: member, mod };
+    }
+    if (cls.superClass) {
+      const parent = this.evalStatic(cls.superClass, mod);
+      if (parent.k === 'class') return this.findMethod(parent.node, parent.mod, name);
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------- modules
+
+  private importValue(source: string, imported: string, mod: ModuleUnit): Val {
+    const builtin = getBuiltinName(source);
+    if (builtin !== null) {
+      if (imported === '*' || imported === 'default') return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
+      if (builtin === 'process') return this.builtinMember('process', imported);
+      return this.builtinMember(builtin, imported);
+    }
+    const target = this.program.resolveImport(mod, source);
+    if (!target) return UNKNOWN;
+    if (imported === '*') return { k: 'ns', mod: target };
+    return this.exportValue(target, imported);
+  }
+
+  private requireValue(spec: string, mod: ModuleUnit): Val {
+    const builtin = getBuiltinName(spec);
+    if (builtin !== null) return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
+    const target = this.program.resolveImport(mod, spec);
+    if (!target) return UNKNOWN;
+    const whole = this.cjsExportsObject(target);
+    return whole ?? { k: 'ns', mod: target };
+  }
+
+  /** `module.exports = X` (a class, a function, an object): what require() returns. */
+  private cjsExportsObject(mod: ModuleUnit): Val | null {
+    for (const statement of mod.ast.program.body) {
+      if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') continue;
+      const left = statement.expression.left;
+      if (left.type === 'MemberExpression' && left.object.type === 'Identifier' && left.object.name === 'module' && getMemberName(left) === 'exports') {
+        const value = this.evalStatic(statement.expression.right, mod);
+        if (value.k === 'obj') return { k: 'ns', mod };
+        return value;
+      }
+    }
+    return null;
+  }
+
+  /** The value a module exports under `name` (ES exports, `module.exports = {...}`, `exports.x = ...`). */
+  exportValue(mod: ModuleUnit, name: string): Val {
+    for (const statement of mod.ast.program.body) {
+      if (statement.type === 'ExportNamedDeclaration') {
+        const declaration = statement.declaration;
+        if (declaration) {
+          if ((declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id?.name === name) {
+            return declaration.type === 'FunctionDeclaration' ? { k: 'func', fn: declaration, mod } : { k: 'class', node: declaration, mod };
+          }
+          if (declaration.type === 'VariableDeclaration') {
+            for (const d of declaration.declarations) {
+              if (d.id.type === 'Identifier' && d.id.name === name) return this.evalStatic(d.id, mod);
+            }
+          }
+          if (declaration.type === 'TSEnumDeclaration' && declaration.id.name === name) return UNKNOWN;
+        }
+        for (const spec of statement.specifiers) {
+          if (spec.type !== 'ExportSpecifier') continue;
+          const exported = spec.exported.type === 'Identifier' ? spec.exported.name : spec.exported.value;
+          if (exported !== name) continue;
+          if (statement.source) {
+            const target = this.program.resolveImport(mod, statement.source.value);
+            return target ? this.exportValue(target, spec.local.name) : UNKNOWN;
+          }
+          return this.evalStatic(spec.local, mod);
+        }
+      }
+      if (statement.type === 'ExportDefaultDeclaration' && name === 'default') {
+        const declaration = statement.declaration;
+        if (declaration.type === 'FunctionDeclaration') return { k: 'func', fn: declaration, mod };
+        if (declaration.type === 'ClassDeclaration') return { k: 'class', node: declaration, mod };
+        return this.evalStatic(declaration, mod);
+      }
+      if (statement.type === 'ExportAllDeclaration') {
+        const target = this.program.resolveImport(mod, statement.source.value);
+        if (target) {
+          const value = this.exportValue(target, name);
+          if (value.k !== 'unknown') return value;
+        }
+      }
+      if (statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression') {
+        const left = statement.expression.left;
+        if (left.type !== 'MemberExpression') continue;
+        // module.exports = { a, b }  /  module.exports.a = ...  /  exports.a = ...
+        const isModuleExports = (n: t.Node): boolean => n.type === 'MemberExpression' && n.object.type === 'Identifier' && n.object.name === 'module' && getMemberName(n) === 'exports';
+        if (isModuleExports(left)) {
+          const value = this.evalStatic(statement.expression.right, mod);
+          if (value.k === 'obj') return this.member(value, name, this.newState(), this.topFrame(mod), null);
+          if (name === 'default') return value;
+        } else if ((isModuleExports(left.object) || (left.object.type === 'Identifier' && left.object.name === 'exports')) && getMemberName(left) === name) {
+          return this.evalStatic(statement.expression.right, mod);
+        }
+      }
+    }
+    return UNKNOWN;
+  }
+}
+
+const EXIT = '\0exit';
+
+function getBuiltinName(source: string): string | null {
+  const name = source.startsWith('node:') ? source.slice(5) : source;
+  const known = ['readline', 'fs', 'process', 'events', 'util', 'path', 'os', 'crypto', 'child_process', 'stream', 'buffer', 'timers', 'url', 'http', 'https', 'net', 'zlib', 'assert', 'async_hooks', 'worker_threads', 'string_decoder'];
+  const base = name.split('/')[0]!;
+  if (base === 'readline' && name === 'readline/promises') return 'readline';
+  if (base === 'fs' && name === 'fs/promises') return 'fs-promises';
+  return known.includes(base) && !name.includes('/') ? base : null;
+}
+
+function fdOf(value: Val): number {
+  if (value.k === 'lit' && typeof value.value === 'number') return value.value;
+  if (value.k === 'stream') return value.fd;
+  if (value.k === 'lit' && value.value === '/dev/stdout') return 1;
+  return -1;
+}
+
+/** What a write carries: a JSON message (with its framing), a newline, a Content-Length header, or other text. */
+export function classifyWrite(payload: Val, console: boolean): WriteData {
+  if (payload.k === 'json') {
+    if (payload.header) return { kind: 'json', value: payload.value, framing: 'content-length' };
+    if (console || payload.suffix.endsWith('\n')) return { kind: 'json', value: payload.value, framing: 'ndjson' };
+    return { kind: 'json', value: payload.value, framing: 'bare' };
+  }
+  if (payload.k === 'lit' && typeof payload.value === 'string') {
+    if (/^\r?\n$/.test(payload.value)) return { kind: 'newline' };
+    if (/^content-length:/i.test(payload.value)) return { kind: 'header' };
+  }
+  if (payload.k === 'unknown' && payload.origin?.node.type === 'TemplateLiteral') {
+    const head = (payload.origin.node as t.TemplateLiteral).quasis[0]?.value.cooked ?? '';
+    if (/^content-length:/i.test(head)) return { kind: 'header' };
+  }
+  return { kind: 'text' };
+}
+
+function typeOf(v: Val): string | null {
+  switch (v.k) {
+    case 'lit':
+      return v.value === null ? 'object' : typeof v.value;
+    case 'func':
+    case 'class':
+    case 'native':
+      return 'function';
+    case 'obj':
+    case 'inst':
+    case 'arr':
+    case 'map':
+    case 'stream':
+    case 'readline':
+    case 'msg':
+    case 'error':
+    case 'promise':
+      return 'object';
+    case 'text':
+    case 'json':
+      return 'string';
+    default:
+      return null;
+  }
+}
+
+function isTruthy(v: Val, s: PathState): boolean | null {
+  switch (v.k) {
+    case 'lit':
+      return Boolean(v.value);
+    case 'unknown':
+    case 'text':
+      return null;
+    case 'sym': {
+      const c = s.cons.get(v.key);
+      if (c?.eq !== undefined) return Boolean(c.eq);
+      if (c?.defined === false) return false;
+      if (v.key === 'method') return true;
+      if (v.key === 'id' && c?.defined === true) return true;
+      return null;
+    }
+    default:
+      return true;
+  }
+}
+
+function evalBinary(op: string, a: Lit, b: Lit): Lit {
+  const x = a as never;
+  const y = b as never;
+  switch (op) {
+    case '===':
+      return a === b;
+    case '!==':
+      return a !== b;
+    case '==':
+      return a == b;
+    case '!=':
+      return a != b;
+    case '-':
+      return (x as number) - (y as number);
+    case '*':
+      return (x as number) * (y as number);
+    case '/':
+      return (x as number) / (y as number);
+    case '<':
+      return x < y;
+    case '>':
+      return x > y;
+    case '<=':
+      return x <= y;
+    case '>=':
+      return x >= y;
+    default:
+      throw new Error('not folded');
+  }
+}
+
+function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
+  let current = mod.index.parent.get(node);
+  while (current) {
+    if (current === fn) return true;
+    current = mod.index.parent.get(current);
+  }
+  return false;
+}
+
+export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {
+  let current = mod.index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current)) return current;
+    current = mod.index.parent.get(current);
+  }
+  return null;
+}

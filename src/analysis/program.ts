@@ -1,0 +1,142 @@
+// The program a candidate file belongs to: the file itself plus the modules it reaches through
+// relative imports (`import ... from './x.js'`, `require('./x')`), each parsed once and indexed once.
+// Reading other files is the caller's job (`ReadModule`); this module only resolves names to paths,
+// so the pipeline stays free of I/O. Deliberately not: package imports (only Node's built-in modules
+// are known, by name, to the interpreter) and dynamic `import()`.
+import { dirname, extname, join } from 'node:path';
+import type * as t from '@babel/types';
+import { parseSource } from '../parse.js';
+import { type AstIndex, buildIndex, getStringValue, unwrapExpression } from './ast.js';
+
+export type ModuleSyntax = 'esm' | 'cjs' | 'none';
+
+export interface ModuleUnit {
+  path: string;
+  source: string;
+  ast: t.File;
+  index: AstIndex;
+  syntax: ModuleSyntax;
+}
+
+/** Reads another file of the program: its text, or null when it does not exist or cannot be read. */
+export type ReadModule = (path: string) => string | null;
+
+/** How many modules one program may pull in: a server is a handful of files, never a whole tree. */
+const MAX_MODULES = 40;
+const MAX_MODULE_BYTES = 1_000_000;
+
+const SOURCE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
+
+export class Program {
+  readonly entry: ModuleUnit;
+  private readonly byPath = new Map<string, ModuleUnit | null>();
+
+  constructor(
+    path: string,
+    source: string,
+    ast: t.File,
+    private readonly read: ReadModule | null = null,
+  ) {
+    this.entry = createUnit(path, source, ast);
+    this.byPath.set(path, this.entry);
+  }
+
+  /** Every module loaded so far, the entry first. */
+  get modules(): ModuleUnit[] {
+    return [...this.byPath.values()].filter((m): m is ModuleUnit => m !== null);
+  }
+
+  /** The module a relative specifier names from `from`, loaded and indexed on first use; null for packages. */
+  resolveImport(from: ModuleUnit, specifier: string): ModuleUnit | null {
+    if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
+    if (this.read === null) return null;
+    for (const candidate of getCandidatePaths(join(dirname(from.path), specifier))) {
+      const known = this.byPath.get(candidate);
+      if (known !== undefined) {
+        if (known !== null) return known;
+        continue;
+      }
+      if (this.byPath.size >= MAX_MODULES) return null;
+      const text = this.read(candidate);
+      if (text === null || text.length > MAX_MODULE_BYTES) {
+        this.byPath.set(candidate, null);
+        continue;
+      }
+      try {
+        const unit = createUnit(candidate, text, parseSource(candidate, text));
+        this.byPath.set(candidate, unit);
+        return unit;
+      } catch {
+        this.byPath.set(candidate, null);
+      }
+    }
+    return null;
+  }
+
+  /** Loads every module the entry reaches through static relative imports and requires. */
+  loadReachable(): ModuleUnit[] {
+    const queue = [this.entry];
+    const seen = new Set<ModuleUnit>();
+    while (queue.length > 0) {
+      const unit = queue.shift()!;
+      if (seen.has(unit)) continue;
+      seen.add(unit);
+      for (const specifier of getRelativeSpecifiers(unit)) {
+        const next = this.resolveImport(unit, specifier);
+        if (next && !seen.has(next)) queue.push(next);
+      }
+    }
+    return [...seen];
+  }
+}
+
+function createUnit(path: string, source: string, ast: t.File): ModuleUnit {
+  const index = buildIndex(ast, source);
+  return { path, source, ast, index, syntax: getModuleSyntax(ast, index, path) };
+}
+
+/** `./x.js` may be `./x.ts` on disk (TypeScript's NodeNext spelling), `./x` any extension or an index file. */
+function getCandidatePaths(base: string): string[] {
+  const out = [base];
+  const ext = extname(base);
+  const swap: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'], '.jsx': ['.tsx'] };
+  for (const alt of swap[ext] ?? []) out.push(base.slice(0, -ext.length) + alt);
+  if (!SOURCE_EXTENSIONS.includes(ext)) {
+    for (const e of SOURCE_EXTENSIONS) out.push(base + e);
+    for (const e of SOURCE_EXTENSIONS) out.push(join(base, `index${e}`));
+  }
+  return out;
+}
+
+/** Specifiers of static relative imports, re-exports and `require('./x')` calls. */
+export function getRelativeSpecifiers(unit: ModuleUnit): string[] {
+  const out = new Set<string>();
+  for (const statement of unit.ast.program.body) {
+    if ((statement.type === 'ImportDeclaration' || statement.type === 'ExportAllDeclaration' || statement.type === 'ExportNamedDeclaration') && statement.source) {
+      out.add(statement.source.value);
+    }
+  }
+  for (const call of unit.index.calls) {
+    const required = getRequiredSpecifier(call);
+    if (required !== null) out.add(required);
+  }
+  return [...out].filter((s) => s.startsWith('./') || s.startsWith('../'));
+}
+
+/** `require('x')` -> 'x' (a call of the global require with one static string). */
+export function getRequiredSpecifier(call: t.CallExpression): string | null {
+  const callee = unwrapExpression(call.callee);
+  if (callee.type !== 'Identifier' || callee.name !== 'require' || call.arguments.length !== 1) return null;
+  return getStringValue(call.arguments[0]!);
+}
+
+function getModuleSyntax(ast: t.File, index: AstIndex, path: string): ModuleSyntax {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.mjs' || ext === '.mts') return 'esm';
+  if (ext === '.cjs' || ext === '.cts') return 'cjs';
+  const body = ast.program.body;
+  if (body.some((s) => s.type === 'ImportDeclaration' || s.type.startsWith('Export'))) return 'esm';
+  if (index.calls.some((c) => getRequiredSpecifier(c) !== null)) return 'cjs';
+  if (index.members.some((m) => m.object.type === 'Identifier' && m.object.name === 'module' && m.property.type === 'Identifier' && m.property.name === 'exports')) return 'cjs';
+  return 'none';
+}

@@ -1,0 +1,1028 @@
+// Detection: the interpreted paths of a file (analysis/facts.ts) -> what the server is (ServerModel):
+// its framing, which function dispatches requests, every reply site with the `return`/`throw` it
+// becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
+// READ-ONLY: the planner decides, the rewriter edits.
+import * as t from '@babel/types';
+import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
+import type { Event, PathResult, WriteData } from '../analysis/interp.js';
+import type { ModuleUnit } from '../analysis/program.js';
+import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace } from '../analysis/render.js';
+import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
+import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS } from '../model/mcp-methods.js';
+import type { Blocker, EnvelopeReason } from '../model/reasons.js';
+import type {
+  Anchor,
+  Dispatcher,
+  InitializeInfo,
+  NoReplyEnd,
+  RemovableBranch,
+  ReplySite,
+  ReturnedCall,
+  ServerModel,
+} from '../model/server-model.js';
+
+export const IGNORE_COMMENT = 'mcp-migrate-ignore';
+
+export type Detection =
+  | { kind: 'none' }
+  | { kind: 'sdk-server'; line: number }
+  | { kind: 'server'; model: ServerModel };
+
+/** One path of a parsed message, with what it wrote. */
+interface MessagePath {
+  path: PathResult;
+  events: Event[];
+  parseIndex: number;
+  parseFrame: Frame;
+  /** The method this path is for, `null` for a method none of the dispatch's names matched. */
+  method: string | null;
+  /** The dispatch never looked at the method on this path. */
+  methodFree: boolean;
+  notification: boolean;
+  replies: { index: number; event: Extract<Event, { e: 'write' }>; kind: 'result' | 'error' }[];
+  otherJson: Extract<Event, { e: 'write' }>[];
+}
+
+export function detectServer(facts: FileFacts): Detection {
+  const entry = facts.entry;
+  if (facts.sdkImport) return { kind: 'sdk-server', line: facts.sdkImport.loc?.start.line ?? 1 };
+  if (facts.consumers.length === 0) return { kind: 'none' };
+  const paths = collectMessagePaths(facts);
+  if (!isMcp(facts, paths)) return { kind: 'none' };
+
+  const model: ServerModel = {
+    facts,
+    framing: getFraming(facts, paths),
+    ignored: (entry.ast.comments ?? []).some((c) => c.value.trim().startsWith(IGNORE_COMMENT)),
+    line: getLine(facts.consumers[0]!.node),
+    methods: [...new Set(paths.filter((p) => p.method !== null && !p.notification && p.replies.length > 0).map((p) => p.method!))],
+    blockers: [],
+    sdk: null,
+    summary: describe(facts, paths),
+  };
+  const sdk = buildSdkShape(facts, paths, model.framing);
+  if ('blockers' in sdk) model.blockers = sdk.blockers;
+  else model.sdk = sdk;
+  return { kind: 'server', model };
+}
+
+// ---------------------------------------------------------------- paths
+
+function collectMessagePaths(facts: FileFacts): MessagePath[] {
+  const out: MessagePath[] = [];
+  for (const path of facts.paths) {
+    const events = path.state.events;
+    const parseIndex = events.findIndex((e) => e.e === 'parse' && e.ok);
+    if (parseIndex === -1) continue;
+    const cons = path.state.cons;
+    // a message the SDK never delivers: bad jsonrpc, a method that is not a string
+    const jsonrpc = cons.get('jsonrpc');
+    if (jsonrpc && ((jsonrpc.eq !== undefined && jsonrpc.eq !== '2.0') || jsonrpc.neq.includes('2.0') || jsonrpc.defined === false)) continue;
+    const method = cons.get('method');
+    if (method?.defined === false) continue;
+    const id = cons.get('id');
+    const replies: MessagePath['replies'] = [];
+    const otherJson: MessagePath['otherJson'] = [];
+    events.forEach((e, index) => {
+      if (index < parseIndex || e.e !== 'write' || e.data.kind !== 'json') return;
+      const kind = getReplyKind(facts, path, e);
+      if (kind) replies.push({ index, event: e, kind });
+      else otherJson.push(e);
+    });
+    out.push({
+      path,
+      events,
+      parseIndex,
+      parseFrame: (events[parseIndex] as Extract<Event, { e: 'parse' }>).frame,
+      method: method?.eq !== undefined ? String(method.eq) : null,
+      methodFree: method === undefined || (method.eq === undefined && method.neq.length === 0 && method.prefixes.length === 0),
+      notification: id?.defined === false,
+      replies,
+      otherJson,
+    });
+  }
+  return out;
+}
+
+function getReplyKind(facts: FileFacts, path: PathResult, e: Extract<Event, { e: 'write' }>): 'result' | 'error' | null {
+  const value = (e.data as Extract<WriteData, { kind: 'json' }>).value;
+  const fields = value.k === 'obj' ? facts.interp.getFields(value, path.state, e.frame) : null;
+  if (!fields) return null;
+  if (fields.has('method') && !fields.has('result') && !fields.has('error')) return null;
+  if (fields.has('error')) {
+    const error = fields.get('error')!;
+    // `error: undefined` next to a result (a helper that spreads both)
+    if (!(error.k === 'lit' && (error.value === undefined || error.value === null)) || !fields.has('result')) return 'error';
+  }
+  if (fields.has('result')) return 'result';
+  return null;
+}
+
+function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
+  const methods = new Set(paths.map((p) => p.method).filter((m): m is string => m !== null));
+  const specific = MCP_METHOD_NAMES.filter((m) => m.includes('/') || m === 'ping');
+  if ([...methods].some((m) => specific.includes(m))) return true;
+  // dispatch by computed names hides the method strings: look for MCP-only shapes in the source
+  const hasJsonReplies = paths.some((p) => p.replies.length > 0) || facts.sinks.length > 0;
+  if (!hasJsonReplies) return false;
+  return facts.program.modules.some((m) => /['"`](tools\/list|tools\/call|resources\/list|prompts\/list)['"`]|\binputSchema\b|\bprotocolVersion\b/.test(m.source));
+}
+
+function getFraming(facts: FileFacts, paths: MessagePath[]): ServerModel['framing'] {
+  for (const p of paths) {
+    for (const e of p.events) {
+      if (e.e !== 'write') continue;
+      if (e.data.kind === 'header' || (e.data.kind === 'json' && e.data.framing === 'content-length')) return 'content-length';
+    }
+  }
+  // the reader parses headers: Content-Length framing even if no reply was followed
+  for (const consumer of facts.consumers) {
+    const text = consumer.mod.source;
+    if (/content-length/i.test(text) && /\\r\\n\\r\\n/.test(text)) return 'content-length';
+  }
+  return 'ndjson';
+}
+
+function describe(facts: FileFacts, paths: MessagePath[]): string {
+  const consumer = facts.consumers[0]!;
+  const input = { data: "stdin 'data' chunks", readable: "stdin 'readable' reads", line: "readline 'line' events", 'for-await': 'for await over readline' }[consumer.kind];
+  const methods = [...new Set(paths.filter((p) => p.method !== null && !p.notification).map((p) => p.method!))];
+  const writers = new Set(facts.sinks.map((s) => s.channel));
+  return `${input}, writes via ${[...writers].join('/') || 'nothing'}, ${methods.length} method${methods.length === 1 ? '' : 's'}: ${methods.join(', ')}`;
+}
+
+// ---------------------------------------------------------------- the SDK shape
+
+type Shape = NonNullable<ServerModel['sdk']>;
+
+function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerModel['framing']): Shape | { blockers: Blocker[] } {
+  const blockers: Blocker[] = [];
+  const block = (code: EnvelopeReason, node: t.Node | null, detail: string): void => {
+    blockers.push({ code, line: node ? getLine(node) : 0, detail });
+  };
+  if (framing === 'content-length') block('CONTENT_LENGTH_FRAMING', facts.consumers[0]!.node, 'messages are framed with Content-Length headers');
+  if (facts.incomplete) block('ANALYSIS_INCOMPLETE', facts.consumers[0]!.node, 'the message handling has more paths than the analysis follows');
+  const consumers = facts.consumers;
+  if (consumers.length > 1) block('SEVERAL_INPUT_LOOPS', consumers[1]!.node, `stdin is read in ${consumers.length} places`);
+  if (blockers.length > 0) return { blockers };
+  const consumer = consumers[0]!;
+
+  const requests = paths.filter((p) => !p.notification);
+  for (const p of requests) {
+    for (const e of p.events.slice(p.parseIndex)) {
+      if (e.e === 'computed-key') return { blockers: [{ code: 'COMPUTED_DISPATCH', line: getLine(e.node), detail: 'a handler is looked up by a name computed from the method' }] };
+    }
+  }
+
+  // 1. The dispatcher: the first function handed the message whose run holds every reply of the path.
+  const dispatchers = new Map<string, { d: Dispatcher; paths: MessagePath[] }>();
+  for (const p of requests) {
+    if (p.replies.length === 0) continue;
+    const d = findDispatcher(p);
+    if (!d) {
+      block('NO_DISPATCH', p.replies[0]!.event.call, 'a reply is written outside any function handed the message');
+      return { blockers };
+    }
+    const key = d.kind === 'function' ? `fn:${d.fn.start}:${d.mod.path}:${d.call.start}` : `inline:${d.parseStatement.start}:${d.mod.path}`;
+    const entry = dispatchers.get(key) ?? { d, paths: [] };
+    entry.paths.push(p);
+    dispatchers.set(key, entry);
+  }
+  if (dispatchers.size === 0) {
+    block('NO_DISPATCH', consumer.node, 'no request is answered');
+    return { blockers };
+  }
+  // Paths of SDK-owned methods may answer elsewhere (an initialize shortcut in the loop): those go with the loop.
+  const candidates = [...dispatchers.values()];
+  const main = candidates.find((c) => c.paths.some((p) => p.method === null || !isSdkOwned(p.method))) ?? candidates[0]!;
+  for (const other of candidates) {
+    if (other === main) continue;
+    const real = other.paths.find((p) => p.method === null || !isSdkOwned(p.method));
+    if (real) {
+      block('SEVERAL_DISPATCHERS', real.replies[0]!.event.call, `${real.method ?? 'an unknown method'} is answered by another dispatcher than the others`);
+      return { blockers };
+    }
+  }
+  const dispatcher = main.d;
+  const inDispatcher = requests.filter((p) => p.replies.length === 0 || main.paths.includes(p));
+
+  // 2. Every reply site, with its rendering and checks.
+  const helpers = findWriterHelpers(paths);
+  const sites = new Map<t.Node, ReplySite>();
+  const returnedCalls = new Map<t.Node, ReturnedCall>();
+  for (const p of inDispatcher) {
+    const dFrame = dispatcher.kind === 'function' ? findDispatcherFrame(p, dispatcher) : p.parseFrame;
+    if (!dFrame) continue;
+    if (p.replies.length > 1) {
+      block('MULTIPLE_WRITES_PER_REQUEST', p.replies[1]!.event.call, `${p.method ?? 'a request'} is answered more than once`);
+      continue;
+    }
+    for (const other of p.otherJson) {
+      const v = (other.data as Extract<WriteData, { kind: 'json' }>).value;
+      block(v.k === 'obj' ? 'SERVER_SENDS_REQUESTS' : 'UNKNOWN_REPLY_SHAPE', other.call, 'JSON written to stdout that is not a reply the tool can follow');
+    }
+    for (const reply of p.replies) {
+      const site = analyseSite(facts, p, reply, dFrame, dispatcher, returnedCalls, helpers, block);
+      if (!site) continue;
+      const known = sites.get(site.statement);
+      if (known) {
+        for (const m of site.methods) known.methods.add(m);
+      } else sites.set(site.statement, site);
+    }
+  }
+  if (blockers.length > 0) return { blockers };
+
+  // 3. What to register.
+  const registered = new Set<string>();
+  const custom = new Set<string>();
+  let runtimeTable = false;
+  for (const p of inDispatcher) {
+    if (p.events.slice(p.parseIndex).some((e) => e.e === 'runtime-table')) runtimeTable = true;
+    if (p.method === null || p.replies.length === 0) continue;
+    if (isSdkOwned(p.method) || p.method.startsWith('notifications/')) continue;
+    if (isMcpRequestMethod(p.method)) registered.add(p.method);
+    else custom.add(p.method);
+  }
+  const otherPaths = inDispatcher.filter((p) => p.method === null && !p.methodFree);
+  const otherResult = otherPaths.find((p) => p.replies.some((r) => r.kind === 'result'));
+  if (otherResult && !runtimeTable) {
+    // a catch-all that answers every unknown method with a result: the SDK answers them with -32601 instead
+  }
+  const fallback = custom.size > 0 || (runtimeTable && otherResult !== undefined);
+
+  // Unknown methods reaching the dispatcher (only with a fallback) must end in -32601.
+  const noReplyEnds: NoReplyEnd[] = [];
+  const unknownSites: ReplySite[] = [];
+  if (fallback) {
+    for (const p of otherPaths) {
+      if (p.replies.length === 0) {
+        const end = findNoReplyEnd(p, dispatcher);
+        if (!end) {
+          block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.fn : dispatcher.parseStatement, 'an unknown method is never answered, and the place to answer it could not be found');
+          return { blockers };
+        }
+        noReplyEnds.push(end);
+      }
+    }
+    for (const site of sites.values()) {
+      if ([...site.methods].every((m) => m === '\0other')) unknownSites.push(site);
+    }
+  }
+
+  // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
+  const removable = findSdkOwnedBranches(facts, paths, dispatcher);
+
+  // 5. Server construction from the initialize reply.
+  const initialize = getInitializeInfo(facts, paths, block);
+  if (!initialize) return { blockers };
+
+  // 6. Where the SDK server is created, and how its handlers call the dispatcher.
+  const anchor = findAnchor(facts, consumer, dispatcher);
+  if (!anchor) {
+    block('UNSUPPORTED_INPUT_LOOP', consumer.node, 'no place was found where the dispatcher can be handed to the SDK server');
+    return { blockers };
+  }
+  const usesMessageId = referencesMessageId(dispatcher, [...sites.values()]);
+  const handler = renderHandler(dispatcher, anchor, usesMessageId);
+  if (handler === null) {
+    block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
+    return { blockers };
+  }
+  const place: RenderPlace = { mod: anchor.mod, node: anchor.statement };
+  const renderField = (name: 'serverInfo' | 'capabilities' | 'instructions', value: Val | null): string | null => {
+    const node = initialize.written[name];
+    const text = node ? renderNodeAt(node.node, node.frame, place, 0, node.mod) : null;
+    if (text !== null) return text;
+    return value ? (renderVal(value, place) ?? renderConstant(facts, value, paths)) : null;
+  };
+  const serverInfo = renderField('serverInfo', initialize.serverInfo);
+  if (serverInfo === null) {
+    block('NO_SERVER_INFO', anchor.statement, 'the serverInfo of the initialize reply cannot be written where the SDK server is created');
+    return { blockers };
+  }
+  const capabilities = initialize.capabilities ? renderField('capabilities', initialize.capabilities) : null;
+  const instructions = initialize.instructions ? renderField('instructions', initialize.instructions) : null;
+  const inputStatements = findInputStatements(facts, consumer, anchor);
+
+  if (blockers.length > 0) return { blockers };
+  return {
+    anchor,
+    handler,
+    construct: { serverInfo, capabilities, capabilityKeys: getCapabilityKeys(facts, initialize.capabilities, paths), instructions },
+    consumer,
+    inputStatements,
+    dispatcher,
+    sites: [...sites.values()],
+    returnedCalls: [...returnedCalls.values()],
+    registrations: [...registered],
+    customMethods: [...custom],
+    fallback,
+    unknownSites,
+    noReplyEnds,
+    removableBranches: removable,
+    initialize,
+    usesMessageId,
+  };
+}
+
+/**
+ * `process.stdin.setEncoding('utf8')`, `rl.on('close', ...)`, `process.stdin.resume()`: statements next
+ * to the loop that only serve stdin. They go with the loop when the SDK server takes its place.
+ */
+function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: Anchor): t.Statement[] {
+  const mod = consumer.mod;
+  if (mod !== anchor.mod || findFunction(mod, consumer.node) !== anchor.fn) return [];
+  const out: t.Statement[] = [];
+  const body = anchor.fn ? (anchor.fn.body.type === 'BlockStatement' ? anchor.fn.body.body : []) : mod.ast.program.body;
+  const holder = mod.index.parent.get(anchor.statement);
+  const siblings = holder && (holder.type === 'BlockStatement' || holder.type === 'Program') ? holder.body : body;
+  for (const statement of siblings) {
+    if (statement === anchor.statement || statement.type !== 'ExpressionStatement') continue;
+    let expr: t.Node = unwrapExpression(statement.expression);
+    // walk down a call chain to its first receiver: process.stdin.setEncoding(...).on(...)
+    while (expr.type === 'CallExpression' && expr.callee.type === 'MemberExpression') expr = unwrapExpression(expr.callee.object);
+    if (expr === unwrapExpression(statement.expression)) continue;
+    const target = facts.interp.evalStatic(expr, mod);
+    const isInput = (target.k === 'stream' && target.fd === 0) || (target.k === 'readline' && consumer.source.k === 'readline' && target.origin?.node === consumer.source.origin?.node);
+    if (isInput) out.push(statement);
+  }
+  return out;
+}
+
+/** The statement a node belongs to (through call chains like `rl.on(...).on(...)`). */
+function getOuterStatement(mod: ModuleUnit, node: t.Node): t.Statement | null {
+  let current: t.Node | undefined = node;
+  while (current) {
+    const parent = mod.index.parent.get(current);
+    if (!parent) return null;
+    if (t.isStatement(current) && (parent.type === 'BlockStatement' || parent.type === 'Program' || parent.type === 'SwitchCase' || parent.type === 'StaticBlock')) return current;
+    if (isFunctionNode(current)) return null;
+    current = parent;
+  }
+  return null;
+}
+
+/**
+ * Where the SDK server goes: the statement that starts the stdin loop, or, when the loop lives in a
+ * function that only sets up input (`listen(onMessage)` of a transport module), the one call of that
+ * function, up to where the dispatcher is visible by its own name.
+ */
+function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): Anchor | null {
+  let statement = getOuterStatement(consumer.mod, consumer.node);
+  let mod = consumer.mod;
+  for (let depth = 0; statement && depth < 6; depth++) {
+    const fn = findFunction(mod, statement);
+    if (d.kind === 'inline' || renderDispatcherCall(d, { mod, node: statement }, 'request') !== null) {
+      return { statement, mod, fn, async: fn ? Boolean((fn as { async?: boolean }).async) : mod.syntax === 'esm' || /\.m?ts$/.test(mod.path) };
+    }
+    if (!fn) return null;
+    const caller = facts.interp.findCaller(fn, mod);
+    if (!caller || caller.call.type !== 'CallExpression') return null;
+    statement = getOuterStatement(caller.mod, caller.call);
+    mod = caller.mod;
+  }
+  return null;
+}
+
+function findFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {
+  let current = mod.index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current)) return current;
+    current = mod.index.parent.get(current);
+  }
+  return null;
+}
+
+/**
+ * `handle(request)` at `place`: the dispatcher named as it is declared (its function name, `this.method`
+ * inside its class), called with the arguments the input side gave it, the message written as `message`.
+ * Null when the dispatcher is not visible there by its own name, or an argument cannot be written there.
+ */
+function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace, message: string): string | null {
+  const ref = getDispatcherRef(d, place);
+  if (ref === null) return null;
+  const names = new Map<Binding, string>();
+  if (d.messageBinding) names.set(d.messageBinding, message);
+  const args: string[] = [];
+  for (const arg of d.call.arguments) {
+    if (arg === d.parseCall) {
+      args.push(message);
+      continue;
+    }
+    // the arguments are written where the input side called the dispatcher: only the message and what is visible at `place`
+    const text = renderNodeAt(arg, null, { ...place, names }, 0, d.callMod);
+    if (text === null) return null;
+    args.push(text);
+  }
+  return `${ref}(${args.join(', ')})`;
+}
+
+/** How code at `place` names the dispatcher function by its declaration, or null. */
+function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace): string | null {
+  const fn = d.fn;
+  const mod = d.mod;
+  if (place.mod !== mod) return null;
+  const declared = (id: t.Identifier): string | null => (resolveName(mod.index, place.node, id.name) === resolveIdentifier(mod.index, id) ? id.name : null);
+  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id);
+  const parent = mod.index.parent.get(fn);
+  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id);
+  const member = fn.type === 'ClassMethod' ? fn : parent?.type === 'ClassProperty' && parent.value === fn ? parent : null;
+  if (member && !member.static && !member.computed && member.key.type === 'Identifier') {
+    const cls = getEnclosingClass(mod.index, member);
+    const scope = getThisScope(mod.index, place.node);
+    if (cls && scope && scope.type === 'ClassMethod' && !scope.static && getEnclosingClass(mod.index, scope) === cls) return `this.${member.key.name}`;
+  }
+  return null;
+}
+
+/** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
+function renderHandler(d: Dispatcher, anchor: Anchor, usesMessageId: boolean): string | null {
+  const place = { mod: anchor.mod, node: anchor.statement };
+  if (d.kind === 'inline') return usesMessageId ? `(request, extra) => handleMessage({ ...request, id: extra.requestId })` : 'handleMessage';
+  const message = usesMessageId ? '{ ...request, id: extra.requestId }' : 'request';
+  const call = renderDispatcherCall(d, place, message);
+  if (call === null) return null;
+  const params = usesMessageId ? '(request, extra)' : '(request)';
+  // a plain function called with the message alone is handed over as it is
+  const ref = getDispatcherRef(d, place);
+  if (!usesMessageId && ref !== null && !ref.startsWith('this.') && call === `${ref}(request)` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
+    return ref;
+  }
+  return `${params} => ${call}`;
+}
+
+function usesThis(fn: FunctionNode): boolean {
+  let found = false;
+  const stack: t.Node[] = [fn.body];
+  while (stack.length > 0 && !found) {
+    const node = stack.pop()!;
+    if (node.type === 'ThisExpression') found = true;
+    if (isFunctionNode(node) && node.type !== 'ArrowFunctionExpression') continue;
+    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
+      const value = (node as unknown as Record<string, unknown>)[key];
+      const children: unknown[] = Array.isArray(value) ? value : [value];
+      for (const child of children) if (child && typeof (child as t.Node).type === 'string') stack.push(child as t.Node);
+    }
+  }
+  return found;
+}
+
+/** The dispatcher reads the message id outside the replies it writes (a guard, a log): it must be handed the id. */
+function referencesMessageId(d: Dispatcher, sites: ReplySite[]): boolean {
+  const mod = d.mod;
+  const region: t.Node = d.kind === 'function' ? d.fn.body : d.fn.body;
+  const skip = sites.filter((s) => s.mod === mod).map((s) => s.statement);
+  const inSkipped = (n: t.Node): boolean => skip.some((s) => n.start! >= s.start! && n.end! <= s.end!);
+  // names bound to the id: `const { id } = msg`, `const id = msg.id`
+  const idBindings = new Set<Binding>();
+  for (const [scope, names] of mod.index.scopes) {
+    if (scope.start! < region.start! || scope.end! > region.end! + 1) {
+      if (!(d.kind === 'function' && scope === d.fn)) continue;
+    }
+    for (const binding of names.values()) {
+      if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.pattern.length === 1 && binding.pattern[0] === 'id') idBindings.add(binding);
+      if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.pattern.length === 0 && binding.declarator.init) {
+        const init = unwrapExpression(binding.declarator.init);
+        if (init.type === 'MemberExpression' && getMemberName(init) === 'id') idBindings.add(binding);
+      }
+      if (binding.kind === 'param' && binding.pattern.length === 1 && binding.pattern[0] === 'id' && binding.fn === d.fn) idBindings.add(binding);
+    }
+  }
+  for (const id of mod.index.identifiers) {
+    if (id.start! < region.start! || id.end! > region.end! || inSkipped(id)) continue;
+    const parent = mod.index.parent.get(id);
+    if (parent?.type === 'MemberExpression' && parent.property === id && !parent.computed && id.name === 'id') return true;
+    if (idBindings.size > 0) {
+      const binding = resolveIdentifier(mod.index, id);
+      if (binding && idBindings.has(binding) && !(parent?.type === 'ObjectProperty' && mod.index.parent.get(parent)?.type === 'ObjectPattern')) {
+        if (binding.kind !== 'param' && 'declarator' in binding && (binding.declarator.id === id || (binding.declarator.id.start! <= id.start! && id.end! <= binding.declarator.id.end!))) continue;
+        return true;
+      }
+    }
+  }
+  for (const node of mod.index.stringValues) if (node === 'id') void node;
+  return /['"]id['"]\s+in\s/.test(mod.source.slice(region.start!, region.end!));
+}
+
+/** A value the interpreter knows completely (every field a constant), written as a literal. */
+function renderConstant(facts: FileFacts, value: Val, paths: MessagePath[]): string | null {
+  const init = paths.find((p) => p.method === 'initialize');
+  if (!init) return null;
+  const render = (v: Val, depth: number): string | null => {
+    if (depth > 6) return null;
+    if (v.k === 'lit') return renderLiteral(v.value);
+    if (v.k === 'obj') {
+      const fields = facts.interp.getFields(v, init.path.state, init.parseFrame);
+      if (!fields) return null;
+      const parts: string[] = [];
+      for (const [k, f] of fields) {
+        const text = render(f, depth + 1);
+        if (text === null) return null;
+        parts.push(`${/^[A-Za-z_$][\w$]*$/.test(k) ? k : renderLiteral(k)}: ${text}`);
+      }
+      return parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`;
+    }
+    return null;
+  };
+  return render(value, 0);
+}
+
+function getCapabilityKeys(facts: FileFacts, value: Val | null, paths: MessagePath[]): string[] | null {
+  if (!value) return [];
+  const init = paths.find((p) => p.method === 'initialize');
+  if (!init) return null;
+  const fields = facts.interp.getFields(value, init.path.state, init.parseFrame);
+  return fields ? [...fields.keys()] : null;
+}
+
+function isSdkOwned(method: string): boolean {
+  return (SDK_OWNED_METHODS as readonly string[]).includes(method);
+}
+
+/** The first frame after the parse that was handed the message and holds every reply of the path. */
+function findDispatcher(p: MessagePath): Dispatcher | null {
+  const replyFrames = p.replies.map((r) => r.event.frame);
+  for (let i = p.parseIndex + 1; i < p.events.length; i++) {
+    const e = p.events[i]!;
+    if (e.e !== 'enter' || !e.frame.fn || !e.frame.call || !e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text')) continue;
+    if (!replyFrames.every((f) => isWithinFrame(f, e.frame))) continue;
+    const call = e.frame.call;
+    if (call.type !== 'CallExpression') continue;
+    const parseCall = (p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>).call;
+    const callMod = e.frame.caller?.mod ?? e.frame.mod;
+    return { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall) };
+  }
+  // replies written in the frame that parsed the message: dispatch inline
+  if (!replyFrames.every((f) => isWithinFrame(f, p.parseFrame))) return null;
+  const parseEvent = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
+  const statement = getStatementOf(p.parseFrame.mod, parseEvent.call);
+  if (!statement || !p.parseFrame.fn) return null;
+  return { kind: 'inline', fn: p.parseFrame.fn, mod: p.parseFrame.mod, parseStatement: statement, parse: parseEvent.call };
+}
+
+/** The variable `JSON.parse(line)` is stored in: `const msg = ...` / `msg = ...`. */
+function getMessageBinding(mod: ModuleUnit, parse: t.CallExpression): Binding | null {
+  let node: t.Node = parse;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression' || parent.type === 'TSTypeAssertion')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return resolveIdentifier(mod.index, parent.id);
+  if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return resolveIdentifier(mod.index, parent.left);
+  return null;
+}
+
+function findDispatcherFrame(p: MessagePath, d: Extract<Dispatcher, { kind: 'function' }>): Frame | null {
+  for (let i = p.parseIndex + 1; i < p.events.length; i++) {
+    const e = p.events[i]!;
+    if (e.e === 'enter' && e.frame.fn === d.fn && e.frame.call === d.call) return e.frame;
+  }
+  return null;
+}
+
+function isWithinFrame(frame: Frame | null, outer: Frame): boolean {
+  for (let f = frame; f; f = f.caller) if (f === outer) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------- reply sites
+
+function analyseSite(
+  facts: FileFacts,
+  p: MessagePath,
+  reply: MessagePath['replies'][number],
+  dFrame: Frame,
+  dispatcher: Dispatcher,
+  returnedCalls: Map<t.Node, ReturnedCall>,
+  helpers: (frame: Frame) => boolean,
+  block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void,
+): ReplySite | null {
+  const write = reply.event;
+  const events = p.events;
+  // frames from the write up to the dispatcher
+  const chain: Frame[] = [];
+  for (let f: Frame | null = write.frame; f && f !== dFrame.caller; f = f.caller) chain.push(f);
+  if (chain[chain.length - 1] !== dFrame) return null;
+  // the writer helpers: frames that do nothing but this write
+  let m = 0;
+  while (m < chain.length - 1 && helpers(chain[m]!)) m++;
+  const siteFrame = chain[m]!;
+  const siteCall = m === 0 ? write.call : (chain[m - 1]!.call as t.CallExpression);
+  if (!siteFrame.fn && dispatcher.kind === 'function') return null;
+  const mod = siteFrame.mod;
+  const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
+  if (value.k !== 'obj') {
+    block('UNKNOWN_REPLY_SHAPE', siteCall, 'the reply written is not an object literal');
+    return null;
+  }
+  const fields = facts.interp.getFields(value, p.path.state, write.frame)!;
+
+  // where the reply object was built: at the site call (or in a helper), or earlier in the site frame
+  let kind: ReplySite['kind'] = 'direct';
+  let statement: t.Statement | null = getStatementOf(mod, siteCall);
+  let writeStatement: t.Statement | null = null;
+  let windowStart = m === 0 ? reply.index : events.findIndex((e) => e.e === 'enter' && e.frame === chain[m - 1]);
+  const origin = value.origin;
+  if (origin && origin.frame === siteFrame && origin.node.type === 'ObjectExpression' && !contains(siteCall, origin.node)) {
+    kind = 'constructed';
+    writeStatement = statement;
+    statement = getConstructionStatement(mod, origin.node);
+    windowStart = lastIndexBefore(events, reply.index, (e) => e.e === 'construct' && e.node === origin.node && e.frame === siteFrame);
+    if (!statement || windowStart === -1) {
+      block('UNKNOWN_REPLY_SHAPE', origin.node, 'the reply object is built where it cannot become a return');
+      return null;
+    }
+  } else if (origin && origin.frame && origin.frame !== siteFrame && !chain.slice(0, m).includes(origin.frame)) {
+    block('UNKNOWN_REPLY_SHAPE', siteCall, 'the reply object is built outside the function that writes it');
+    return null;
+  }
+  if (!statement) {
+    block('REPLY_NOT_STATEMENT', siteCall, 'a reply is written inside an expression');
+    return null;
+  }
+  if (isInsideCallback(mod, statement, siteFrame.fn)) {
+    block('REPLY_IN_CALLBACK', siteCall, 'a reply is written from a callback');
+    return null;
+  }
+
+  // nothing with effects may run between the reply and the end of the dispatcher
+  const leave = events.findIndex((e, i) => i > reply.index && e.e === 'leave' && e.frame === dFrame);
+  const end = leave === -1 ? events.length : leave;
+  for (let i = windowStart + 1; i < end; i++) {
+    const e = events[i]!;
+    if (i === reply.index) continue;
+    if ((e.e === 'effect' && !isDeadStore(facts, e)) || e.e === 'log' || (e.e === 'write' && e.data.kind !== 'newline' && e.data.kind !== 'header')) {
+      block('EFFECTS_AFTER_REPLY', e.e === 'write' ? e.call : e.node, 'code with side effects runs after the reply is written');
+      return null;
+    }
+  }
+
+  // the rendering: from the reply object as written, following helper parameters back to the site
+  const place: RenderPlace = { mod, node: statement };
+  const objectOrigin = origin && origin.node.type === 'ObjectExpression' ? origin : null;
+  const field = (object: { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null, name: string): string | null | false => {
+    if (!object) return false;
+    const found = getFieldNode(object.node, object.frame, object.mod, name);
+    if (!found) return null;
+    return renderNodeAt(found.node, found.frame, place, 0, found.mod) ?? false;
+  };
+  const root = objectOrigin ? { node: objectOrigin.node, frame: objectOrigin.frame, mod: objectOrigin.frame?.mod ?? mod } : null;
+  let rendered: ReplySite['reply'];
+  if (reply.kind === 'result') {
+    const text = field(root, 'result');
+    if (text === false || text === null) {
+      block('UNRENDERABLE_REPLY', siteCall, 'the result cannot be written where the reply is');
+      return null;
+    }
+    rendered = { kind: 'result', value: text };
+  } else {
+    const errorNode = root ? getFieldNode(root.node, root.frame, root.mod, 'error') : null;
+    const resolved = errorNode ? resolveExpr(errorNode.node, errorNode.frame, errorNode.mod) : null;
+    const error = fields.get('error')!;
+    if (resolved && resolved.node.type === 'ObjectExpression') {
+      const code = field(resolved, 'code');
+      const message = field(resolved, 'message');
+      const data = field(resolved, 'data');
+      if (code === false || message === false || data === false) {
+        block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
+        return null;
+      }
+      rendered = { kind: 'error', code, message, data };
+    } else {
+      // `error: 'Method not found'`, `error: err.message` (a string where an object belongs) or an Error
+      const text = errorNode ? renderNodeAt(errorNode.node, errorNode.frame, place, 0, errorNode.mod) : null;
+      if (text === null) {
+        block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
+        return null;
+      }
+      rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code: null, message: text, data: null };
+    }
+  }
+
+  // calls between the dispatcher and the site frame must hand the result back
+  for (let i = m; i < chain.length - 1; i++) {
+    const call = chain[i]!.call;
+    if (!call || call.type !== 'CallExpression') return null;
+    const callerMod = chain[i + 1]!.mod;
+    const callStatement = getStatementOf(callerMod, call);
+    if (!callStatement) {
+      block('REPLY_NOT_STATEMENT', call, 'the function that answers is called inside an expression');
+      return null;
+    }
+    if (!returnedCalls.has(call)) returnedCalls.set(call, { call, statement: callStatement, mod: callerMod });
+  }
+
+  const unreachable = getFollowingExits(mod, statement);
+  const site: ReplySite = {
+    kind,
+    statement,
+    writeStatement,
+    mod,
+    fn: siteFrame.fn,
+    reply: rendered,
+    methods: new Set([p.method ?? (p.methodFree ? '\0any' : '\0other')]),
+    unreachableAfter: unreachable,
+    line: getLine(siteCall),
+  };
+  checkCaughtError(site, block);
+  return site;
+}
+
+/**
+ * Writer helpers: functions that, on every path that runs them, write exactly one JSON message and do
+ * nothing else (`send(msg)`, `respond(id, result)`). A call is a helper call when it always calls the
+ * same helper: a handler looked up in a table that happens to only write is not one.
+ */
+function findWriterHelpers(paths: MessagePath[]): (frame: Frame) => boolean {
+  const candidates = new Set<FunctionNode>();
+  const rejected = new Set<FunctionNode>();
+  const callees = new Map<t.Node, Set<FunctionNode>>();
+  for (const p of paths) {
+    p.events.forEach((e, i) => {
+      if (i < p.parseIndex || e.e !== 'enter' || !e.frame.fn || !e.frame.call) return;
+      const set = callees.get(e.frame.call) ?? new Set();
+      set.add(e.frame.fn);
+      callees.set(e.frame.call, set);
+      if (writesOneMessage(p.events, i, e.frame)) candidates.add(e.frame.fn);
+      else rejected.add(e.frame.fn);
+    });
+  }
+  return (frame) => frame.fn !== null && frame.call !== null && candidates.has(frame.fn) && !rejected.has(frame.fn) && callees.get(frame.call)?.size === 1;
+}
+
+/** Between its enter and leave, the frame writes one JSON text (and its framing) and does nothing else. */
+function writesOneMessage(events: Event[], start: number, frame: Frame): boolean {
+  let json = 0;
+  for (let i = start + 1; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.e === 'leave' && e.frame === frame) return json === 1;
+    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct') continue;
+    if (e.e === 'write' && (e.data.kind === 'newline' || e.data.kind === 'header')) continue;
+    if (e.e === 'write' && e.data.kind === 'json') {
+      json++;
+      continue;
+    }
+    return false;
+  }
+  return json === 1;
+}
+
+function lastIndexBefore(events: Event[], before: number, test: (e: Event) => boolean): number {
+  for (let i = before - 1; i >= 0; i--) if (test(events[i]!)) return i;
+  return -1;
+}
+
+/** The statement a reply call stands for: `send(x);`, `await send(x);`, `return send(x);`, `void send(x);`. */
+export function getStatementOf(mod: ModuleUnit, call: t.Node): t.Statement | null {
+  let node: t.Node = call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'AwaitExpression' || parent.type === 'ParenthesizedExpression' || (parent.type === 'UnaryExpression' && parent.operator === 'void') || parent.type === 'TSAsExpression' || parent.type === 'TSNonNullExpression')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (!parent) return null;
+  if (parent.type === 'ExpressionStatement' && parent.expression === node) return parent;
+  if (parent.type === 'ReturnStatement' && parent.argument === node) return parent;
+  return null;
+}
+
+/** `response = {...};` or `const response = {...};` holding the reply object. */
+function getConstructionStatement(mod: ModuleUnit, object: t.ObjectExpression): t.Statement | null {
+  const parent = mod.index.parent.get(object);
+  if (parent?.type === 'AssignmentExpression' && parent.right === object && parent.operator === '=') {
+    const holder = mod.index.parent.get(parent);
+    if (holder?.type === 'ExpressionStatement') return holder;
+  }
+  if (parent?.type === 'VariableDeclarator' && parent.init === object) {
+    const declaration = mod.index.parent.get(parent);
+    if (declaration?.type === 'VariableDeclaration' && declaration.declarations.length === 1) return declaration;
+  }
+  return null;
+}
+
+function contains(outer: t.Node, inner: t.Node): boolean {
+  return inner.start! >= outer.start! && inner.end! <= outer.end!;
+}
+
+/** A reply inside a nested function of the site frame (a `.then` or timer callback). */
+function isInsideCallback(mod: ModuleUnit, statement: t.Node, fn: FunctionNode | null): boolean {
+  let current = mod.index.parent.get(statement);
+  while (current && current !== fn) {
+    if (isFunctionNode(current)) return true;
+    current = mod.index.parent.get(current);
+  }
+  return false;
+}
+
+/** `return;` / `break;` right after a reply statement: unreachable once the reply is a return. */
+function getFollowingExits(mod: ModuleUnit, statement: t.Statement): t.Statement[] {
+  const parent = mod.index.parent.get(statement);
+  const list = parent?.type === 'BlockStatement' || parent?.type === 'Program' ? parent.body : parent?.type === 'SwitchCase' ? parent.consequent : null;
+  if (!list) return [];
+  const next = list[list.indexOf(statement) + 1];
+  if (next && ((next.type === 'ReturnStatement' && !next.argument) || (next.type === 'BreakStatement' && !next.label))) return [next];
+  return [];
+}
+
+/** An error reply that becomes a throw inside a `try` is caught there: the catch must answer the same error. */
+function checkCaughtError(site: ReplySite, block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void): void {
+  if (site.reply.kind === 'result') return;
+  let node: t.Node = site.statement;
+  for (let parent = site.mod.index.parent.get(node); parent && parent !== site.fn; node = parent, parent = site.mod.index.parent.get(parent)) {
+    if (parent.type === 'TryStatement' && parent.block === node && parent.handler) {
+      const param = parent.handler.param;
+      const body = site.mod.source.slice(parent.handler.body.start!, parent.handler.body.end!);
+      const name = param?.type === 'Identifier' ? param.name : null;
+      // the catch answers with the caught error's own code and message (or rethrows it)
+      const preserves = name !== null && (new RegExp(`\\bthrow\\s+${name}\\b`).test(body) || (new RegExp(`\\b${name}\\.code\\b`).test(body) && new RegExp(`\\b${name}\\.message\\b`).test(body)));
+      if (!preserves) block('CAUGHT_ERROR_REPLY', site.statement, 'an error reply inside a try would be caught and answered differently');
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- unknown methods
+
+function findNoReplyEnd(p: MessagePath, d: Dispatcher): NoReplyEnd | null {
+  const fn = d.fn;
+  for (let i = p.events.length - 1; i >= 0; i--) {
+    const e = p.events[i]!;
+    if (e.e === 'leave' && e.frame.fn === fn) {
+      if (e.node && e.node.type === 'ReturnStatement' && !e.node.argument) return { kind: 'return', node: e.node, mod: d.mod, fn };
+      if (!e.node) return { kind: 'end', node: fn, mod: d.mod, fn };
+      return null;
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- SDK-owned branches
+
+/** Switch cases, if branches and table entries that only initialize / ping / notifications/initialized reach. */
+function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatcher): RemovableBranch[] {
+  const out: RemovableBranch[] = [];
+  const owned = new Set<string>([...SDK_OWNED_METHODS]);
+  const isOwnedTest = (node: t.Node): boolean => {
+    const expr = unwrapExpression(node);
+    if (expr.type === 'StringLiteral') return owned.has(expr.value);
+    if (expr.type === 'LogicalExpression' && expr.operator === '||') return isOwnedTest(expr.left) && isOwnedTest(expr.right);
+    if (expr.type === 'BinaryExpression' && (expr.operator === '===' || expr.operator === '==')) {
+      const side = expr.left.type === 'StringLiteral' ? expr.left : expr.right.type === 'StringLiteral' ? expr.right : null;
+      return side !== null && owned.has(side.value) && isMethodExpression(facts, d, expr.left.type === 'StringLiteral' ? expr.right : expr.left);
+    }
+    return false;
+  };
+  // the functions the requests run through
+  const fns = new Set<FunctionNode>();
+  for (const p of paths) for (const e of p.events) if (e.e === 'enter' && e.frame.fn) fns.add(e.frame.fn);
+  fns.add(d.fn);
+  for (const mod of facts.program.modules) {
+    for (const [node, parent] of mod.index.parent) {
+      if (node.type === 'SwitchCase' && node.test && isOwnedTest(node.test) && parent.type === 'SwitchStatement' && insideAny(mod, parent, fns) && isMethodExpression(facts, d, parent.discriminant)) {
+        out.push({ kind: 'case', node, mod });
+      }
+      if (node.type === 'IfStatement' && isOwnedTest(node.test) && insideAny(mod, node, fns)) out.push({ kind: 'if', node, mod });
+    }
+  }
+  // table entries: object properties and Map entries keyed by an SDK-owned method, in tables the dispatch looks up
+  for (const mod of facts.program.modules) {
+    for (const object of mod.index.objects) {
+      const keys = object.properties.map((prop) => (prop.type === 'SpreadElement' ? null : getStaticKey(prop)));
+      if (!keys.some((k) => k !== null && (k.includes('/') || k === 'initialize')) || !keys.includes('initialize')) continue;
+      for (const prop of object.properties) {
+        if (prop.type === 'SpreadElement') continue;
+        const key = getStaticKey(prop);
+        if (key !== null && owned.has(key)) out.push({ kind: 'property', node: prop, mod });
+      }
+    }
+    for (const call of mod.index.calls) {
+      const callee = unwrapExpression(call.callee);
+      if (callee.type !== 'MemberExpression' || getMemberName(callee) !== 'set' || call.arguments[0]?.type !== 'StringLiteral') continue;
+      if (!owned.has(call.arguments[0].value)) continue;
+      const statement = mod.index.parent.get(call);
+      if (statement?.type === 'ExpressionStatement') out.push({ kind: 'statement', node: statement, mod });
+    }
+    for (const array of mod.index.parent.keys()) {
+      if (array.type !== 'ArrayExpression') continue;
+      for (const el of array.elements) {
+        if (el?.type === 'ArrayExpression' && el.elements.length === 2 && el.elements[0]?.type === 'StringLiteral' && owned.has(el.elements[0].value)) {
+          const holder = mod.index.parent.get(array);
+          if (holder?.type === 'NewExpression') out.push({ kind: 'element', node: el, mod });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function insideAny(mod: ModuleUnit, node: t.Node, fns: Set<FunctionNode>): boolean {
+  let current = mod.index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current)) return fns.has(current);
+    current = mod.index.parent.get(current);
+  }
+  return false;
+}
+
+/** An expression that reads the message method (`method`, `msg.method`, `request.method`). */
+function isMethodExpression(facts: FileFacts, d: Dispatcher, node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'MemberExpression') return getMemberName(expr) === 'method';
+  if (expr.type === 'Identifier') {
+    const mod = d.mod;
+    const binding = resolveIdentifier(mod.index, expr);
+    if (binding && binding.kind !== 'import' && 'pattern' in binding && binding.pattern.includes('method')) return true;
+    return /method/i.test(expr.name);
+  }
+  void facts;
+  return false;
+}
+
+// ---------------------------------------------------------------- initialize
+
+function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void): InitializeInfo | null {
+  const init = paths.find((p) => p.method === 'initialize' && !p.notification && p.replies.some((r) => r.kind === 'result'));
+  if (!init) {
+    block('NO_SERVER_INFO', facts.consumers[0]!.node, 'no initialize reply was found');
+    return null;
+  }
+  const reply = init.replies.find((r) => r.kind === 'result')!;
+  const value = (reply.event.data as Extract<WriteData, { kind: 'json' }>).value;
+  const fields = facts.interp.getFields(value, init.path.state, reply.event.frame);
+  const result = fields?.get('result');
+  const resultFields = result ? facts.interp.getFields(result, init.path.state, reply.event.frame) : null;
+  if (!resultFields || !resultFields.has('serverInfo')) {
+    block('NO_SERVER_INFO', reply.event.call, 'the initialize result has no serverInfo the tool can read');
+    return null;
+  }
+  // state the initialize handler changes would be lost: the SDK answers initialize itself
+  const effects = init.events.slice(init.parseIndex).filter((e) => e.e === 'effect' && e.what === 'assign' && !isDeadStore(facts, e));
+  if (effects.length > 0) {
+    block('INITIALIZE_SIDE_EFFECTS', effects[0]!.e === 'effect' ? (effects[0] as Extract<Event, { e: 'effect' }>).node : null, 'the initialize handler changes server state');
+    return null;
+  }
+  // the fields as written in the reply, so a constant keeps its name (`serverInfo: SERVER_INFO`)
+  const origin = value.origin;
+  const written = (name: string) => {
+    if (!origin || origin.node.type !== 'ObjectExpression') return null;
+    const result = getFieldNode(origin.node, origin.frame, origin.frame?.mod ?? facts.entry, 'result');
+    return result ? getFieldNode(result.node, result.frame, result.mod, name) : null;
+  };
+  return {
+    serverInfo: resultFields.get('serverInfo')!,
+    capabilities: resultFields.get('capabilities') ?? null,
+    instructions: resultFields.get('instructions') ?? null,
+    written: { serverInfo: written('serverInfo'), capabilities: written('capabilities'), instructions: written('instructions') },
+  };
+}
+
+/**
+ * An assignment to state nothing ever reads (`clientName = params.clientInfo.name` with no reader):
+ * dropping or reordering it cannot change what the server does.
+ */
+function isDeadStore(facts: FileFacts, e: Event): boolean {
+  if (e.e !== 'effect' || e.what !== 'assign') return false;
+  const node = e.node;
+  const target = node.type === 'AssignmentExpression' ? node.left : node.type === 'UpdateExpression' ? node.argument : null;
+  if (!target) return false;
+  const mod = e.frame.mod;
+  if (target.type === 'Identifier') {
+    const binding = resolveIdentifier(mod.index, target);
+    if (!binding) return false;
+    if (mod.ast.program.body.some((st) => st.type.startsWith('Export'))) {
+      // an exported binding may be read by another module
+      const exported = mod.source.includes('export');
+      if (exported && new RegExp(`export[^;]*\\b${target.name}\\b`).test(mod.source)) return false;
+    }
+    for (const id of mod.index.identifiers) {
+      if (id === target || id.name !== target.name) continue;
+      if (resolveIdentifier(mod.index, id) !== binding) continue;
+      const parent = mod.index.parent.get(id);
+      const written = (parent?.type === 'AssignmentExpression' && parent.left === id && parent.operator === '=') || parent?.type === 'VariableDeclarator';
+      if (!written) return false;
+    }
+    return true;
+  }
+  if (target.type === 'MemberExpression' && target.object.type === 'ThisExpression') {
+    const name = getMemberName(target);
+    if (name === null) return false;
+    for (const m of facts.program.modules) {
+      for (const member of m.index.members) {
+        if (member === target || getMemberName(member) !== name) continue;
+        const parent = m.index.parent.get(member);
+        if (!(parent?.type === 'AssignmentExpression' && parent.left === member && parent.operator === '=')) return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+export function getLine(node: t.Node): number {
+  return node.loc?.start.line ?? 0;
+}
+
+export type { StdinConsumer, Val, RenderPlace };
+export { renderNodeAt };

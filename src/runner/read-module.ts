@@ -1,0 +1,17 @@
+// How the pipeline reads the other modules of a server (the files a candidate imports): synchronously,
+// text only, and never a file too large to be a hand-written module.
+import { readFileSync, statSync } from 'node:fs';
+
+const MAX_BYTES = 1_000_000;
+
+export function readModuleSync(path: string): string | null {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size > MAX_BYTES) return null;
+    const bytes = readFileSync(path);
+    if (bytes.includes(0)) return null;
+    return bytes.toString('utf8');
+  } catch {
+    return null;
+  }
+}
