@@ -2,6 +2,7 @@
 // Pure: no printing, and the only reads are of the modules the file imports, through the `read`
 // callback the runner hands in. The runner feeds it text and gets a FileResult back.
 import type { File } from '@babel/types';
+import { checkRewrite } from './analysis/check.js';
 import { buildFacts, type FileFacts } from './analysis/facts.js';
 import type { ReadModule } from './analysis/program.js';
 import { auditSource, markFixed } from './audit/index.js';
@@ -20,7 +21,8 @@ import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
  * to stdout itself. False negatives are bugs; false positives only cost a parse.
  */
 export function mayContainServer(source: string): boolean {
-  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source);
+  // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
+  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length|require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//i.test(source);
   return source.includes(USES_SDK_STDIO) && /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
 }
 
@@ -52,13 +54,13 @@ export function processSource(path: string, source: string, options: PipelineOpt
     findings = [];
   }
   const plan = decidePlan(detectServer(facts));
-  const outcome = carryOut(plan, ast, path, source, options, facts);
+  const outcome = carryOut(plan, ast, path, source, options, facts, read);
   return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision) };
 }
 
 type Outcome = Partial<FileResult> & { decision: Decision };
 
-function carryOut(plan: Plan, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts): Outcome {
+function carryOut(plan: Plan, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts, read: ReadModule | null): Outcome {
   switch (plan.kind) {
     case 'none':
       return { decision: { kind: 'none' } };
@@ -73,7 +75,13 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     case 'sdk': {
       const model = plan.model;
       const rewritten = rewriteToSdk(model, options.sdk, options.moduleKind);
-      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line), ast, path, source, options, facts);
+      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line), ast, path, source, options, facts, read);
+      // the output is analysed again before it is offered: no stdout writes left, no name left unbound
+      const problem = checkRewrite({ path, source, ast }, rewritten.changes, read, true);
+      if (problem) {
+        const where = problem.path === path ? '' : `${problem.path.split(/[\\/]/).pop()}: `;
+        return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line), ast, path, source, options, facts, read);
+      }
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));
       return {

@@ -117,7 +117,9 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
     paths.push(...results);
   }
 
-  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport: findSdkImport(ast), paths, incomplete };
+  // a program that already imports the SDK (in any of its modules) is on the SDK
+  const sdkImport = findSdkImport(ast) ?? modules.map((m) => findSdkImport(m.ast)).find((n) => n !== null) ?? null;
+  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete };
 }
 
 function isStdin(v: Val): boolean {
@@ -153,7 +155,8 @@ function findSdkImport(ast: t.File): t.Node | null {
   const stack: t.Node[] = [ast.program];
   while (stack.length > 0 && hit === null) {
     const node = stack.pop()!;
-    if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'StringLiteral' && SDK_PACKAGES.test(node.arguments[0].value)) hit = node;
+    // require('@modelcontextprotocol/sdk/...'), or a require made with createRequire
+    if (node.type === 'CallExpression' && node.arguments[0]?.type === 'StringLiteral' && SDK_PACKAGES.test(node.arguments[0].value)) hit = node;
     for (const key of t.VISITOR_KEYS[node.type] ?? []) {
       const value = (node as unknown as Record<string, unknown>)[key];
       const children: unknown[] = Array.isArray(value) ? value : [value];

@@ -991,11 +991,8 @@ function isDeadStore(facts: FileFacts, e: Event): boolean {
   if (target.type === 'Identifier') {
     const binding = resolveIdentifier(mod.index, target);
     if (!binding) return false;
-    if (mod.ast.program.body.some((st) => st.type.startsWith('Export'))) {
-      // an exported binding may be read by another module
-      const exported = mod.source.includes('export');
-      if (exported && new RegExp(`export[^;]*\\b${target.name}\\b`).test(mod.source)) return false;
-    }
+    // an exported binding may be read by another module
+    if (getExportedLocalNames(mod).has(target.name)) return false;
     for (const id of mod.index.identifiers) {
       if (id === target || id.name !== target.name) continue;
       if (resolveIdentifier(mod.index, id) !== binding) continue;
@@ -1018,6 +1015,24 @@ function isDeadStore(facts: FileFacts, e: Event): boolean {
     return true;
   }
   return false;
+}
+
+/** Local names a module exports (ES `export` declarations and specifiers, CommonJS `exports.x = x`). */
+function getExportedLocalNames(mod: ModuleUnit): Set<string> {
+  const names = new Set<string>();
+  for (const statement of mod.ast.program.body) {
+    if (statement.type === 'ExportNamedDeclaration') {
+      const d = statement.declaration;
+      if (d?.type === 'VariableDeclaration') for (const decl of d.declarations) if (decl.id.type === 'Identifier') names.add(decl.id.name);
+      for (const spec of statement.specifiers) if (spec.type === 'ExportSpecifier') names.add(spec.local.name);
+    }
+    if (statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression') {
+      const right = statement.expression.right;
+      if (right.type === 'Identifier') names.add(right.name);
+      if (right.type === 'ObjectExpression') for (const p of right.properties) if (p.type === 'ObjectProperty' && p.value.type === 'Identifier') names.add(p.value.name);
+    }
+  }
+  return names;
 }
 
 export function getLine(node: t.Node): number {

@@ -27,23 +27,26 @@ interface BindingInfo {
  * pass, every pure declaration that the original used and whose remaining references all sit inside
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
-export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set()): string {
+export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
   const before = collectBindings(original);
   const rewrittenAst = parseSource(path, rewritten);
   const after = collectBindings(rewrittenAst);
   // class methods and fields: referenced by name through any `.name` member access
-  const beforeMembers = collectClassMembers(original, externalMembers);
-  for (const [key, info] of collectClassMembers(rewrittenAst, externalMembers)) {
+  const beforeMembers = collectClassMembers(original, externalMembers, writers);
+  for (const [key, info] of collectClassMembers(rewrittenAst, externalMembers, writers)) {
     before.set(key, { ...info, references: beforeMembers.get(key)?.references ?? 0 });
     after.set(key, info);
   }
-  const candidates = [...after].filter(([key, info]) => info.removable && (before.get(key)?.references ?? 0) > 0);
+  // a writer helper goes once nothing calls it, even one the original never called: the SDK writes now
+  const simpleName = (key: string): string => key.slice(Math.max(key.lastIndexOf('>'), key.lastIndexOf('.')) + 1);
+  const candidates = [...after].filter(([key, info]) => info.removable && ((before.get(key)?.references ?? 0) > 0 || writers.has(simpleName(key))));
   const dead = new Map<string, BindingInfo>();
   const inDead = ([start, end]: [number, number]) => [...dead.values()].some((d) => start >= d.node.start! && end <= d.node.end!);
   for (let changed = true; changed; ) {
     changed = false;
     for (const [key, info] of candidates) {
-      if (dead.has(key) || !info.referenceRanges.every(inDead)) continue;
+      const own = ([start, end]: [number, number]) => start >= info.node.start! && end <= info.node.end!;
+      if (dead.has(key) || !info.referenceRanges.every((r) => inDead(r) || own(r))) continue;
       dead.set(key, info);
       changed = true;
     }
@@ -80,7 +83,7 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
  * reference (whatever the object: conservative). Never the constructor, accessors, static members, or a
  * name another module of the program reads.
  */
-function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>): Map<string, BindingInfo> {
+function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
   const members = new Map<string, BindingInfo>();
   const accesses = new Map<string, [number, number][]>();
   const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
@@ -94,7 +97,8 @@ function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>):
       const property = path.node.property;
       if (path.node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(path.node.object)) dynamic = true;
       const name = !path.node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
-      if (name !== null) accesses.set(name, [...(accesses.get(name) ?? []), [path.node.start!, path.node.end!]]);
+      // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
+      if (name !== null && !isOtherObject(path)) accesses.set(name, [...(accesses.get(name) ?? []), [path.node.start!, path.node.end!]]);
     },
     OptionalMemberExpression(path: NodePath<t.OptionalMemberExpression>) {
       const property = path.node.property;
@@ -106,18 +110,55 @@ function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>):
     },
   });
   if (dynamic) return members;
+  const exported = getExportedNames(ast);
   for (const { name: className, node } of classes) {
+    // code outside the program may call the methods of an exported class: only its writers go
+    const isExported = exported.has(className);
     for (const member of node.body.body) {
       if (member.type !== 'ClassMethod' && member.type !== 'ClassProperty') continue;
       if (member.static || member.computed || member.key.type !== 'Identifier') continue;
       if (member.type === 'ClassMethod' && member.kind !== 'method') continue;
       const name = member.key.name;
-      if (externalMembers.has(name)) continue;
+      if (externalMembers.has(name) || (isExported && !writers.has(name))) continue;
       const ranges = accesses.get(name) ?? [];
       members.set(`class:${className}.${name}`, { references: ranges.length, referenceRanges: ranges, node: member, removable: member.type === 'ClassMethod' || !member.value || isPure(member.value) });
     }
   }
   return members;
+}
+
+/** The object of a member access is a `const x = new C(...)` whose class is not declared in this file. */
+function isOtherObject(path: NodePath<t.MemberExpression>): boolean {
+  const object = path.node.object;
+  if (!t.isIdentifier(object)) return false;
+  const binding = path.scope.getBinding(object.name);
+  const declarator = binding?.path.node;
+  if (!declarator || !t.isVariableDeclarator(declarator) || !t.isNewExpression(declarator.init) || !t.isIdentifier(declarator.init.callee)) return false;
+  const cls = path.scope.getBinding(declarator.init.callee.name);
+  return !cls || cls.kind === 'module' || !t.isClassDeclaration(cls.path.node);
+}
+
+/** Names a module exports: `export class X`, `export { X }`, `module.exports = X`, `exports.X = X`, `module.exports = { X }`. */
+function getExportedNames(ast: t.File): Set<string> {
+  const names = new Set<string>();
+  for (const statement of ast.program.body) {
+    if (t.isExportNamedDeclaration(statement)) {
+      const d = statement.declaration;
+      if (d && (t.isClassDeclaration(d) || t.isFunctionDeclaration(d)) && d.id) names.add(d.id.name);
+      for (const spec of statement.specifiers) if (t.isExportSpecifier(spec)) names.add(spec.local.name);
+    }
+    if (t.isExportDefaultDeclaration(statement)) {
+      const d = statement.declaration;
+      if (t.isIdentifier(d)) names.add(d.name);
+      else if ((t.isClassDeclaration(d) || t.isFunctionDeclaration(d)) && d.id) names.add(d.id.name);
+    }
+    if (t.isExpressionStatement(statement) && t.isAssignmentExpression(statement.expression)) {
+      const right = statement.expression.right;
+      if (t.isIdentifier(right)) names.add(right.name);
+      if (t.isObjectExpression(right)) for (const p of right.properties) if (t.isObjectProperty(p) && t.isIdentifier(p.value)) names.add(p.value.name);
+    }
+  }
+  return names;
 }
 
 /** Every binding of every scope, keyed by the chain of named functions around it plus its name. */

@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { getMemberName, unwrapExpression } from '../analysis/ast.js';
+import { type FunctionNode, getMemberName, isFunctionNode, unwrapExpression } from '../analysis/ast.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -134,7 +134,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     let after = '';
     try {
       after = list.apply(mod.source);
-      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod));
+      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
       parseSource(mod.path, after);
     } catch (err) {
       if (process.env['MCP_MIGRATE_DEBUG']) process.stderr.write(`--- ${mod.path}\n${after || list.apply(mod.source)}\n`);
@@ -153,6 +153,50 @@ function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): Mo
   if (/\.c[jt]s$/i.test(mod.path)) return 'cjs';
   if (packageKind) return packageKind;
   return mod.syntax === 'esm' ? 'esm' : 'cjs';
+}
+
+/**
+ * Writer helpers of a module: functions that write to stdout themselves, and functions that only call
+ * writer helpers (`sendResult(id, r) { this.emit({ id, result: r }) }`). They go once nothing calls them,
+ * even when the original never called them either: the SDK writes now, and a stray call would corrupt it.
+ */
+function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
+  const sinks = new Set(model.facts.sinks.filter((s) => s.mod === mod && s.fn).map((s) => s.fn!));
+  const writers = new Set<FunctionNode>(sinks);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const fn of mod.index.functions) {
+      if (writers.has(fn) || fn.body.type !== 'BlockStatement' || fn.body.body.length === 0) continue;
+      const calls = mod.index.calls.filter((c) => findEnclosing(mod, c) === fn);
+      if (calls.length === 0) continue;
+      const onlyWriters = calls.every((c) => {
+        const target = model.facts.interp.evalStatic(c.callee, mod);
+        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify');
+      });
+      if (onlyWriters && fn.body.body.every((st) => st.type === 'ExpressionStatement' || st.type === 'ReturnStatement' || st.type === 'VariableDeclaration')) {
+        writers.add(fn);
+        changed = true;
+      }
+    }
+  }
+  const names = new Set<string>();
+  for (const fn of writers) {
+    if ((fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression') && fn.id) names.add(fn.id.name);
+    if ((fn.type === 'ClassMethod' || fn.type === 'ObjectMethod') && fn.key.type === 'Identifier') names.add(fn.key.name);
+    const parent = mod.index.parent.get(fn);
+    if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') names.add(parent.id.name);
+    if (parent?.type === 'ClassProperty' && parent.key.type === 'Identifier') names.add(parent.key.name);
+  }
+  return names;
+}
+
+function findEnclosing(mod: ModuleUnit, node: t.Node): FunctionNode | null {
+  let current = mod.index.parent.get(node);
+  while (current) {
+    if (isFunctionNode(current)) return current;
+    current = mod.index.parent.get(current);
+  }
+  return null;
 }
 
 /** Member names other modules of the program read: a class member with such a name is never pruned here. */
@@ -245,14 +289,14 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
     }
     case 'if': {
       const statement = node as t.IfStatement;
-      if (parent?.type === 'IfStatement' && parent.alternate === statement) {
-        // `... else if (method === 'initialize') {...} else ...`
-        if (statement.alternate) return { start: statement.start!, end: statement.end!, replacement: source.slice(statement.alternate.start!, statement.alternate.end!) };
-        return { start: parent.consequent.end!, end: statement.end!, replacement: '' };
-      }
+      // `if (method === 'initialize') {...} else <rest>`: cut up to <rest>, which stays in place (and is still rewritten)
       if (statement.alternate) {
-        const range = getNodeRange(source, statement);
-        return { start: range.start, end: statement.end!, replacement: source.slice(statement.alternate.start!, statement.alternate.end!) };
+        const start = parent?.type === 'IfStatement' && parent.alternate === statement ? statement.start! : getNodeRange(source, statement).start;
+        return { start, end: statement.alternate.start!, replacement: null };
+      }
+      if (parent?.type === 'IfStatement' && parent.alternate === statement) {
+        // `... else if (method === 'initialize') {...}` at the end of a chain
+        return { start: parent.consequent.end!, end: statement.end!, replacement: '' };
       }
       const range = getNodeRange(source, statement);
       return { ...getRemovalRange(source, range.start, range.end), replacement: null };

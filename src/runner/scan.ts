@@ -174,8 +174,10 @@ function expandRelated(results: FileResult[]): FileResult[] {
   }
   const out = [...results];
   for (const [path, owners] of claims) {
+    // a module that is also a candidate of its own: the rewrite of the file that imports it saw the whole
+    // program (who constructs it, who calls it) and wins; two importers that both change it refuse both
     const own = byPath.get(path);
-    const conflict = owners.length > 1 || (own !== undefined && own.after !== undefined);
+    const conflict = owners.length > 1;
     if (conflict) {
       for (const owner of owners) refuseRelated(owner, `its rewrite also changes ${path}, which another rewrite changes too; left untouched`);
       continue;
