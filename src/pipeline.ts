@@ -4,14 +4,14 @@
 import type { File } from '@babel/types';
 import { checkRewrite } from './analysis/check.js';
 import { buildFacts, type FileFacts } from './analysis/facts.js';
-import type { ReadModule } from './analysis/program.js';
+import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditSource, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
 import type { Decision, FileResult, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterSdkFailure, decidePlan, type Plan } from './plan/plan.js';
-import { rewriteEnvelope } from './rewrite/envelope/index.js';
+import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
 
@@ -22,21 +22,58 @@ import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
  */
 export function mayContainServer(source: string): boolean {
   // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
-  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length|require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//i.test(source);
-  return source.includes(USES_SDK_STDIO) && /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
+  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
+  if (source.includes(USES_SDK_STDIO)) return /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
+  // an entry whose server (and stdin loop) live in modules it imports
+  return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
 }
 
 const READS_STDIN = 'stdin';
 const USES_SDK_STDIO = 'StdioServerTransport';
+const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;
 
 /** The first half of `mayContainServer` on raw bytes, before decoding: most files of a tree stop here. */
 export function mayContainServerBytes(bytes: Buffer): boolean {
-  return bytes.includes(READS_STDIN) || bytes.includes(USES_SDK_STDIO);
+  if (bytes.includes(READS_STDIN) || bytes.includes(USES_SDK_STDIO)) return true;
+  return (bytes.includes(REQUIRE_DOT) || bytes.includes(FROM_DOT) || bytes.includes(FROM_DOT_DOUBLE)) && (bytes.includes('jsonrpc') || bytes.includes('method'));
+}
+
+const REQUIRE_DOT = "require('.";
+const FROM_DOT = "from '.";
+const FROM_DOT_DOUBLE = 'from ".';
+
+/**
+ * A file that does not read stdin itself is a server only if a module it imports (a few levels deep)
+ * does: a text search over those files, before anything is parsed.
+ */
+function reachesStdin(path: string, source: string, read: ReadModule | null): boolean {
+  if (source.includes(READS_STDIN)) return true;
+  if (read === null) return false;
+  const seen = new Set<string>([path]);
+  let frontier: { path: string; source: string }[] = [{ path, source }];
+  for (let depth = 0; depth < 3 && frontier.length > 0; depth++) {
+    const next: { path: string; source: string }[] = [];
+    for (const file of frontier) {
+      for (const match of file.source.matchAll(/(?:require\(\s*|from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]+)['"]/g)) {
+        for (const candidate of getModuleCandidates(file.path, match[1]!)) {
+          if (seen.has(candidate)) continue;
+          seen.add(candidate);
+          const text = read(candidate);
+          if (text === null) continue;
+          if (text.includes(READS_STDIN)) return true;
+          next.push({ path: candidate, source: text });
+          break;
+        }
+      }
+    }
+    frontier = next;
+  }
+  return false;
 }
 
 export function processSource(path: string, source: string, options: PipelineOptions, read: ReadModule | null = null): FileResult {
   const empty: FileResult = { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] };
-  if (!mayContainServer(source)) return empty;
+  if (!mayContainServer(source) || !reachesStdin(path, source, read)) return empty;
   let ast: File;
   try {
     ast = parseSource(path, source);
@@ -94,25 +131,35 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     }
     case 'envelope': {
       const { blocker, model } = plan;
-      const rewritten = rewriteEnvelope(ast, source, path, blocker.code);
+      const rewritten = rewriteEnvelope(model, blocker.code, options.moduleKind);
       const diagnostic = { code: blocker.code, message: blocker.detail, line: blocker.line };
-      if ('failed' in rewritten) {
+      const problem = 'failed' in rewritten ? rewritten.failed : checkEnvelope(path, source, ast, rewritten.changes, read);
+      if (problem !== null) {
         return {
           decision: leave('ENVELOPE_UNPROVEN', blocker.line),
           detected: model.summary,
-          diagnostics: [diagnostic, { code: 'ENVELOPE_UNPROVEN', message: `the envelope rewrite could not be proven: ${rewritten.failed}`, line: blocker.line }],
+          diagnostics: [diagnostic, { code: 'ENVELOPE_UNPROVEN', message: `the envelope rewrite could not be proven: ${problem}`, line: blocker.line }],
         };
       }
+      const changes = rewritten as EnvelopeRewrite;
+      const entry = changes.changes.get(path);
       return {
-        after: rewritten.after === source ? undefined : rewritten.after,
-        companions: rewritten.companions,
+        after: entry?.after,
+        related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
+        companions: changes.changes.size > 0 ? changes.companions : [],
         decision: { kind: 'envelope', reason: blocker.code, hint: getHint(blocker.code), line: blocker.line },
         detected: model.summary,
-        fixes: rewritten.fixes,
+        fixes: changes.fixes,
         diagnostics: [diagnostic],
       };
     }
   }
+}
+
+/** The envelope's output is analysed again too: it must parse and keep every name bound. */
+function checkEnvelope(path: string, source: string, ast: File, changes: EnvelopeRewrite['changes'], read: ReadModule | null): string | null {
+  const problem = checkRewrite({ path, source, ast }, changes, read, false, true);
+  return problem === null ? null : `${problem.path.split(/[\\/]/).pop()}:${problem.line}: ${problem.message}`;
 }
 
 function leave(reason: string, line?: number): Decision {

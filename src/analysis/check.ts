@@ -22,6 +22,7 @@ export function checkRewrite(
   changes: ReadonlyMap<string, { before: string; after: string }>,
   read: ReadModule | null,
   expectSdk: boolean,
+  bindingsOnly = false,
 ): CheckProblem | null {
   const asts = new Map<string, t.File>();
   for (const [path, change] of changes) {
@@ -42,6 +43,7 @@ export function checkRewrite(
       return { path, line: id.loc?.start.line ?? 0, message: `\`${id.name}\` would not be defined` };
     }
   }
+  if (bindingsOnly) return null;
   const readNew: ReadModule = (path) => changes.get(path)?.after ?? read?.(path) ?? null;
   const changed = changes.get(entry.path);
   const facts = buildFacts(entry.path, changed?.after ?? entry.source, asts.get(entry.path) ?? entry.ast, readNew);

@@ -7,7 +7,7 @@ import * as t from '@babel/types';
 import { type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
-import type { Val } from './values.js';
+import type { Constraint, Val } from './values.js';
 
 export type ConsumerKind = 'data' | 'readable' | 'line' | 'for-await';
 
@@ -44,6 +44,8 @@ export interface FileFacts {
   paths: PathResult[];
   /** The interpreter gave up somewhere (too many paths): the paths are not the whole story. */
   incomplete: boolean;
+  /** The paths of a message whose method is `method` (a fresh run from every consumer). */
+  runWithMethod(method: string): PathResult[];
 }
 
 const SDK_PACKAGES = /^@modelcontextprotocol\/(sdk|server)(\/|$)/;
@@ -96,30 +98,35 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   }
 
   // 3. The paths of a message, from each consumer.
-  const paths: PathResult[] = [];
-  let incomplete = false;
-  for (const consumer of consumers) {
-    let results: PathResult[] = [];
-    if (consumer.node.type === 'ForOfStatement') {
-      const loop = consumer.node;
-      const target = loop.left.type === 'VariableDeclaration' ? loop.left.declarations[0]!.id : loop.left;
-      const bindings = new Map();
-      if (target.type === 'Identifier') {
-        const binding = resolveIdentifier(consumer.mod.index, target);
-        if (binding) bindings.set(binding, { k: 'text' });
+  const runAll = (preset?: Map<string, Constraint>): { paths: PathResult[]; incomplete: boolean } => {
+    const out: PathResult[] = [];
+    let incomplete = false;
+    for (const consumer of consumers) {
+      let results: PathResult[] = [];
+      if (consumer.node.type === 'ForOfStatement') {
+        const loop = consumer.node;
+        const target = loop.left.type === 'VariableDeclaration' ? loop.left.declarations[0]!.id : loop.left;
+        const bindings = new Map();
+        if (target.type === 'Identifier') {
+          const binding = resolveIdentifier(consumer.mod.index, target);
+          if (binding) bindings.set(binding, { k: 'text' });
+        }
+        const body = loop.body.type === 'BlockStatement' ? loop.body.body : [loop.body];
+        results = interp.runStatements(body, consumer.mod, findEnclosingFunction(consumer.mod, loop), bindings, preset);
+      } else if (consumer.handler?.k === 'func') {
+        results = interp.runFunction(consumer.handler, consumer.kind === 'readable' ? [] : [{ k: 'text' }], undefined, preset);
       }
-      const body = loop.body.type === 'BlockStatement' ? loop.body.body : [loop.body];
-      results = interp.runStatements(body, consumer.mod, findEnclosingFunction(consumer.mod, loop), bindings);
-    } else if (consumer.handler?.k === 'func') {
-      results = interp.runFunction(consumer.handler, consumer.kind === 'readable' ? [] : [{ k: 'text' }]);
+      if (interp.exhausted) incomplete = true;
+      out.push(...results);
     }
-    if (interp.exhausted) incomplete = true;
-    paths.push(...results);
-  }
+    return { paths: out, incomplete };
+  };
+  const { paths, incomplete } = runAll();
+  const runWithMethod = (method: string): PathResult[] => runAll(new Map([['method', { eq: method, neq: [], prefixes: [], defined: true }]])).paths;
 
   // a program that already imports the SDK (in any of its modules) is on the SDK
   const sdkImport = findSdkImport(ast) ?? modules.map((m) => findSdkImport(m.ast)).find((n) => n !== null) ?? null;
-  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
 }
 
 function isStdin(v: Val): boolean {

@@ -183,18 +183,20 @@ export class Interpreter {
   // ---------------------------------------------------------------- entry points
 
   /** Calls `fn` with `args` on a fresh path and returns every way it completes. */
-  runFunction(fn: Val, args: Val[], thisVal?: Val): PathResult[] {
+  runFunction(fn: Val, args: Val[], thisVal?: Val, preset?: Map<SymKey, Constraint>): PathResult[] {
     this.paths = 0;
     const s = this.newState();
+    if (preset) s.cons = new Map(preset);
     if (fn.k !== 'func') return [];
     const outcomes = this.callFunction(fn, args, thisVal, null, s, null, true);
     return outcomes.map((o) => ({ state: o.s, completion: 'thrown' in o ? { type: 'throw', value: o.thrown, node: o.node } : { type: 'return', value: o.v, node: null } }));
   }
 
   /** Runs statements of `fn` (or of a module top level) with extra bindings, e.g. the body of a `for await` loop. */
-  runStatements(statements: t.Statement[], mod: ModuleUnit, fn: FunctionNode | null, bindings: Map<Binding, Val>): PathResult[] {
+  runStatements(statements: t.Statement[], mod: ModuleUnit, fn: FunctionNode | null, bindings: Map<Binding, Val>, preset?: Map<SymKey, Constraint>): PathResult[] {
     this.paths = 0;
     const s = this.newState();
+    if (preset) s.cons = new Map(preset);
     for (const [b, v] of bindings) s.env.set(b, v);
     const frame: Frame = { id: ++frameCounter, fn, mod, thisVal: fn ? this.getStaticThis(mod, fn) : undefined, call: null, caller: null };
     s.events.push({ e: 'enter', frame, args: [] });
@@ -1170,11 +1172,51 @@ export class Interpreter {
         return [{ s, v: this.stringOp(self ?? UNKNOWN, expr, args, s) }];
       case 'timer':
         return this.opaqueCall(expr, args, s, frame);
+      case 'array.join':
+      case 'array.pop':
+      case 'array.shift':
+      case 'array.map':
+      case 'array.includes':
+      case 'array.indexOf':
+        return [{ s, v: this.arrayOp(name.slice('array.'.length), self as Extract<Val, { k: 'arr' }>, args, s, frame, expr) }];
       case 'pure':
         return [{ s, v: name === 'pure' && args.some((a) => a.k === 'text') ? { k: 'text' } : UNKNOWN }];
       default:
         if (name.startsWith('pure.')) return [{ s, v: this.pureNative(name, args) }];
         return this.opaqueCall(expr, args, s, frame);
+    }
+  }
+
+  /** Array methods on arrays the interpreter knows (a method name split into parts, a list of lines). */
+  private arrayOp(op: string, self: Extract<Val, { k: 'arr' }>, args: Val[], s: PathState, frame: Frame, expr: t.CallExpression): Val {
+    if (self.items === null) return op === 'pop' || op === 'shift' || op === 'join' ? { k: 'text' } : UNKNOWN;
+    const items = self.items;
+    switch (op) {
+      case 'join': {
+        const separator = args[0] ?? lit(',');
+        if (separator.k !== 'lit' || !items.every((i) => i.k === 'lit')) return items.some(isFromMethod) ? FROM_METHOD : UNKNOWN;
+        return lit(items.map((i) => String((i as { value: Lit }).value)).join(String(separator.value)));
+      }
+      case 'map': {
+        const fn = args[0];
+        if (fn?.k !== 'func' || !this.isReturnOnly(fn.fn)) return UNKNOWN;
+        const out: Val[] = [];
+        for (let i = 0; i < items.length; i++) {
+          const value = this.callFunctionPure(fn, [items[i]!, lit(i)], s, frame, expr);
+          if (value === null) return UNKNOWN;
+          out.push(value);
+        }
+        return { k: 'arr', items: out };
+      }
+      case 'includes':
+      case 'indexOf': {
+        const target = args[0];
+        if (target?.k !== 'lit' || !items.every((i) => i.k === 'lit')) return UNKNOWN;
+        const index = items.findIndex((i) => (i as { value: Lit }).value === target.value);
+        return op === 'includes' ? lit(index !== -1) : lit(index);
+      }
+      default:
+        return UNKNOWN;
     }
   }
 
@@ -1415,7 +1457,7 @@ export class Interpreter {
     }
     const origin: Origin = { node: expr, frame };
     if (fnVal.k === 'native') {
-      const pureNames = new Set(['JSON.stringify', 'Promise.resolve', 'Promise.reject', 'func.bind', 'readline.createInterface', 'require', 'string.op', 'Object.assign', 'pure.String', 'pure.Buffer', 'map.get']);
+      const pureNames = new Set(['JSON.stringify', 'Promise.resolve', 'Promise.reject', 'func.bind', 'readline.createInterface', 'require', 'string.op', 'Object.assign', 'pure.String', 'pure.Buffer', 'map.get', 'array.join', 'array.map', 'array.includes', 'array.indexOf', 'array.pop', 'array.shift']);
       if (pureNames.has(fnVal.name) || fnVal.name.startsWith('pure')) {
         const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
         const outcomes = this.callNative(fnVal, args, expr as t.CallExpression, s, frame);
@@ -1832,8 +1874,7 @@ export class Interpreter {
       case 'arr':
         if (/^\d+$/.test(name)) return object.items ? (object.items[Number(name)] ?? UNDEFINED) : UNKNOWN;
         if (name === 'length') return object.items ? lit(object.items.length) : UNKNOWN;
-        if (name === 'join' || name === 'pop' || name === 'shift') return { k: 'native', name: 'string.op', self: object.items === null ? { k: 'text' } : UNKNOWN };
-        return { k: 'native', name: 'array', self: object };
+        return { k: 'native', name: `array.${name}`, self: object };
       case 'map':
         if (name === 'get') return { k: 'native', name: 'map.get', self: object };
         if (name === 'has') return { k: 'native', name: 'map.has', self: object };

@@ -50,7 +50,7 @@ export class Program {
   resolveImport(from: ModuleUnit, specifier: string): ModuleUnit | null {
     if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
     if (this.read === null) return null;
-    for (const candidate of getCandidatePaths(join(dirname(from.path), specifier))) {
+    for (const candidate of getModuleCandidates(from.path, specifier)) {
       const known = this.byPath.get(candidate);
       if (known !== undefined) {
         if (known !== null) return known;
@@ -93,6 +93,11 @@ export class Program {
 function createUnit(path: string, source: string, ast: t.File): ModuleUnit {
   const index = buildIndex(ast, source);
   return { path, source, ast, index, syntax: getModuleSyntax(ast, index, path) };
+}
+
+/** The files a relative specifier may name, from the importing file's path, most likely first. */
+export function getModuleCandidates(fromPath: string, specifier: string): string[] {
+  return getCandidatePaths(join(dirname(fromPath), specifier));
 }
 
 /** `./x.js` may be `./x.ts` on disk (TypeScript's NodeNext spelling), `./x` any extension or an index file. */

@@ -60,6 +60,7 @@ export function detectServer(facts: FileFacts): Detection {
     blockers: [],
     sdk: null,
     summary: describe(facts, paths),
+    envelope: getEnvelopeFacts(facts, paths),
   };
   const sdk = buildSdkShape(facts, paths, model.framing);
   if ('blockers' in sdk) model.blockers = sdk.blockers;
@@ -150,6 +151,53 @@ function describe(facts: FileFacts, paths: MessagePath[]): string {
   const methods = [...new Set(paths.filter((p) => p.method !== null && !p.notification).map((p) => p.method!))];
   const writers = new Set(facts.sinks.map((s) => s.channel));
   return `${input}, writes via ${[...writers].join('/') || 'nothing'}, ${methods.length} method${methods.length === 1 ? '' : 's'}: ${methods.join(', ')}`;
+}
+
+// ---------------------------------------------------------------- what the envelope needs
+
+/**
+ * The envelope works at the I/O boundary: it needs the message parses (the first `JSON.parse` on each
+ * path) and, to answer unknown methods itself, every method the server answers. That list is only given
+ * when it is complete: a table filled at run time, a handler found by a computed name or a result
+ * written for a method the dispatch did not pin down leave it open.
+ */
+function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['envelope'] {
+  const parses = new Map<t.Node, { call: t.CallExpression; mod: ModuleUnit }>();
+  for (const p of paths) {
+    const e = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
+    parses.set(e.call, { call: e.call, mod: e.frame.mod });
+  }
+  const requests = paths.filter((p) => !p.notification);
+  const computed = requests.some((p) => p.events.some((e) => e.e === 'computed-key'));
+  const runtime = requests.some((p) => p.method === null && p.events.some((e) => e.e === 'runtime-table'));
+  // a method answered with a result where the dispatch did not pin the method down: the list is open
+  const openResult = requests.some((p) => p.method === null && p.replies.some((r) => r.kind === 'result'));
+  let methods: string[] | null = null;
+  if (!computed && !runtime && !openResult && !facts.incomplete) {
+    methods = [...new Set(requests.filter((p) => p.method !== null && p.replies.length > 0).map((p) => p.method!))];
+  }
+  return { parses: [...parses.values()], methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [] };
+}
+
+/**
+ * Where the handling of a request for an unknown method ends without a reply (a dispatch that stays
+ * silent): the envelope answers -32601 there. Only for paths that did not pin the method down, and
+ * never where a callback could still reply later.
+ */
+function findUnansweredEnds(requests: MessagePath[]): NoReplyEnd[] {
+  const ends = new Map<t.Node, NoReplyEnd>();
+  for (const p of requests) {
+    if (p.method !== null || p.replies.length > 0) continue;
+    if (p.events.some((e) => e.e === 'effect' && e.what === 'callback')) continue;
+    const enter = p.events.find((e, i): e is Extract<Event, { e: 'enter' }> => i > p.parseIndex && e.e === 'enter' && e.frame.fn !== null && e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text'));
+    if (!enter) continue;
+    const leave = p.events.find((e): e is Extract<Event, { e: 'leave' }> => e.e === 'leave' && e.frame === enter.frame);
+    if (!leave || leave.how !== 'return') continue;
+    const fn = enter.frame.fn!;
+    if (leave.node?.type === 'ReturnStatement' && !leave.node.argument) ends.set(leave.node, { kind: 'return', node: leave.node, mod: enter.frame.mod, fn });
+    else if (!leave.node && fn.body.type === 'BlockStatement') ends.set(fn, { kind: 'end', node: fn, mod: enter.frame.mod, fn });
+  }
+  return [...ends.values()];
 }
 
 // ---------------------------------------------------------------- the SDK shape

@@ -134,4 +134,11 @@ export interface ServerModel {
   sdk: SdkShape | null;
   /** One line for the diff header: what the server is. */
   summary: string;
+  /** What the envelope fallback needs: where messages are parsed, and every method answered (null: not known). */
+  envelope: {
+    parses: { call: t.CallExpression; mod: ModuleUnit }[];
+    methods: string[] | null;
+    /** Where a request for an unknown method ends without a reply (only when `methods` is not known). */
+    unansweredEnds: NoReplyEnd[];
+  };
 }

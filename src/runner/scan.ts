@@ -196,6 +196,8 @@ function expandRelated(results: FileResult[]): FileResult[] {
       diagnostics: [],
       partOf: owner.path,
     };
+    // the helper module the rewrite needs goes with whichever of its files changes
+    if (owner.companions !== undefined && owner.companions.length > 0) result.companions = owner.companions;
     if (own) out[out.indexOf(own)] = result;
     else out.push(result);
   }
@@ -258,7 +260,7 @@ function normalizeResult(path: string, source: string, result: FileResult): File
     diagnostics: result.diagnostics ?? [],
   };
   if (normalized.error !== undefined || normalized.after === source) delete normalized.after;
-  if (normalized.after === undefined) delete normalized.companions;
+  if (normalized.after === undefined && !(normalized.related ?? []).length) delete normalized.companions;
   if (normalized.companions !== undefined) {
     normalized.companions = normalized.companions.map((c) => ({ path: resolve(dirname(path), c.path), content: c.content }));
   }

@@ -1,16 +1,17 @@
 // The envelope helper module written next to a rewritten server (`mcp-envelope.js` / `.cjs` / `.mjs`
 // / `.ts`). Its text depends only on the module system, never on the server, so every server of a
-// directory asks for the same companion file and the runner writes it once.
-// Deliberately not: framing, reading stdin or routing methods. Those stay in the server.
+// directory asks for the same companion file and the runner writes it once. What differs per server
+// (framing, the methods it answers) is passed to createEnvelope by the server.
+// Deliberately not: reading stdin or routing methods. Those stay in the server.
 import { dirname, extname, join } from 'node:path';
 
 export type HelperKind = 'cjs' | 'esm' | 'ts';
 
 export interface HelperModule {
   kind: HelperKind;
-  /** Where the helper is written: next to the server. */
+  /** Where the helper is written. */
   path: string;
-  /** What the server imports: `./mcp-envelope.js` (TS imports the emitted name). */
+  /** What a module in the same directory imports: `./mcp-envelope.js` (TS imports the emitted name). */
   specifier: string;
 }
 
@@ -39,128 +40,120 @@ export function getHelperModule(serverPath: string, syntax: 'esm' | 'cjs'): Help
 
 const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), shared by the servers of this directory.
 //
-// A JSON-RPC 2.0 envelope for a hand-rolled MCP stdio server. The server keeps its framing and its
-// dispatch: it hands each incoming text to parse() (or receive()) and each outgoing message to
-// send(), and the envelope makes what goes out compliant:
-//   - every message carries "jsonrpc": "2.0";
+// A JSON-RPC 2.0 envelope for a hand-rolled MCP stdio server, working at its I/O boundary. The server
+// keeps its framing, its dispatch and its writers; it parses incoming text with envelope.parse() (or
+// receive()) and every write to stdout goes through envelope.write() (or log()). The envelope reads
+// each message the server writes and sends it on compliant:
+//   - every message carries "jsonrpc": "2.0", framed as the server frames (NDJSON or Content-Length,
+//     with the length counted in bytes);
 //   - a reply carries the id of the request it answers, taken from the request itself;
 //   - a notification (no "id" member) is never answered, and a request is answered once;
-//   - an error is { code: <integer>, message: <string> }: a bare string becomes -32603; a generic
-//     code (-32601, -32603, -32000..-32099) whose message says "unknown tool" becomes -32602 in
-//     tools/call, one whose message says "unknown method" becomes -32601;
+//   - an error is { code: <integer>, message: <string> } (a bare string becomes -32603);
 //   - bad JSON is answered with -32700 and id null, a message that is not JSON-RPC with -32600;
-//   - ping is answered with {}.
-// Which request a reply answers: scope(fn) and bind(fn) open a request scope that the next parse()
-// inside it fills, handle(message, fn) opens one for a message parsed already. A scope follows
-// callbacks and promises (AsyncLocalStorage), so the replies of requests in flight never swap ids.
+//   - ping is answered with {} (by the envelope itself, as the specification defines it);
+//   - when the server's methods are known, an unknown method is answered with -32601 (whatever the
+//     server would have written for it);
+//   - text that is not a message goes to stderr instead of corrupting the protocol.
+// Which request a reply answers: parse() starts a scope that follows the callbacks and promises of
+// the code handling that message (AsyncLocalStorage), so replies of requests in flight never swap ids.
+// One envelope per process: every module of the server that calls createEnvelope() shares it.
 `;
 
-const JS_BODY = `const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
+const JS_BODY = `const STATE = Symbol.for('mcp-migrate.envelope');
 const STANDARD_MESSAGES = {
-  [PARSE_ERROR]: 'Parse error',
-  [INVALID_REQUEST]: 'Invalid Request',
-  [METHOD_NOT_FOUND]: 'Method not found',
-  [INVALID_PARAMS]: 'Invalid params',
-  [INTERNAL_ERROR]: 'Internal error',
+  '-32700': 'Parse error',
+  '-32600': 'Invalid Request',
+  '-32601': 'Method not found',
+  '-32602': 'Invalid params',
+  '-32603': 'Internal error',
 };
-const UNKNOWN_TOOL = /\\bunknown tool\\b|\\bno such tool\\b|\\btool not found\\b/i;
-const UNKNOWN_METHOD = /\\bmethod not found\\b|\\b(unknown|unsupported|unrecognized) method\\b|\\bno such method\\b/i;
 
 function isObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isId(value) {
-  return typeof value === 'string' || typeof value === 'number' || value === null;
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-// Why a parsed value is not a JSON-RPC message ('' when it is one). A batch is left to the server.
-function getProblem(value) {
-  if (Array.isArray(value)) return '';
-  if (!isObject(value)) return 'not an object';
-  if ('id' in value && !isId(value.id)) return 'id must be a string, a number or null';
-  if ('method' in value) return typeof value.method === 'string' ? '' : 'method must be a string';
-  return 'result' in value || 'error' in value ? '' : 'no method';
-}
-
-// The standard code for what a generic code says in words: an unknown tool is -32602, an unknown
-// method -32601, and a request that parsed has no parse error (the server's catch-all answered it).
-function getStandardCode(code, method, message) {
-  const generic = code === INTERNAL_ERROR || code === METHOD_NOT_FOUND || (code <= -32000 && code >= -32099);
-  if (method === 'tools/call' && generic && UNKNOWN_TOOL.test(message)) return INVALID_PARAMS;
-  if (generic && UNKNOWN_METHOD.test(message)) return METHOD_NOT_FOUND;
-  return code === PARSE_ERROR ? INTERNAL_ERROR : code;
-}
-
-function toError(error, method) {
+function toError(error) {
   const fields = isObject(error) ? error : { message: error };
-  let code = Number.isInteger(fields.code) ? fields.code : INTERNAL_ERROR;
+  const code = Number.isInteger(fields.code) ? fields.code : -32603;
   const message =
     typeof fields.message === 'string'
       ? fields.message
       : fields.message === undefined || fields.message === null
-        ? STANDARD_MESSAGES[code] || 'Error'
+        ? STANDARD_MESSAGES[String(code)] || 'Error'
         : String(fields.message);
-  if (typeof method === 'string') code = getStandardCode(code, method, message);
   return fields.data === undefined ? { code, message } : { code, message, data: fields.data };
 }
 
-function toResponse(reply, id, method) {
-  if (reply.error !== undefined && reply.error !== null) return { jsonrpc: '2.0', id, error: toError(reply.error, method) };
-  return { jsonrpc: '2.0', id, result: reply.result === undefined ? {} : reply.result };
-}
-
-function createEnvelope(write) {
-  const scopes = new AsyncLocalStorage();
-  // parse() rejected a message outside any scope: the server's own answer to it, written in its
-  // catch block right after, is dropped.
-  let rejectedOutsideScope = false;
-
-  const newScope = () => ({ request: undefined, rejected: false, answered: false });
-
-  function open(scope, message) {
-    if (!isObject(message) || typeof message.method !== 'string') return; // a response from the client
-    scope.request = message;
-    if (message.method === 'ping' && 'id' in message) {
-      scope.answered = true;
-      write({ jsonrpc: '2.0', id: message.id, result: {} });
+/** The end of the JSON value that starts text (an object or array), or -1 while it is incomplete. */
+function findJsonEnd(text) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
     }
   }
+  return -1;
+}
 
-  function reject(code, id) {
-    const scope = scopes.getStore();
-    if (scope !== undefined) {
-      scope.rejected = true;
-    } else {
-      rejectedOutsideScope = true;
-      queueMicrotask(() => {
-        rejectedOutsideScope = false;
-      });
-    }
-    write({ jsonrpc: '2.0', id, error: { code, message: STANDARD_MESSAGES[code] } });
+function createEnvelope(options = {}) {
+  const shared = options.output === undefined;
+  if (shared && globalThis[STATE]) return globalThis[STATE];
+  const framing = options.framing === 'content-length' ? 'content-length' : 'ndjson';
+  const methods = Array.isArray(options.methods) ? new Set(options.methods) : null;
+  const stdout = process.stdout.write.bind(process.stdout);
+  const output = options.output || ((text) => stdout(text));
+  const errorOutput = options.errorOutput || ((text) => process.stderr.write(text));
+  const scopes = new AsyncLocalStorage();
+  let pending = '';
+
+  function emit(message) {
+    const body = JSON.stringify(message);
+    output(framing === 'ndjson' ? body + '\\n' : 'Content-Length: ' + Buffer.byteLength(body, 'utf8') + '\\r\\n\\r\\n' + body);
+  }
+
+  function answer(scope, reply) {
+    scope.answered = true;
+    if (reply.error !== undefined && reply.error !== null) emit({ jsonrpc: '2.0', id: scope.request.id, error: toError(reply.error) });
+    else emit({ jsonrpc: '2.0', id: scope.request.id, result: reply.result === undefined ? {} : reply.result });
   }
 
   // JSON.parse for incoming messages: answers bad input itself, then throws like JSON.parse.
   function parse(text) {
-    rejectedOutsideScope = false;
     let message;
     try {
       message = JSON.parse(typeof text === 'string' ? text : String(text));
     } catch (err) {
-      reject(PARSE_ERROR, null);
+      scopes.enterWith({ request: undefined, answered: true });
+      emit({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       throw err;
     }
-    const problem = getProblem(message);
-    if (problem !== '') {
-      reject(INVALID_REQUEST, isObject(message) && isId(message.id) ? message.id : null);
-      throw new SyntaxError(\`Invalid Request: \${problem}\`);
+    const scope = { request: undefined, answered: false };
+    scopes.enterWith(scope);
+    if (isObject(message) && typeof message.method !== 'string' && ('result' in message || 'error' in message)) {
+      scope.answered = true; // a response from the client: nothing to answer
+      return message;
     }
-    const scope = scopes.getStore();
-    if (scope !== undefined && scope.request === undefined && !scope.rejected) open(scope, message);
+    if (!isObject(message) || typeof message.method !== 'string' || ('id' in message && !isId(message.id) && message.id !== null)) {
+      scope.answered = true;
+      emit({ jsonrpc: '2.0', id: isObject(message) && isId(message.id) ? message.id : null, error: { code: -32600, message: 'Invalid Request' } });
+      throw new SyntaxError('Invalid Request: not a JSON-RPC 2.0 request');
+    }
+    scope.request = message;
+    if (!('id' in message)) scope.answered = true; // a notification is never answered
+    else if (message.method === 'ping') answer(scope, { result: {} }); // the spec says what ping answers
+    else if (methods !== null && !methods.has(message.method)) answer(scope, { error: { code: -32601, message: 'Method not found' } });
     return message;
   }
 
@@ -173,234 +166,149 @@ function createEnvelope(write) {
     }
   }
 
-  function send(reply) {
-    if (!isObject(reply)) {
-      write(reply);
+  // One message the server wrote (already parsed).
+  function send(message) {
+    if (!isObject(message)) {
+      errorOutput(JSON.stringify(message) + '\\n');
       return;
     }
-    if (typeof reply.method === 'string' && !('result' in reply) && !('error' in reply)) {
-      // a notification or request of the server's own
-      write(Object.assign({ jsonrpc: '2.0' }, reply, { jsonrpc: '2.0' }));
+    if (typeof message.method === 'string' && !('result' in message) && !('error' in message)) {
+      emit(Object.assign({ jsonrpc: '2.0' }, message, { jsonrpc: '2.0' })); // a notification or request of the server's own
       return;
     }
     const scope = scopes.getStore();
-    const request = scope === undefined ? undefined : scope.request;
-    if (scope === undefined || request === undefined) {
-      // not written while handling a request: keep the server's id, unless parse() answered that input
-      if (scope !== undefined ? scope.rejected : rejectedOutsideScope) return;
-      write(toResponse(reply, isId(reply.id) ? reply.id : null, undefined));
+    if (scope === undefined) {
+      // written outside the handling of any message: keep the server's id
+      const id = isId(message.id) ? message.id : null;
+      if (message.error !== undefined && message.error !== null) emit({ jsonrpc: '2.0', id, error: toError(message.error) });
+      else emit({ jsonrpc: '2.0', id, result: message.result === undefined ? {} : message.result });
       return;
     }
-    if (!('id' in request) || scope.answered) return;
-    scope.answered = true;
-    write(toResponse(reply, request.id, request.method));
+    if (scope.answered || scope.request === undefined) return;
+    answer(scope, message);
   }
 
-  return {
-    parse,
-    receive,
-    send,
-    scope: (fn) => scopes.run(newScope(), fn),
-    bind(fn) {
-      return function (...args) {
-        return scopes.run(newScope(), () => fn.apply(this, args));
-      };
-    },
-    handle(message, fn) {
-      const scope = newScope();
-      return scopes.run(scope, () => {
-        open(scope, message);
-        return fn();
-      });
-    },
-  };
+  function sendText(text) {
+    if (!text.trim()) return;
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      errorOutput(text.endsWith('\\n') ? text : text + '\\n'); // not a message: keep it off the protocol
+      return;
+    }
+    send(message);
+  }
+
+  // A drop-in for stdout.write(): frames the text the server writes into messages.
+  function write(chunk, encoding, callback) {
+    pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    for (;;) {
+      if (framing === 'ndjson') {
+        const newline = pending.indexOf('\\n');
+        if (newline === -1) break;
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        sendText(line);
+        continue;
+      }
+      const start = pending.search(/\\S/);
+      if (start === -1) break;
+      let rest = pending.slice(start);
+      if (/^[A-Za-z][\\w-]*\\s*:/.test(rest)) {
+        const headerEnd = rest.indexOf('\\r\\n\\r\\n');
+        if (headerEnd === -1) break;
+        rest = rest.slice(headerEnd + 4);
+      }
+      // the body is read up to the end of its JSON value: a length counted in characters is not trusted
+      const end = findJsonEnd(rest);
+      if (end === -1) {
+        if (!/^\\s*[[{]/.test(rest) && rest.length > 0) {
+          sendText(rest);
+          pending = '';
+        }
+        break;
+      }
+      pending = rest.slice(end);
+      sendText(rest.slice(0, end));
+    }
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') done();
+    return true;
+  }
+
+  // A drop-in for console.log(): what it would print, as a message or (for anything else) on stderr.
+  function log(...args) {
+    const text = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+    sendText(text);
+  }
+
+  const envelope = { parse, receive, send, write, log };
+  if (shared) globalThis[STATE] = envelope;
+  return envelope;
 }
 `;
 
-const TS_BODY = `type Id = string | number | null;
+/** The TypeScript module: the same code, typed (it type-checks under strict settings). */
+function buildTsBody(): string {
+  return JS_BODY.replace("const STATE = Symbol.for('mcp-migrate.envelope');", `type Id = string | number | null;
 type JsonObject = { [key: string]: unknown };
-
+type Write = (text: string) => unknown;
 interface Scope {
   request: JsonObject | undefined;
-  rejected: boolean;
   answered: boolean;
 }
 
-export interface Envelope<M> {
+export interface EnvelopeOptions {
+  framing?: 'ndjson' | 'content-length';
+  /** Every method the server answers, when known: other methods get -32601, ping gets {}. */
+  methods?: string[];
+  output?: Write;
+  errorOutput?: Write;
+}
+
+export interface Envelope {
   /** JSON.parse for incoming messages: answers bad input itself, then throws like JSON.parse. */
   parse(text: string | Buffer): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns
   /** Like parse(), but returns undefined for bad input instead of throwing. */
   receive(text: string | Buffer): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns
-  send(reply: M): void;
-  scope<R>(fn: () => R): R;
-  bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
-  handle<R>(message: unknown, fn: () => R): R;
+  send(message: unknown): void;
+  write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean;
+  log(...args: unknown[]): void;
 }
 
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
-const STANDARD_MESSAGES: Record<number, string> = {
-  [PARSE_ERROR]: 'Parse error',
-  [INVALID_REQUEST]: 'Invalid Request',
-  [METHOD_NOT_FOUND]: 'Method not found',
-  [INVALID_PARAMS]: 'Invalid params',
-  [INTERNAL_ERROR]: 'Internal error',
-};
-const UNKNOWN_TOOL = /\\bunknown tool\\b|\\bno such tool\\b|\\btool not found\\b/i;
-const UNKNOWN_METHOD = /\\bmethod not found\\b|\\b(unknown|unsupported|unrecognized) method\\b|\\bno such method\\b/i;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+const STATE = Symbol.for('mcp-migrate.envelope');`)
+    .replace("const STANDARD_MESSAGES = {", 'const STANDARD_MESSAGES: Record<string, string> = {')
+    .replace('function isObject(value) {', 'function isObject(value: unknown): value is JsonObject {')
+    .replace('function isId(value) {', 'function isId(value: unknown): value is string | number {')
+    .replace('function toError(error) {\n  const fields = isObject(error) ? error : { message: error };', 'function toError(error: unknown): { code: number; message: string; data?: unknown } {\n  const fields: JsonObject = isObject(error) ? error : { message: error };')
+    .replace('const code = Number.isInteger(fields.code) ? fields.code : -32603;', "const code = typeof fields['code'] === 'number' && Number.isInteger(fields['code']) ? fields['code'] : -32603;")
+    .replace(/fields\.message/g, "fields['message']")
+    .replace(/fields\.data/g, "fields['data']")
+    .replace('function findJsonEnd(text) {', 'function findJsonEnd(text: string): number {')
+    .replace('function createEnvelope(options = {}) {', 'export function createEnvelope(options: EnvelopeOptions = {}): Envelope {')
+    .replace('if (shared && globalThis[STATE]) return globalThis[STATE];', 'const registry = globalThis as unknown as { [STATE]?: Envelope };\n  if (shared && registry[STATE]) return registry[STATE];')
+    .replace('const output = options.output || ((text) => stdout(text));', 'const output: Write = options.output || ((text) => stdout(text));')
+    .replace('const errorOutput = options.errorOutput || ((text) => process.stderr.write(text));', 'const errorOutput: Write = options.errorOutput || ((text) => process.stderr.write(text));')
+    .replace('const scopes = new AsyncLocalStorage();', 'const scopes = new AsyncLocalStorage<Scope>();')
+    .replace('function emit(message) {', 'function emit(message: JsonObject): void {')
+    .replace('function answer(scope, reply) {', 'function answer(scope: Scope, reply: JsonObject): void {')
+    .replace(/scope\.request\.id/g, "scope.request!['id'] as Id")
+    .replace(/reply\.error/g, "reply['error']")
+    .replace(/reply\.result/g, "reply['result']")
+    .replace('function parse(text) {\n    let message;', 'function parse(text: string | Buffer): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns\n    let message: unknown;')
+    .replace('const scope = { request: undefined, answered: false };', 'const scope: Scope = { request: undefined, answered: false };')
+    .replace(/message\.method/g, "message['method']")
+    .replace(/message\.id/g, "message['id']")
+    .replace(/message\.error/g, "message['error']")
+    .replace(/message\.result/g, "message['result']")
+    .replace('function receive(text) {', 'function receive(text: string | Buffer): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns')
+    .replace('function send(message) {', 'function send(message: unknown): void {')
+    .replace('function sendText(text) {\n    if (!text.trim()) return;\n    let message;', 'function sendText(text: string): void {\n    if (!text.trim()) return;\n    let message: unknown;')
+    .replace('function write(chunk, encoding, callback) {', 'function write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean {')
+    .replace('function log(...args) {', 'function log(...args: unknown[]): void {')
+    .replace('const envelope = { parse, receive, send, write, log };\n  if (shared) globalThis[STATE] = envelope;', 'const envelope: Envelope = { parse, receive, send, write, log };\n  if (shared) registry[STATE] = envelope;');
 }
-
-function isId(value: unknown): value is Id {
-  return typeof value === 'string' || typeof value === 'number' || value === null;
-}
-
-// Why a parsed value is not a JSON-RPC message ('' when it is one). A batch is left to the server.
-function getProblem(value: unknown): string {
-  if (Array.isArray(value)) return '';
-  if (!isObject(value)) return 'not an object';
-  if ('id' in value && !isId(value['id'])) return 'id must be a string, a number or null';
-  if ('method' in value) return typeof value['method'] === 'string' ? '' : 'method must be a string';
-  return 'result' in value || 'error' in value ? '' : 'no method';
-}
-
-// The standard code for what a generic code says in words: an unknown tool is -32602, an unknown
-// method -32601, and a request that parsed has no parse error (the server's catch-all answered it).
-function getStandardCode(code: number, method: string, message: string): number {
-  const generic = code === INTERNAL_ERROR || code === METHOD_NOT_FOUND || (code <= -32000 && code >= -32099);
-  if (method === 'tools/call' && generic && UNKNOWN_TOOL.test(message)) return INVALID_PARAMS;
-  if (generic && UNKNOWN_METHOD.test(message)) return METHOD_NOT_FOUND;
-  return code === PARSE_ERROR ? INTERNAL_ERROR : code;
-}
-
-function toError(error: unknown, method: unknown): { code: number; message: string; data?: unknown } {
-  const fields: JsonObject = isObject(error) ? error : { message: error };
-  const rawCode = fields['code'];
-  let code = typeof rawCode === 'number' && Number.isInteger(rawCode) ? rawCode : INTERNAL_ERROR;
-  const rawMessage = fields['message'];
-  const message =
-    typeof rawMessage === 'string'
-      ? rawMessage
-      : rawMessage === undefined || rawMessage === null
-        ? STANDARD_MESSAGES[code] ?? 'Error'
-        : String(rawMessage);
-  if (typeof method === 'string') code = getStandardCode(code, method, message);
-  return fields['data'] === undefined ? { code, message } : { code, message, data: fields['data'] };
-}
-
-function toResponse(reply: JsonObject, id: unknown, method: unknown): JsonObject {
-  const error = reply['error'];
-  if (error !== undefined && error !== null) return { jsonrpc: '2.0', id, error: toError(error, method) };
-  const result = reply['result'];
-  return { jsonrpc: '2.0', id, result: result === undefined ? {} : result };
-}
-
-export function createEnvelope<M>(write: (message: M) => void): Envelope<M> {
-  const scopes = new AsyncLocalStorage<Scope>();
-  const emit = (message: unknown): void => write(message as M);
-  // parse() rejected a message outside any scope: the server's own answer to it, written in its
-  // catch block right after, is dropped.
-  let rejectedOutsideScope = false;
-
-  const newScope = (): Scope => ({ request: undefined, rejected: false, answered: false });
-
-  function open(scope: Scope, message: unknown): void {
-    if (!isObject(message) || typeof message['method'] !== 'string') return; // a response from the client
-    scope.request = message;
-    if (message['method'] === 'ping' && 'id' in message) {
-      scope.answered = true;
-      emit({ jsonrpc: '2.0', id: message['id'], result: {} });
-    }
-  }
-
-  function reject(code: number, id: Id): void {
-    const scope = scopes.getStore();
-    if (scope !== undefined) {
-      scope.rejected = true;
-    } else {
-      rejectedOutsideScope = true;
-      queueMicrotask(() => {
-        rejectedOutsideScope = false;
-      });
-    }
-    emit({ jsonrpc: '2.0', id, error: { code, message: STANDARD_MESSAGES[code] } });
-  }
-
-  function parse(text: string | Buffer): unknown {
-    rejectedOutsideScope = false;
-    let message: unknown;
-    try {
-      message = JSON.parse(typeof text === 'string' ? text : String(text));
-    } catch (err) {
-      reject(PARSE_ERROR, null);
-      throw err;
-    }
-    const problem = getProblem(message);
-    if (problem !== '') {
-      reject(INVALID_REQUEST, isObject(message) && isId(message['id']) ? message['id'] : null);
-      throw new SyntaxError(\`Invalid Request: \${problem}\`);
-    }
-    const scope = scopes.getStore();
-    if (scope !== undefined && scope.request === undefined && !scope.rejected) open(scope, message);
-    return message;
-  }
-
-  function receive(text: string | Buffer): unknown {
-    try {
-      return parse(text);
-    } catch {
-      return undefined;
-    }
-  }
-
-  function send(reply: M): void {
-    if (!isObject(reply)) {
-      emit(reply);
-      return;
-    }
-    if (typeof reply['method'] === 'string' && !('result' in reply) && !('error' in reply)) {
-      // a notification or request of the server's own
-      emit(Object.assign({ jsonrpc: '2.0' }, reply, { jsonrpc: '2.0' }));
-      return;
-    }
-    const scope = scopes.getStore();
-    const request = scope === undefined ? undefined : scope.request;
-    if (scope === undefined || request === undefined) {
-      // not written while handling a request: keep the server's id, unless parse() answered that input
-      if (scope !== undefined ? scope.rejected : rejectedOutsideScope) return;
-      emit(toResponse(reply, isId(reply['id']) ? reply['id'] : null, undefined));
-      return;
-    }
-    if (!('id' in request) || scope.answered) return;
-    scope.answered = true;
-    emit(toResponse(reply, request['id'], request['method']));
-  }
-
-  return {
-    parse,
-    receive,
-    send,
-    scope: <R>(fn: () => R): R => scopes.run(newScope(), fn),
-    bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-      return function (this: unknown, ...args: A): R {
-        return scopes.run(newScope(), () => fn.apply(this, args));
-      };
-    },
-    handle<R>(message: unknown, fn: () => R): R {
-      const scope = newScope();
-      return scopes.run(scope, () => {
-        open(scope, message);
-        return fn();
-      });
-    },
-  };
-}
-`;
 
 /** The helper's source text for one module system. */
 export function buildHelperSource(kind: HelperKind): string {
@@ -410,6 +318,6 @@ export function buildHelperSource(kind: HelperKind): string {
     case 'esm':
       return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\n\n${JS_BODY.replace('function createEnvelope(', 'export function createEnvelope(')}`;
     case 'ts':
-      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\n\n${TS_BODY}`;
+      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\n\n${buildTsBody()}`;
   }
 }

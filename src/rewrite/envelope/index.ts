@@ -1,367 +1,264 @@
-// The envelope fallback: a hand-rolled server keeps its structure and framing, and every message it
-// writes goes through one small helper module (see helper-source.ts) that makes it JSON-RPC 2.0
-// compliant. The rewrite is a handful of text edits on AST ranges, so untouched code stays
-// byte-identical:
-//   1. import the helper, with the marker comment saying why this is not the SDK rewrite;
-//   2. `const envelope = createEnvelope(writeMessage)` on the server's own writer, so the framing is
-//      kept (with the import when the writer is a hoisted function declaration, else right after it;
-//      a writer method gets a class field instead: `envelope = createEnvelope((m) => this.write(m))`);
-//   3. every call of that writer, or inline `process.stdout.write(JSON.stringify(x) + '\n')`,
-//      becomes `envelope.send(x)`;
-//   4. `JSON.parse(line)` of incoming messages becomes `envelope.parse(line)`;
-//   5. where one message's handling starts, `envelope.scope(...)` / `bind(...)` / `handle(...)` ties
-//      the replies written while handling it to that message;
-//   6. `console.log` diagnostics go to `console.error`.
-// Deliberately not: dispatch, tools or methods are not touched, and nothing is guessed: when a step
-// cannot be proven the result is `{ failed }` and the file is left alone.
-import { extname } from 'node:path';
-import type { File, Node } from '@babel/types';
-import { assertNever } from '../../model/assert-never.js';
+// The envelope fallback: a hand-rolled server keeps its structure, framing and dispatch; its I/O goes
+// through one small helper module (helper-source.ts) that makes every message JSON-RPC 2.0 compliant.
+// The rewrite is a handful of text edits, read off the analysis' own facts:
+//   1. each module that writes to stdout or parses messages imports the helper and creates the envelope
+//      (`const envelope = createEnvelope({ framing, methods })`; one instance per process), the entry with
+//      a marker comment saying why this is not the SDK rewrite;
+//   2. every write to fd 1 becomes a write through the envelope: `process.stdout.write(x)` and
+//      `this.out.write(x)` -> `envelope.write(x)`, `fs.writeSync(1, x)` -> `envelope.write(x)`,
+//      `console.log(...)` -> `envelope.log(...)`;
+//   3. the `JSON.parse` of incoming messages becomes `envelope.parse` (inside a try) or `envelope.receive`
+//      plus a guard (outside one, where a bad line used to crash the server).
+// Deliberately not: dispatch, tools or methods are not touched; nothing is guessed, and a step that
+// cannot be proven makes the whole rewrite `{ failed }`.
+import { dirname, extname, relative } from 'node:path';
+import * as t from '@babel/types';
+import { unwrapExpression } from '../../analysis/ast.js';
+import type { ModuleUnit } from '../../analysis/program.js';
+import { type EnvelopeReason, getEnvelopeMarker } from '../../model/reasons.js';
+import type { ServerModel } from '../../model/server-model.js';
+import type { ModuleKind } from '../../model/types.js';
 import { parseSource } from '../../parse.js';
-import { getEnvelopeMarker, isEnvelopeReason, type EnvelopeReason } from '../../model/reasons.js';
-import { getEnvelopeIo, importsEnvelopeHelper, isInsideClassInstance, isInstanceBinding, type EnvelopeIo, type Framer } from '../../detect/envelope-io.js';
-import { applyEdits, buildInsertion, buildReplacement, type TextEdit } from '../edits.js';
-import { getByteFramingFix } from './framing-fix.js';
-import { buildHelperSource, getHelperModule, type HelperModule } from './helper-source.js';
-import { getCodeStyle, getLineIndent, quoteString, type CodeStyle } from './style.js';
-import { collectIdentifierNames, contains, isIdentifierNamed, unwrapExpression, walk } from '../../detect/envelope-walk.js';
+import { EditList } from '../edits.js';
+import { detectStyle, quoted, semi, type CodeStyle } from '../style.js';
+import { getLineIndent, getNodeRange } from '../text.js';
+import { buildHelperSource, getHelperModule, HELPER_BASENAME, type HelperModule } from './helper-source.js';
 
 export interface EnvelopeRewrite {
-  /** The rewritten file; equal to the input when the file already routes through the helper. */
-  after: string;
-  /** The helper module to write next to the server (empty when nothing changed). */
+  changes: Map<string, { before: string; after: string }>;
   companions: { path: string; content: string }[];
-  /** Compliance bugs of the original that the rewrite fixes. */
   fixes: string[];
 }
 
 export type EnvelopeRewriteResult = EnvelopeRewrite | { failed: string };
 
-const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, moduleKind?: ModuleKind): EnvelopeRewriteResult {
+  const facts = model.facts;
+  const entry = facts.entry;
+  if (facts.program.modules.some((m) => importsHelper(m))) return { changes: new Map(), companions: [], fixes: [] };
 
-export function rewriteEnvelope(ast: File, source: string, path: string, reason: EnvelopeReason): EnvelopeRewriteResult {
-  if (!isEnvelopeReason(reason)) return { failed: `unknown envelope reason ${JSON.stringify(reason)}` };
-  if (importsEnvelopeHelper(ast)) return { after: source, companions: [], fixes: [] };
+  const kindOf = (mod: ModuleUnit): 'esm' | 'cjs' => (/\.m[jt]s$/i.test(mod.path) ? 'esm' : /\.c[jt]s$/i.test(mod.path) ? 'cjs' : (moduleKind ?? (mod.syntax === 'esm' ? 'esm' : 'cjs')));
+  const helper = getHelperModule(entry.path, kindOf(entry));
+  const edits = new Map<ModuleUnit, EditList>();
+  const edit = (mod: ModuleUnit): EditList => {
+    let list = edits.get(mod);
+    if (!list) edits.set(mod, (list = new EditList()));
+    return list;
+  };
+  const names = new Map<ModuleUnit, { envelope: string; create: string }>();
+  const nameIn = (mod: ModuleUnit): { envelope: string; create: string } => {
+    let picked = names.get(mod);
+    if (!picked) {
+      const taken = new Set<string>();
+      for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
+      const envelope = ['envelope', 'mcpEnvelope', 'jsonRpcEnvelope'].find((n) => !taken.has(n));
+      const create = ['createEnvelope', 'createMcpEnvelope'].find((n) => !taken.has(n));
+      if (!envelope || !create) throw new Refusal(`${fileName(mod)}: the names the envelope needs are all taken`);
+      picked = { envelope, create };
+      names.set(mod, picked);
+    }
+    return picked;
+  };
 
-  const io = getEnvelopeIo(ast, source);
-  if ('failed' in io) return io;
-
-  const typescript = TS_EXTENSIONS.has(extname(path).toLowerCase());
-  const syntax = typescript ? 'esm' : getModuleSyntax(ast, path);
-  if (syntax === null) return { failed: 'cannot tell whether the file is an ES module or CommonJS (no import, export or require)' };
-  const helper = getHelperModule(path, syntax);
-  const style = getCodeStyle(ast, source);
-  const taken = collectIdentifierNames(ast);
-  const envelopeName = ['envelope', 'mcpEnvelope'].find((n) => !taken.has(n));
-  const createName = ['createEnvelope', 'createMcpEnvelope'].find((n) => !taken.has(n));
-  if (envelopeName === undefined || createName === undefined) return { failed: 'the names envelope and mcpEnvelope are both taken' };
-
-  const context: EditContext = { ast, source, io, style, typescript, syntax, helper, envelopeName, createName, reason };
-  let edits: TextEdit[];
   try {
-    edits = buildEdits(context);
+    // 2. writes to fd 1
+    for (const sink of facts.sinks) {
+      const mod = sink.mod;
+      const call = sink.call;
+      const name = nameIn(mod).envelope;
+      const callee = unwrapExpression(call.callee);
+      if (sink.channel === 'writeSync') {
+        const data = call.arguments[1];
+        if (!data) throw new Refusal(`${fileName(mod)}:${line(call)}: a write to fd 1 without data`);
+        edit(mod).replace(call.callee.start!, data.start!, `${name}.write(`);
+      } else if (sink.channel === 'console') {
+        edit(mod).replace(callee.start!, callee.end!, `${name}.log`);
+      } else {
+        edit(mod).replace(callee.start!, callee.end!, `${name}.write`);
+      }
+    }
+    // 3. the parse of incoming messages
+    for (const { call, mod } of model.envelope.parses) {
+      const name = nameIn(mod).envelope;
+      if (isInsideTry(mod, call)) {
+        edit(mod).replace(call.callee.start!, call.callee.end!, `${name}.parse`);
+        continue;
+      }
+      const guard = getParseGuard(mod, call);
+      edit(mod).replace(call.callee.start!, call.callee.end!, guard ? `${name}.receive` : `${name}.parse`);
+      if (guard) {
+        const style = detectStyle(mod.source);
+        const indent = getLineIndent(mod.source, guard.statement.start!);
+        edit(mod).insert(endOfLine(mod.source, guard.statement.end!), `${style.eol}${indent}if (${guard.target} === undefined) ${guard.exit}${semi(style)}`);
+      }
+    }
+    // an unknown method the server never answers: the envelope answers it where its handling ends
+    for (const end of model.envelope.unansweredEnds) {
+      const mod = end.mod;
+      const style = detectStyle(mod.source);
+      const name = nameIn(mod).envelope;
+      const text = `${name}.send({ error: { code: -32601, message: ${quoted(style, 'Method not found')} } })${semi(style)}`;
+      if (end.kind === 'return') {
+        edit(mod).insert(end.node.start!, `${text}${style.eol}${getLineIndent(mod.source, end.node.start!)}`);
+      } else if (end.fn.body.type === 'BlockStatement') {
+        const body = end.fn.body;
+        const last = body.body[body.body.length - 1];
+        const indent = last ? getLineIndent(mod.source, last.start!) : style.indent;
+        edit(mod).insert(last ? endOfLine(mod.source, last.end!) : body.start! + 1, `${style.eol}${indent}${text}`);
+      }
+    }
+    // 1. the helper, in every module that uses it
+    const framing = model.framing;
+    for (const [mod] of names) {
+      const style = detectStyle(mod.source);
+      const { envelope, create } = names.get(mod)!;
+      const specifier = getSpecifier(mod, helper);
+      if (kindOf(mod) !== helper.kind && helper.kind !== 'ts') throw new Refusal(`${fileName(mod)} is ${kindOf(mod)} while the server entry is ${helper.kind}`);
+      const lines: string[] = [];
+      if (mod === entry || (names.size > 0 && !names.has(entry) && mod === [...names.keys()][0])) lines.push(getEnvelopeMarker(reason));
+      lines.push(importLine(mod, kindOf(mod), style, create, specifier));
+      const options = [`framing: ${quoted(style, framing)}`];
+      if (model.envelope.methods !== null) options.push(`methods: [${model.envelope.methods.map((m) => quoted(style, m)).join(', ')}]`);
+      lines.push(`const ${envelope} = ${create}({ ${options.join(', ')} })${semi(style)}`);
+      insertAfterImports(mod, edit(mod), lines, style);
+    }
   } catch (err) {
-    if (err instanceof RewriteRefusal) return { failed: err.message };
+    if (err instanceof Refusal) return { failed: err.message };
     throw err;
   }
-  // TypeScript would see the buffer's declared type change, so the byte fix is for JavaScript only.
-  const framingFix = typescript ? null : getByteFramingFix(ast, source, io, style.quote);
-  if (framingFix !== null) edits.push(...framingFix.edits);
 
-  let after: string;
-  try {
-    after = applyEdits(source, edits);
-    parseSource(path, after);
-  } catch (err) {
-    return { failed: `internal error, the envelope rewrite produced no valid file: ${(err as Error).message}` };
+  const changes = new Map<string, { before: string; after: string }>();
+  for (const [mod, list] of edits) {
+    const after = list.apply(mod.source);
+    try {
+      parseSource(mod.path, after);
+    } catch (err) {
+      return { failed: `internal error, the envelope rewrite of ${fileName(mod)} does not parse: ${(err as Error).message}` };
+    }
+    changes.set(mod.path, { before: mod.source, after });
   }
-  return {
-    after,
-    companions: [{ path: helper.path, content: buildHelperSource(helper.kind) }],
-    fixes: buildFixes(ast, io, framingFix !== null),
-  };
-}
-
-interface EditContext {
-  ast: File;
-  source: string;
-  io: EnvelopeIo;
-  style: CodeStyle;
-  typescript: boolean;
-  syntax: 'esm' | 'cjs';
-  helper: HelperModule;
-  envelopeName: string;
-  createName: string;
-  reason: EnvelopeReason;
+  return { changes, companions: [{ path: helper.path, content: buildHelperSource(helper.kind) }], fixes: getFixes(model) };
 }
 
 /** A step of the rewrite could not be proven safe; becomes `{ failed }`. */
-class RewriteRefusal extends Error {}
+class Refusal extends Error {}
 
-function buildEdits(context: EditContext): TextEdit[] {
-  const { io, source, style } = context;
-  const edits: TextEdit[] = [buildImport(context), ...buildEnvelopeDeclaration(context)];
-
-  // 3. writes
-  for (const call of io.framerCalls) {
-    const callee = call.callee;
-    if (io.framer?.kind === 'method' && callee.type === 'MemberExpression') {
-      edits.push(buildReplacement(callee, `${getInstanceEnvelope(context, callee.object)}.send`));
-    } else {
-      edits.push(buildReplacement(callee, `${getEnvelopeAt(context, call)}.send`));
-    }
-  }
-  for (const write of io.inlineWrites) {
-    const payload = write.payload!;
-    edits.push({ start: write.call.start!, end: payload.start!, text: `${getEnvelopeAt(context, write.call)}.send(` });
-    edits.push({ start: payload.end!, end: write.call.end!, text: ')' });
-  }
-  // 6. diagnostics
-  for (const property of io.diagnostics) edits.push(buildReplacement(property, 'error'));
-
-  // 4. the parse of incoming messages
-  const parse = io.parse;
-  const parseRef = getEnvelopeAt(context, parse.call);
-  if (parse.inTry) {
-    edits.push(buildReplacement(parse.call.callee, `${parseRef}.parse`));
-  } else {
-    const holder = io.parents.get(parse.statement);
-    if (parse.target === null || parse.exit === null || !(holder?.type === 'BlockStatement' || holder?.type === 'SwitchCase')) {
-      throw new RewriteRefusal(`line ${parse.call.loc?.start.line}: a failed JSON.parse is not caught, and no guard can be added after it`);
-    }
-    edits.push(buildReplacement(parse.call.callee, `${parseRef}.receive`));
-    const indent = getLineIndent(source, parse.statement.start!);
-    edits.push(buildInsertion(getEndOfLine(source, parse.statement.end!), `${style.eol}${indent}if (${parse.target} === undefined) ${parse.exit}${style.semi ? ';' : ''}`));
-  }
-
-  // 5. where one message's handling starts
-  for (const entry of io.entries) {
-    switch (entry.kind) {
-      case 'scope': {
-        const callee = entry.call.callee;
-        const ref =
-          io.framer?.kind === 'method' && callee.type === 'MemberExpression' && callee.object.type === 'Identifier'
-            ? getInstanceEnvelope(context, callee.object)
-            : getEnvelopeAt(context, entry.call);
-        edits.push(buildInsertion(entry.call.start!, `${ref}.scope(() => `), buildInsertion(entry.call.end!, ')'));
-        break;
-      }
-      case 'bind': {
-        const value = entry.value;
-        const target = value.type === 'CallExpression' && value.callee.type === 'MemberExpression' ? value.callee.object : value;
-        const ref =
-          io.framer?.kind === 'method' && target.type === 'MemberExpression' && target.object.type === 'Identifier'
-            ? getInstanceEnvelope(context, target.object)
-            : getEnvelopeAt(context, value);
-        edits.push(buildInsertion(value.start!, `${ref}.bind(`), buildInsertion(value.end!, ')'));
-        break;
-      }
-      case 'handle': {
-        const expression = entry.expression;
-        const ref = getEnvelopeAt(context, expression);
-        const open = (body: string): string => `${ref}.handle(${entry.message}, ${body}`;
-        const parens = expression.type === 'SequenceExpression';
-        if (entry.mode === 'await-argument' && expression.type === 'AwaitExpression') {
-          const argument = expression.argument;
-          edits.push({ start: expression.start!, end: argument.start!, text: `await ${open(parens ? '() => (' : '() => ')}` });
-        } else {
-          const prefix = entry.mode === 'async' ? `await ${open('async () => ')}` : open('() => ');
-          edits.push(buildInsertion(expression.start!, parens ? `${prefix}(` : prefix));
-        }
-        edits.push(buildInsertion(expression.end!, parens ? '))' : ')'));
-        break;
-      }
-      default:
-        assertNever(entry);
-    }
-  }
-  return edits;
+function fileName(mod: ModuleUnit): string {
+  return mod.path.split(/[\\/]/).pop() ?? mod.path;
 }
 
-// 1. import { createEnvelope } from './mcp-envelope.js'  (with the marker above it)
-function buildImport(context: EditContext): TextEdit {
-  const { ast, source, style, syntax, helper, createName } = context;
-  const semi = style.semi ? ';' : '';
-  const specifier = quoteString(helper.specifier, style);
-  const imported = createName === 'createEnvelope' ? 'createEnvelope' : `createEnvelope${syntax === 'esm' ? ' as ' : ': '}${createName}`;
-  let text =
-    syntax === 'esm'
-      ? `import { ${imported} } from ${specifier}${semi}`
-      : `${style.declaration} { ${imported} } = require(${specifier})${semi}`;
-  if (isMarkerWanted(ast, source)) text = `${getEnvelopeMarker(context.reason)}${style.eol}${text}`;
-  const framer = context.io.framer;
-  if (framer === null) {
-    // inline writes: the envelope writes newline-delimited JSON itself
-    text += `${style.eol}${style.eol}${style.declaration} ${context.envelopeName} = ${createName}(${buildNdjsonWriter(context)})${semi}`;
-  } else if (isHoistedAt(framer, 'Program')) {
-    // a function declaration is hoisted: declared with the import, the envelope is ready before any code runs
-    text += `${style.eol}${style.eol}${style.declaration} ${context.envelopeName} = ${createName}(${framer.name})${semi}`;
-  }
+function line(node: t.Node): number {
+  return node.loc?.start.line ?? 0;
+}
 
-  const body = ast.program.body;
-  const imports = body.filter((s) => (syntax === 'esm' ? isImport(s) : isRequireDeclaration(s)));
-  const last = imports[imports.length - 1];
-  if (last !== undefined) return buildInsertion(getEndOfLine(source, last.end!), `${style.eol}${text}`);
-  const directive = ast.program.directives[ast.program.directives.length - 1];
-  if (directive !== undefined) return buildInsertion(getEndOfLine(source, directive.end!), `${style.eol}${style.eol}${text}`);
+function importsHelper(mod: ModuleUnit): boolean {
+  const helper = new RegExp(`['"]\\.{1,2}/(?:[^'"]*/)?${HELPER_BASENAME}(?:\\.[cm]?[jt]s)?['"]`);
+  return helper.test(mod.source);
+}
+
+/** `./mcp-envelope.js` from a module in the entry's directory, `../mcp-envelope.js` from a subdirectory. */
+function getSpecifier(mod: ModuleUnit, helper: HelperModule): string {
+  const fromDir = dirname(mod.path);
+  const target = helper.path.slice(0, -extname(helper.path).length) + extname(helper.specifier);
+  let rel = relative(fromDir, target).split('\\').join('/');
+  if (!rel.startsWith('.')) rel = `./${rel}`;
+  return rel;
+}
+
+function importLine(mod: ModuleUnit, kind: 'esm' | 'cjs', style: CodeStyle, create: string, specifier: string): string {
+  const useImport = kind === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
+  const imported = create === 'createEnvelope' ? 'createEnvelope' : `createEnvelope${useImport ? ' as ' : ': '}${create}`;
+  return useImport ? `import { ${imported} } from ${quoted(style, specifier)}${semi(style)}` : `const { ${imported} } = require(${quoted(style, specifier)})${semi(style)}`;
+}
+
+/** After the imports at the top (or before the first statement), with a blank line around the block. */
+function insertAfterImports(mod: ModuleUnit, list: EditList, lines: string[], style: CodeStyle): void {
+  const body = mod.ast.program.body;
+  let last: t.Node | null = null;
+  for (const statement of body) {
+    if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequire(statement)) last = statement;
+    else break;
+  }
+  const eol = style.eol;
+  if (last) {
+    list.insert(endOfLine(mod.source, last.end!), `${eol}${lines.join(eol)}`);
+    return;
+  }
+  const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
+  if (directive) {
+    list.insert(endOfLine(mod.source, directive.end!), `${eol}${eol}${lines.join(eol)}`);
+    return;
+  }
   const first = body[0];
-  if (first === undefined) throw new RewriteRefusal('the file has no statements');
-  return buildInsertion(first.start!, `${text}${style.eol}${style.eol}`);
+  if (!first) throw new Refusal(`${fileName(mod)} has no statements`);
+  list.insert(getNodeRange(mod.source, first).start, `${lines.join(eol)}${eol}${eol}`);
 }
 
-function buildNdjsonWriter(context: EditContext): string {
-  const param = context.typescript ? 'message: unknown' : 'message';
-  return `(${param}) => process.stdout.write(JSON.stringify(message) + ${quoteString('\n', context.style)})`;
-}
-
-// 2. const envelope = createEnvelope(writeMessage)   /   envelope = createEnvelope((message) => this.write(message))
-function buildEnvelopeDeclaration(context: EditContext): TextEdit[] {
-  const { io, source, style, envelopeName, createName } = context;
-  const framer = io.framer;
-  const semi = style.semi ? ';' : '';
-  if (framer === null || isHoistedAt(framer, 'Program')) return [];
-  if (framer.kind === 'function') {
-    const declaration = `${style.declaration} ${envelopeName} = ${createName}(${framer.name})${semi}`;
-    const indent = getLineIndent(source, framer.statement.start!);
-    if (isHoistedAt(framer, 'BlockStatement')) {
-      // first in the block that hoists the writer, so every line of the block can use it
-      return [buildInsertion(framer.block.start! + 1, `${style.eol}${indent}${declaration}`)];
-    }
-    // `const send = (m) => ...`: right after it, so the envelope exists exactly when the writer does
-    return [buildInsertion(getEndOfLine(source, framer.statement.end!), `${style.eol}${style.eol}${indent}${declaration}`)];
-  }
-  const classBody = framer.classNode.body;
-  const first = classBody.body[0]!;
-  const indent = getLineIndent(source, first.start!);
-  const param = context.typescript && framer.paramType !== null ? `message: ${framer.paramType}` : 'message';
-  const usedOutside = hasOutsideInstanceUse(context);
-  const modifiers = context.typescript ? (usedOutside ? 'readonly ' : 'private readonly ') : '';
-  const hazard = !style.semi && /^[[(*`]/.test(source.slice(first.start!, first.start! + 1));
-  const field = `${modifiers}${envelopeName} = ${createName}((${param}) => this.${framer.name}(message))${semi || (hazard ? ';' : '')}`;
-  return [buildInsertion(classBody.start! + 1, `${style.eol}${indent}${field}${style.eol}`)];
-}
-
-/** The writer is a function declaration directly in a Program or in a block. */
-function isHoistedAt(framer: Framer, block: 'Program' | 'BlockStatement'): boolean {
-  return framer.kind === 'function' && framer.statement.type === 'FunctionDeclaration' && framer.block.type === block;
-}
-
-/** `server.receive(line)` outside the class: the field is then used from outside, so it cannot be private. */
-function hasOutsideInstanceUse(context: EditContext): boolean {
-  const framer = context.io.framer;
-  if (framer?.kind !== 'method') return false;
-  const sites: Node[] = [...context.io.framerCalls, context.io.parse.call];
-  for (const entry of context.io.entries) sites.push(entry.kind === 'scope' ? entry.call : entry.kind === 'bind' ? entry.value : entry.expression);
-  return sites.some((site) => !isInsideClassInstance(site, framer.classNode, context.io.parents));
-}
-
-/** The expression that reaches the envelope at a site: `envelope` or `this.envelope`. */
-function getEnvelopeAt(context: EditContext, site: Node): string {
-  const framer = context.io.framer;
-  if (framer === null) return context.envelopeName;
-  if (framer.kind === 'function') {
-    if (!contains(framer.block, site)) {
-      throw new RewriteRefusal(`line ${site.loc?.start.line}: the envelope would not be in scope here (the writer ${framer.name}() is declared in an inner block)`);
-    }
-    return context.envelopeName;
-  }
-  if (!isInsideClassInstance(site, framer.classNode, context.io.parents)) {
-    throw new RewriteRefusal(`line ${site.loc?.start.line}: the writer is a method of ${framer.classNode.id?.name ?? 'a class'}, and this code has no instance of it`);
-  }
-  return `this.${context.envelopeName}`;
-}
-
-/** `this.write(...)` -> `this.envelope`, `server.write(...)` -> `server.envelope`. */
-function getInstanceEnvelope(context: EditContext, object: Node): string {
-  const framer = context.io.framer;
-  if (framer?.kind !== 'method') throw new RewriteRefusal('internal: no method writer');
-  if (object.type === 'ThisExpression') return `this.${context.envelopeName}`;
-  if (object.type === 'Identifier' && isInstanceBinding(object.name, framer.classNode, context.io.parents)) return `${object.name}.${context.envelopeName}`;
-  throw new RewriteRefusal(`line ${object.loc?.start.line}: cannot tell which instance this call belongs to`);
+function isRequire(statement: t.Statement): boolean {
+  if (statement.type !== 'VariableDeclaration') return false;
+  return statement.declarations.every((d) => {
+    let init: t.Node | null | undefined = d.init;
+    while (init && init.type === 'MemberExpression') init = init.object;
+    return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
+  });
 }
 
 /** After a statement's trailing `// comment` on the same line, so the comment stays with its statement. */
-function getEndOfLine(source: string, offset: number): number {
+function endOfLine(source: string, offset: number): number {
   const rest = /^[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?(?=\r?\n|$)/.exec(source.slice(offset));
   return rest === null ? offset : offset + rest[0].length;
 }
 
-function isImport(node: Node): boolean {
-  return node.type === 'ImportDeclaration' || node.type === 'TSImportEqualsDeclaration';
-}
-
-/** `const x = require('x')`, `const { a } = require('x')`, `const y = require('x').y`. */
-function isRequireDeclaration(node: Node): boolean {
-  if (node.type !== 'VariableDeclaration') return false;
-  return node.declarations.every((d) => {
-    if (!d.init) return false;
-    let init: Node = unwrapExpression(d.init);
-    while (init.type === 'MemberExpression') init = init.object;
-    return init.type === 'CallExpression' && isIdentifierNamed(init.callee, 'require');
-  });
-}
-
-function isMarkerWanted(ast: File, source: string): boolean {
-  if (source.includes('mcp-migrate: envelope (')) return false;
-  return !(ast.comments ?? []).some((c) => /^\s*mcp-migrate-ignore\b/.test(c.value));
-}
-
-/** 'esm' for import/export, 'cjs' for require/module.exports/'use strict', null when nothing tells. */
-export function getModuleSyntax(ast: File, path: string): 'esm' | 'cjs' | null {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.mjs') return 'esm';
-  if (ext === '.cjs') return 'cjs';
-  let esm = false;
-  let cjs = ast.program.directives.some((d) => d.value.value === 'use strict');
-  walk(ast, (node) => {
-    if (node.type === 'ImportDeclaration' || node.type === 'ExportNamedDeclaration' || node.type === 'ExportDefaultDeclaration' || node.type === 'ExportAllDeclaration') esm = true;
-    if (node.type === 'MetaProperty' && node.meta.name === 'import') esm = true;
-    if (node.type === 'CallExpression' && isIdentifierNamed(node.callee, 'require')) cjs = true;
-    if (node.type === 'Identifier' && (node.name === '__dirname' || node.name === '__filename')) cjs = true;
-    if (node.type === 'MemberExpression' && isIdentifierNamed(node.object, 'module') && isIdentifierNamed(node.property, 'exports')) cjs = true;
-  });
-  if (esm) return 'esm';
-  return cjs ? 'cjs' : null;
-}
-
-/**
- * What the envelope fixes in this server. The first three hold for every reply; the others are
- * claimed only where the original visibly lacked them.
- */
-function buildFixes(ast: File, io: EnvelopeIo, framing: boolean): string[] {
-  const fixes = [
-    'every reply carries "jsonrpc": "2.0" and echoes the id of the request it answers',
-    'notifications are never answered, and a request is answered at most once',
-    'error replies are {code, message} objects with standard codes',
-  ];
-  if (!io.parse.inTry) fixes.push('bad JSON is answered with -32700 and id null instead of crashing the server');
-  else if (!hasWriteInParseCatch(io)) fixes.push('bad JSON is answered with -32700 and id null instead of being dropped');
-  if (!mentionsPing(ast)) fixes.push('ping is answered');
-  if (io.diagnostics.length > 0) fixes.push(`console.log diagnostics go to stderr (${io.diagnostics.length})`);
-  if (framing) fixes.push('Content-Length is counted in bytes, not UTF-16 characters');
-  return fixes;
-}
-
-/** The server answers a failed parse itself (in the catch block of the parse). */
-function hasWriteInParseCatch(io: EnvelopeIo): boolean {
-  const writes = [...io.framerCalls, ...io.inlineWrites.map((w) => w.call)];
-  for (let node = io.parents.get(io.parse.call); node !== undefined; node = io.parents.get(node)) {
-    if (node.type === 'TryStatement' && contains(node.block, io.parse.call)) {
-      const handler = node.handler;
-      return handler !== null && handler !== undefined && writes.some((w) => contains(handler, w));
-    }
+function isInsideTry(mod: ModuleUnit, node: t.Node): boolean {
+  let child: t.Node = node;
+  for (let parent = mod.index.parent.get(node); parent; child = parent, parent = mod.index.parent.get(parent)) {
+    if (parent.type === 'TryStatement' && parent.block === child && parent.handler) return true;
+    if (parent.type.includes('Function') || parent.type === 'ClassMethod' || parent.type === 'ObjectMethod') return false;
   }
   return false;
 }
 
-/** A 'ping' string or an onPing-like name: the server handles ping itself. */
-function mentionsPing(ast: File): boolean {
-  let found = false;
-  walk(ast, (node) => {
-    if (found) return 'skip';
-    if (node.type === 'StringLiteral' && node.value === 'ping') found = true;
-    if (node.type === 'Identifier' && /^(on|handle)?ping$/i.test(node.name)) found = true;
-    return undefined;
-  });
-  return found;
+/**
+ * `const msg = JSON.parse(line);` outside a try: with `receive` a bad line is undefined, and a guard
+ * after the statement leaves the message's handling the way the surrounding code does (return from the
+ * handler, or continue the loop over lines).
+ */
+function getParseGuard(mod: ModuleUnit, call: t.CallExpression): { statement: t.Statement; target: string; exit: string } | null {
+  let node: t.Node = call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  let target: string | null = null;
+  let statement: t.Node | undefined;
+  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') {
+    target = parent.id.name;
+    statement = mod.index.parent.get(parent);
+  } else if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') {
+    target = parent.left.name;
+    statement = mod.index.parent.get(parent);
+  }
+  if (target === null || !statement || !t.isStatement(statement)) return null;
+  const holder = mod.index.parent.get(statement);
+  if (holder?.type !== 'BlockStatement' && holder?.type !== 'SwitchCase') return null;
+  // the nearest loop inside the same function: a guard there continues it, else it returns
+  for (let p: t.Node | undefined = holder; p; p = mod.index.parent.get(p)) {
+    if (p.type === 'ForStatement' || p.type === 'ForOfStatement' || p.type === 'ForInStatement' || p.type === 'WhileStatement' || p.type === 'DoWhileStatement') return { statement, target, exit: 'continue' };
+    if (p.type.includes('Function') || p.type === 'ClassMethod' || p.type === 'ObjectMethod') return { statement, target, exit: 'return' };
+  }
+  return null;
+}
+
+function getFixes(model: ServerModel): string[] {
+  const fixes = [
+    'every reply carries "jsonrpc": "2.0" and echoes the id of the request it answers',
+    'notifications are never answered, and a request is answered at most once',
+    'error replies are {code, message} objects',
+    'bad JSON is answered with -32700 and id null',
+    'text that is not a protocol message goes to stderr',
+  ];
+  if (model.envelope.methods !== null) fixes.push('ping is answered, and unknown methods get -32601');
+  if (model.framing === 'content-length') fixes.push('Content-Length is counted in bytes');
+  return fixes;
 }
