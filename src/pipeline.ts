@@ -73,7 +73,9 @@ function reachesStdin(path: string, source: string, read: ReadModule | null): bo
 
 export function processSource(path: string, source: string, options: PipelineOptions, read: ReadModule | null = null): FileResult {
   const empty: FileResult = { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] };
-  if (!mayContainServer(source) || !reachesStdin(path, source, read)) return empty;
+  // a file the prefilter rejects can still be the entry of a server whose loop lives in a module it imports
+  if (!mayContainServer(source) && !RELATIVE_IMPORT.test(source)) return empty;
+  if (!reachesStdin(path, source, read) && !source.includes(USES_SDK_STDIO)) return empty;
   let ast: File;
   try {
     ast = parseSource(path, source);

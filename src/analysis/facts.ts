@@ -77,6 +77,9 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
     }
   }
 
+  // what the scan evaluated before every write was known may have been judged without it
+  interp.resetReach();
+
   // 2. Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`.
   for (const mod of modules) {
     for (const call of mod.index.calls) {

@@ -980,6 +980,11 @@ export class Interpreter {
     return args.some((a) => isShallowMessageValue(a));
   }
 
+  /** Forgets what mayWrite() answered: the scan that fills sinkFunctions and parseFunctions has moved on. */
+  resetReach(): void {
+    this.reachMemo.clear();
+  }
+
   /** `fn` writes to stdout or parses JSON, directly or through the functions it calls. */
   mayWrite(fn: FunctionNode): boolean {
     const memo = this.reachMemo.get(fn);

@@ -262,15 +262,13 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   for (const p of inDispatcher) {
     const dFrame = dispatcher.kind === 'function' ? findDispatcherFrame(p, dispatcher) : p.parseFrame;
     if (!dFrame) continue;
-    if (p.replies.length > 1) {
-      block('MULTIPLE_WRITES_PER_REQUEST', p.replies[1]!.event.call, `${p.method ?? 'a request'} is answered more than once`);
-      continue;
-    }
     for (const other of p.otherJson) {
       const v = (other.data as Extract<WriteData, { kind: 'json' }>).value;
       block(v.k === 'obj' ? 'SERVER_SENDS_REQUESTS' : 'UNKNOWN_REPLY_SHAPE', other.call, 'JSON written to stdout that is not a reply the tool can follow');
     }
-    for (const reply of p.replies) {
+    // The first reply is the one a client sees; later writes for the same request (a catch that answers
+    // and falls through to another answer) are ignored by clients, and the SDK sends one reply only.
+    for (const reply of p.replies.slice(0, 1)) {
       const site = analyseSite(facts, p, reply, dFrame, dispatcher, returnedCalls, helpers, block);
       if (!site) continue;
       const known = sites.get(site.statement);
@@ -304,7 +302,9 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   const unknownSites: ReplySite[] = [];
   if (fallback) {
     for (const p of otherPaths) {
-      if (p.replies.length === 0) {
+      // a path that never reaches the dispatcher ends in the input side, which the SDK replaces
+      const reaches = dispatcher.kind === 'inline' || p.events.some((e) => e.e === 'enter' && e.frame.fn === dispatcher.fn && e.frame.call === dispatcher.call);
+      if (p.replies.length === 0 && reaches) {
         const end = findNoReplyEnd(p, dispatcher);
         if (!end) {
           block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.fn : dispatcher.parseStatement, 'an unknown method is never answered, and the place to answer it could not be found');
@@ -317,6 +317,9 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
       if ([...site.methods].every((m) => m === '\0other')) unknownSites.push(site);
     }
   }
+
+  const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (fallback && m === '\0other'));
+  resolveCaughtErrors([...sites.values()], isLive);
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
   const removable = findSdkOwnedBranches(facts, paths, dispatcher);
@@ -332,7 +335,8 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     return { blockers };
   }
   const usesMessageId = referencesMessageId(dispatcher, [...sites.values()]);
-  const handler = renderHandler(dispatcher, anchor, usesMessageId);
+  const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
+  const handler = renderHandler(dispatcher, anchor, usesMessageId, handlerName);
   if (handler === null) {
     block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
     return { blockers };
@@ -357,6 +361,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   return {
     anchor,
     handler,
+    handlerName,
     construct: { serverInfo, capabilities, capabilityKeys: getCapabilityKeys(facts, initialize.capabilities, paths), instructions },
     consumer,
     inputStatements,
@@ -371,7 +376,27 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     removableBranches: removable,
     initialize,
     usesMessageId,
+    readsWithoutUri: registered.has('resources/read') && hasContentsWithoutUri(facts, inDispatcher),
   };
+}
+
+/** A resources/read result whose contents lack the `uri` they belong to (the SDK client rejects those). */
+function hasContentsWithoutUri(facts: FileFacts, paths: MessagePath[]): boolean {
+  for (const p of paths) {
+    if (p.method !== 'resources/read') continue;
+    for (const reply of p.replies) {
+      if (reply.kind !== 'result') continue;
+      const value = (reply.event.data as Extract<WriteData, { kind: 'json' }>).value;
+      const result = facts.interp.getFields(value, p.path.state, reply.event.frame)?.get('result');
+      const contents = result ? facts.interp.getFields(result, p.path.state, reply.event.frame)?.get('contents') : undefined;
+      if (contents?.k !== 'arr' || contents.items === null) continue;
+      for (const item of contents.items) {
+        const fields = facts.interp.getFields(item, p.path.state, reply.event.frame);
+        if (fields && !fields.has('uri')) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /**
@@ -485,9 +510,9 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
 }
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
-function renderHandler(d: Dispatcher, anchor: Anchor, usesMessageId: boolean): string | null {
+function renderHandler(d: Dispatcher, anchor: Anchor, usesMessageId: boolean, inlineName: string): string | null {
   const place = { mod: anchor.mod, node: anchor.statement };
-  if (d.kind === 'inline') return usesMessageId ? `(request, extra) => handleMessage({ ...request, id: extra.requestId })` : 'handleMessage';
+  if (d.kind === 'inline') return usesMessageId ? `(request, extra) => ${inlineName}({ ...request, id: extra.requestId })` : inlineName;
   const message = usesMessageId ? '{ ...request, id: extra.requestId }' : 'request';
   const call = renderDispatcherCall(d, place, message);
   if (call === null) return null;
@@ -553,6 +578,12 @@ function referencesMessageId(d: Dispatcher, sites: ReplySite[]): boolean {
   return /['"]id['"]\s+in\s/.test(mod.source.slice(region.start!, region.end!));
 }
 
+function pickFreeName(mod: ModuleUnit, options: string[]): string {
+  const taken = new Set<string>();
+  for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
+  return options.find((n) => !taken.has(n)) ?? `${options[0]}${mod.index.identifiers.length}`;
+}
+
 /** A value the interpreter knows completely (every field a constant), written as a literal. */
 function renderConstant(facts: FileFacts, value: Val, paths: MessagePath[]): string | null {
   const init = paths.find((p) => p.method === 'initialize');
@@ -594,7 +625,9 @@ function findDispatcher(p: MessagePath): Dispatcher | null {
   for (let i = p.parseIndex + 1; i < p.events.length; i++) {
     const e = p.events[i]!;
     if (e.e !== 'enter' || !e.frame.fn || !e.frame.call || !e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text')) continue;
-    if (!replyFrames.every((f) => isWithinFrame(f, e.frame))) continue;
+    // every reply is written inside its run, or built there and returned out of it (`out(await handle(msg))`)
+    const holds = p.replies.every((r) => isWithinFrame(r.event.frame, e.frame) || isReturnedFrom(r.event, e.frame));
+    if (!holds) continue;
     const call = e.frame.call;
     if (call.type !== 'CallExpression') continue;
     const parseCall = (p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>).call;
@@ -604,7 +637,7 @@ function findDispatcher(p: MessagePath): Dispatcher | null {
   // replies written in the frame that parsed the message: dispatch inline
   if (!replyFrames.every((f) => isWithinFrame(f, p.parseFrame))) return null;
   const parseEvent = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
-  const statement = getStatementOf(p.parseFrame.mod, parseEvent.call);
+  const statement = getEnclosingStatement(p.parseFrame.mod, parseEvent.call);
   if (!statement || !p.parseFrame.fn) return null;
   return { kind: 'inline', fn: p.parseFrame.fn, mod: p.parseFrame.mod, parseStatement: statement, parse: parseEvent.call };
 }
@@ -620,6 +653,24 @@ function getMessageBinding(mod: ModuleUnit, parse: t.CallExpression): Binding | 
   if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return resolveIdentifier(mod.index, parent.id);
   if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return resolveIdentifier(mod.index, parent.left);
   return null;
+}
+
+/** The reply object was built in a frame inside `frame` as the value of a `return` (or an arrow's expression body). */
+function isReturnedFrom(write: Extract<Event, { e: 'write' }>, frame: Frame): boolean {
+  const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
+  const origin = value.origin;
+  if (!origin?.frame || origin.node.type !== 'ObjectExpression' || !isWithinFrame(origin.frame, frame)) return false;
+  return isReturnedNode(origin.frame.mod, origin.node);
+}
+
+function isReturnedNode(mod: ModuleUnit, node: t.Node): boolean {
+  let current = node;
+  let parent = mod.index.parent.get(current);
+  while (parent && (parent.type === 'ParenthesizedExpression' || parent.type === 'TSAsExpression')) {
+    current = parent;
+    parent = mod.index.parent.get(current);
+  }
+  return (parent?.type === 'ReturnStatement' && parent.argument === current) || (parent?.type === 'ArrowFunctionExpression' && parent.body === current);
 }
 
 function findDispatcherFrame(p: MessagePath, d: Extract<Dispatcher, { kind: 'function' }>): Frame | null {
@@ -649,18 +700,21 @@ function analyseSite(
 ): ReplySite | null {
   const write = reply.event;
   const events = p.events;
-  // frames from the write up to the dispatcher
+  const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
+  const origin = value.origin;
+  // a reply built and returned out of the dispatcher, written by the loop (`out(await handle(msg))`)
+  const returned = !isWithinFrame(write.frame, dFrame) && origin?.frame && origin.node.type === 'ObjectExpression' && isWithinFrame(origin.frame, dFrame);
+  // frames from the write (or from where the returned reply was built) up to the dispatcher
   const chain: Frame[] = [];
-  for (let f: Frame | null = write.frame; f && f !== dFrame.caller; f = f.caller) chain.push(f);
+  for (let f: Frame | null = returned ? origin!.frame : write.frame; f && f !== dFrame.caller; f = f.caller) chain.push(f);
   if (chain[chain.length - 1] !== dFrame) return null;
   // the writer helpers: frames that do nothing but this write
   let m = 0;
-  while (m < chain.length - 1 && helpers(chain[m]!)) m++;
+  while (!returned && m < chain.length - 1 && helpers(chain[m]!)) m++;
   const siteFrame = chain[m]!;
-  const siteCall = m === 0 ? write.call : (chain[m - 1]!.call as t.CallExpression);
+  const siteCall: t.Node = returned ? origin!.node : m === 0 ? write.call : (chain[m - 1]!.call as t.CallExpression);
   if (!siteFrame.fn && dispatcher.kind === 'function') return null;
   const mod = siteFrame.mod;
-  const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
   if (value.k !== 'obj') {
     block('UNKNOWN_REPLY_SHAPE', siteCall, 'the reply written is not an object literal');
     return null;
@@ -669,22 +723,34 @@ function analyseSite(
 
   // where the reply object was built: at the site call (or in a helper), or earlier in the site frame
   let kind: ReplySite['kind'] = 'direct';
-  let statement: t.Statement | null = getStatementOf(mod, siteCall);
+  let form: ReplySite['form'] = 'statement';
+  let statement: t.Node | null = returned ? getReturnOf(mod, origin!.node) : getStatementOf(mod, siteCall);
   let writeStatement: t.Statement | null = null;
-  let windowStart = m === 0 ? reply.index : events.findIndex((e) => e.e === 'enter' && e.frame === chain[m - 1]);
-  const origin = value.origin;
-  if (origin && origin.frame === siteFrame && origin.node.type === 'ObjectExpression' && !contains(siteCall, origin.node)) {
+  let windowStart = returned
+    ? lastIndexBefore(events, reply.index, (e) => e.e === 'construct' && e.node === origin!.node)
+    : m === 0
+      ? reply.index
+      : events.findIndex((e) => e.e === 'enter' && e.frame === chain[m - 1]);
+  if (!returned && origin && origin.frame === siteFrame && origin.node.type === 'ObjectExpression' && !contains(siteCall, origin.node)) {
     kind = 'constructed';
-    writeStatement = statement;
+    writeStatement = statement as t.Statement | null;
     statement = getConstructionStatement(mod, origin.node);
     windowStart = lastIndexBefore(events, reply.index, (e) => e.e === 'construct' && e.node === origin.node && e.frame === siteFrame);
     if (!statement || windowStart === -1) {
       block('UNKNOWN_REPLY_SHAPE', origin.node, 'the reply object is built where it cannot become a return');
       return null;
     }
-  } else if (origin && origin.frame && origin.frame !== siteFrame && !chain.slice(0, m).includes(origin.frame)) {
+  } else if (!returned && origin && origin.frame && origin.frame !== siteFrame && !chain.slice(0, m).includes(origin.frame)) {
     block('UNKNOWN_REPLY_SHAPE', siteCall, 'the reply object is built outside the function that writes it');
     return null;
+  }
+  if (!statement) {
+    // `(result) => this.send({ id, result })`: the arrow's body is the reply
+    const arrow = getArrowWithBody(mod, siteCall);
+    if (arrow) {
+      statement = returned ? origin!.node : siteCall;
+      form = 'arrow-body';
+    }
   }
   if (!statement) {
     block('REPLY_NOT_STATEMENT', siteCall, 'a reply is written inside an expression');
@@ -701,6 +767,8 @@ function analyseSite(
   for (let i = windowStart + 1; i < end; i++) {
     const e = events[i]!;
     if (i === reply.index) continue;
+    // a second reply to the same request: clients never see it
+    if (e.e === 'write' && p.replies.some((r) => r.index === i)) continue;
     if ((e.e === 'effect' && !isDeadStore(facts, e)) || e.e === 'log' || (e.e === 'write' && e.data.kind !== 'newline' && e.data.kind !== 'header')) {
       block('EFFECTS_AFTER_REPLY', e.e === 'write' ? e.call : e.node, 'code with side effects runs after the reply is written');
       return null;
@@ -750,6 +818,7 @@ function analyseSite(
   }
 
   // calls between the dispatcher and the site frame must hand the result back
+  const chainCalls: ReturnedCall[] = [];
   for (let i = m; i < chain.length - 1; i++) {
     const call = chain[i]!.call;
     if (!call || call.type !== 'CallExpression') return null;
@@ -759,12 +828,14 @@ function analyseSite(
       block('REPLY_NOT_STATEMENT', call, 'the function that answers is called inside an expression');
       return null;
     }
-    if (!returnedCalls.has(call)) returnedCalls.set(call, { call, statement: callStatement, mod: callerMod });
+    if (!returnedCalls.has(call)) returnedCalls.set(call, { call, statement: callStatement, mod: callerMod, dropAwait: false });
+    chainCalls.push(returnedCalls.get(call)!);
   }
 
-  const unreachable = getFollowingExits(mod, statement);
+  const unreachable = form === 'statement' ? getFollowingExits(mod, statement as t.Statement) : [];
   const site: ReplySite = {
     kind,
+    form,
     statement,
     writeStatement,
     mod,
@@ -774,7 +845,7 @@ function analyseSite(
     unreachableAfter: unreachable,
     line: getLine(siteCall),
   };
-  checkCaughtError(site, block);
+  site.chain = chainCalls;
   return site;
 }
 
@@ -836,6 +907,37 @@ export function getStatementOf(mod: ModuleUnit, call: t.Node): t.Statement | nul
   return null;
 }
 
+/** The nearest statement holding a node (`msg = JSON.parse(line);`, `const msg = JSON.parse(line);`). */
+function getEnclosingStatement(mod: ModuleUnit, node: t.Node): t.Statement | null {
+  for (let current: t.Node | undefined = node; current; current = mod.index.parent.get(current)) {
+    if (isFunctionNode(current)) return null;
+    if (t.isStatement(current)) return current;
+  }
+  return null;
+}
+
+/** `return { id, result }` holding a reply object. */
+function getReturnOf(mod: ModuleUnit, object: t.Node): t.Statement | null {
+  let current = object;
+  let parent = mod.index.parent.get(current);
+  while (parent && (parent.type === 'ParenthesizedExpression' || parent.type === 'TSAsExpression')) {
+    current = parent;
+    parent = mod.index.parent.get(current);
+  }
+  return parent?.type === 'ReturnStatement' && parent.argument === current ? parent : null;
+}
+
+/** The arrow function whose expression body is `node` (through parentheses, `await` and casts), or null. */
+function getArrowWithBody(mod: ModuleUnit, node: t.Node): t.ArrowFunctionExpression | null {
+  let current = node;
+  let parent = mod.index.parent.get(current);
+  while (parent && (parent.type === 'ParenthesizedExpression' || parent.type === 'AwaitExpression' || parent.type === 'TSAsExpression')) {
+    current = parent;
+    parent = mod.index.parent.get(current);
+  }
+  return parent?.type === 'ArrowFunctionExpression' && parent.body === current ? parent : null;
+}
+
 /** `response = {...};` or `const response = {...};` holding the reply object. */
 function getConstructionStatement(mod: ModuleUnit, object: t.ObjectExpression): t.Statement | null {
   const parent = mod.index.parent.get(object);
@@ -874,21 +976,47 @@ function getFollowingExits(mod: ModuleUnit, statement: t.Statement): t.Statement
   return [];
 }
 
-/** An error reply that becomes a throw inside a `try` is caught there: the catch must answer the same error. */
-function checkCaughtError(site: ReplySite, block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void): void {
-  if (site.reply.kind === 'result') return;
-  let node: t.Node = site.statement;
-  for (let parent = site.mod.index.parent.get(node); parent && parent !== site.fn; node = parent, parent = site.mod.index.parent.get(parent)) {
-    if (parent.type === 'TryStatement' && parent.block === node && parent.handler) {
-      const param = parent.handler.param;
-      const body = site.mod.source.slice(parent.handler.body.start!, parent.handler.body.end!);
-      const name = param?.type === 'Identifier' ? param.name : null;
-      // the catch answers with the caught error's own code and message (or rethrows it)
-      const preserves = name !== null && (new RegExp(`\\bthrow\\s+${name}\\b`).test(body) || (new RegExp(`\\b${name}\\.code\\b`).test(body) && new RegExp(`\\b${name}\\.message\\b`).test(body)));
-      if (!preserves) block('CAUGHT_ERROR_REPLY', site.statement, 'an error reply inside a try would be caught and answered differently');
-      return;
+/**
+ * An error reply that becomes a throw inside a `try` is caught there. When that catch answers the caught
+ * error with its own code and message (or rethrows it), the answer is the same; otherwise the reply
+ * becomes `return Promise.reject(...)` (a rejection the local catch never sees), and the calls on its
+ * way up hand the promise back without awaiting it inside such a try.
+ */
+function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => boolean): void {
+  for (const site of sites) {
+    if (site.reply.kind === 'result' || !live(site)) continue;
+    if (isInsideRewritingTry(site.mod, site.statement, site.fn, sites)) site.bypass = true;
+    for (const call of site.chain ?? []) {
+      const fn = findFunctionOf(call.mod, call.statement);
+      if (isInsideRewritingTry(call.mod, call.statement, fn, sites)) {
+        site.bypass = true;
+        call.dropAwait = true;
+      }
     }
   }
+}
+
+/** Whether `node` sits in the block of a try (in its own function) whose catch does not pass a caught error on. */
+function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | null, sites: ReplySite[]): boolean {
+  let child: t.Node = node;
+  for (let parent = mod.index.parent.get(node); parent && parent !== fn; child = parent, parent = mod.index.parent.get(parent)) {
+    if (parent.type !== 'TryStatement' || parent.block !== child || !parent.handler) continue;
+    const handler = parent.handler;
+    const name = handler.param?.type === 'Identifier' ? handler.param.name : null;
+    if (name === null) return true;
+    const body = mod.source.slice(handler.body.start!, handler.body.end!);
+    if (new RegExp(`\\bthrow\\s+${name}\\b`).test(body)) return false;
+    const own = sites.filter((s) => s.mod === mod && s.statement.start! >= handler.body.start! && s.statement.end! <= handler.body.end!);
+    if (own.length === 0) return true;
+    const passesOn = own.every((s) => s.reply.kind === 'error' && s.reply.code !== null && new RegExp(`\\b${name}\\.code\\b`).test(s.reply.code) && s.reply.message === `${name}.message`);
+    return !passesOn;
+  }
+  return false;
+}
+
+function findFunctionOf(mod: ModuleUnit, node: t.Node): FunctionNode | null {
+  for (let current = mod.index.parent.get(node); current; current = mod.index.parent.get(current)) if (isFunctionNode(current)) return current;
+  return null;
 }
 
 // ---------------------------------------------------------------- unknown methods

@@ -34,8 +34,10 @@ export type Dispatcher =
 export interface ReplySite {
   /** direct: the write (or a writer helper call) holds the reply; constructed: an earlier `response = {...}` does. */
   kind: 'direct' | 'constructed';
-  /** The statement that becomes `return ...` / `throw ...`. */
-  statement: t.Statement;
+  /** statement: `statement` becomes `return ...` / `throw ...`; arrow-body: it is an arrow's expression body. */
+  form: 'statement' | 'arrow-body';
+  /** The statement (or arrow body expression) that becomes the return or throw. */
+  statement: t.Node;
   /** For constructed replies: the write of the variable, removed. */
   writeStatement: t.Statement | null;
   mod: ModuleUnit;
@@ -50,6 +52,10 @@ export interface ReplySite {
   /** `return;` / `break;` right after the reply: unreachable once it is a return. */
   unreachableAfter: t.Statement[];
   line: number;
+  /** The calls from the dispatcher down to this reply's function. */
+  chain?: ReturnedCall[];
+  /** An error inside a try whose catch would answer it differently: `return Promise.reject(...)` instead of `throw`. */
+  bypass?: boolean;
 }
 
 /** A call between the dispatcher and a reply: it must hand the reply back (`return handleCall(id, params)`). */
@@ -57,6 +63,8 @@ export interface ReturnedCall {
   call: t.CallExpression;
   statement: t.Statement;
   mod: ModuleUnit;
+  /** Inside a try whose catch must not see the reply's rejection: `return f()` rather than `return await f()`. */
+  dropAwait: boolean;
 }
 
 /** Where an unknown method's handling ends without a reply (when the SDK routes it to the dispatcher). */
@@ -95,6 +103,8 @@ export interface SdkShape {
   anchor: Anchor;
   /** What every registration hands the SDK: `handleMessage`, `(request) => this.dispatch(request)`. */
   handler: string;
+  /** For an inline dispatch: the name of the handler made from the code after the parse. */
+  handlerName: string;
   construct: {
     serverInfo: string;
     capabilities: string | null;
@@ -119,6 +129,8 @@ export interface SdkShape {
   removableBranches: RemovableBranch[];
   initialize: InitializeInfo;
   usesMessageId: boolean;
+  /** resources/read answers contents without their `uri`: the registration adds the requested one. */
+  readsWithoutUri: boolean;
 }
 
 export interface ServerModel {

@@ -29,6 +29,13 @@ export class EditList {
     return copy;
   }
 
+  /** A copy without the edits that lie inside [start, end) (their text moved elsewhere). */
+  without(start: number, end: number): EditList {
+    const copy = new EditList();
+    copy.edits.push(...this.edits.filter((e) => !(e.start >= start && e.end <= end)));
+    return copy;
+  }
+
   get size(): number {
     return this.edits.length;
   }

@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { type FunctionNode, getMemberName, isFunctionNode, unwrapExpression } from '../analysis/ast.js';
+import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -21,7 +21,7 @@ import { parseSource } from '../parse.js';
 import { EditList } from './edits.js';
 import { pruneUnusedDeclarations } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
-import { getLineIndent, getLineStart, getNodeRange, getRemovalRange } from './text.js';
+import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, renderRange } from './text.js';
 
 export interface SdkRewrite {
   /** The new text of every module that changed (the entry included when it changed). */
@@ -85,7 +85,15 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     }
   }
   for (const call of shape.returnedCalls) {
-    if (isRemoved(call.mod, call.statement) || call.statement.type === 'ReturnStatement') continue;
+    if (isRemoved(call.mod, call.statement)) continue;
+    const expression = call.statement.type === 'ExpressionStatement' ? call.statement.expression : call.statement.type === 'ReturnStatement' ? call.statement.argument : null;
+    // inside a try whose catch must not see the reply's rejection, the promise is handed back as it is
+    if (call.dropAwait && expression?.type === 'AwaitExpression') {
+      const prefix = call.statement.type === 'ReturnStatement' ? 'return ' : 'return ';
+      edit(call.mod).replace(call.statement.start!, expression.argument.start!, prefix);
+      continue;
+    }
+    if (call.statement.type === 'ReturnStatement') continue;
     edit(call.mod).insert(call.statement.start!, 'return ');
   }
   for (const end of shape.noReplyEnds) {
@@ -124,8 +132,16 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   const names = pickNames(anchorMod);
   const setup = buildServerSetup(ctx, style, indent, names);
   const anchorRange = getNodeRange(anchorMod.source, anchor.statement);
+  let handlerText = '';
+  if (shape.dispatcher.kind === 'inline') {
+    // the code after the parse becomes the handler, placed where the loop was (its edits move with it)
+    const extracted = buildInlineHandler(shape.dispatcher, edit(anchorMod), style, indent, shape.handlerName);
+    if ('failed' in extracted) return extracted;
+    handlerText = extracted.text + style.eol;
+    ctx.edits.set(anchorMod, edit(anchorMod).without(anchor.statement.start!, anchor.statement.end!));
+  }
   if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: anchor.statement.loc?.start.line ?? 0 };
-  edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, setup.slice(indent.length));
+  edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, (handlerText + setup).slice(indent.length));
   edit(anchorMod).insert(getImportOffset(anchorMod), buildImports(ctx, style, anchorMod, names));
 
   // 5. Apply, prune what only the removed code used, re-parse.
@@ -234,27 +250,37 @@ function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
 // return <result>;
 // throw Object.assign(new Error(<message>), { code: <code> });      (v1: the SDK sends code and message as they are)
 // throw new ProtocolError(<code>, <message>);                        (v2)
+// (result) => result                                    (the reply was an arrow's expression body)
+// return Promise.reject(Object.assign(new Error(...)))  (an error inside a try whose catch answers differently)
 function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget, unknownOnly: boolean): string {
   const s = semi(style);
   const reply = site.reply;
-  switch (reply.kind) {
-    case 'result':
-      return `return ${reply.value}${s}`;
-    case 'error-value':
-      return `throw ${reply.value}${s}`;
-    case 'error': {
-      const message = reply.message ?? quoted(style, 'Error');
-      if (unknownOnly) return buildThrow(style, sdk, '-32601', message, reply.data);
-      if (reply.code === null) return sdk === 'v2' ? buildThrow(style, sdk, '-32603', message, reply.data) : `throw new Error(${message})${s}`;
-      return buildThrow(style, sdk, reply.code, message, reply.data);
-    }
+  const arrow = site.form === 'arrow-body';
+  if (reply.kind === 'result') return arrow ? (/^[{]/.test(reply.value) ? `(${reply.value})` : reply.value) : `return ${reply.value}${s}`;
+  let error: string;
+  if (reply.kind === 'error-value') error = reply.value;
+  else {
+    const message = reply.message ?? quoted(style, 'Error');
+    const code = unknownOnly ? '-32601' : reply.code;
+    error = code === null ? (sdk === 'v2' ? buildError(sdk, '-32603', message, reply.data) : `new Error(${message})`) : buildError(sdk, code, message, reply.data);
   }
+  if (site.bypass) return arrow ? `Promise.reject(${error})` : `return Promise.reject(${error})${s}`;
+  return arrow ? `{ throw ${error}${s} }` : `throw ${error}${s}`;
+}
+
+/**
+ *   v1: Object.assign(new Error(message), { code })   (the SDK sends code and message as they are; McpError would prefix the message)
+ *   v2: new ProtocolError(code, message)
+ */
+function buildError(sdk: SdkTarget, code: string, message: string, data: string | null): string {
+  if (sdk === 'v2') return `new ProtocolError(${code}, ${message}${data ? `, ${data}` : ''})`;
+  const codePart = code === 'code' ? 'code' : `code: ${code}`;
+  const dataPart = data === null ? '' : data === 'data' ? ', data' : `, data: ${data}`;
+  return `Object.assign(new Error(${message}), { ${codePart}${dataPart} })`;
 }
 
 function buildThrow(style: CodeStyle, sdk: SdkTarget, code: string, message: string, data: string | null): string {
-  const s = semi(style);
-  if (sdk === 'v2') return `throw new ProtocolError(${code}, ${message}${data ? `, ${data}` : ''})${s}`;
-  return `throw Object.assign(new Error(${message}), { code: ${code}${data ? `, data: ${data}` : ''} })${s}`;
+  return `throw ${buildError(sdk, code, message, data)}${semi(style)}`;
 }
 
 /** `if (response !== undefined) send(response);` -> the whole if; otherwise the write itself. */
@@ -317,6 +343,152 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
   }
 }
 
+// ---------------------------------------------------------------- inline dispatch
+
+// const handleMessage = async (msg) => {
+//   <the statements after the parse, with replies as returns and throws>
+// };
+/**
+ * The loop dispatches right after its `JSON.parse`: those statements become the handler. Walking out from
+ * the parse to the loop's callback, each level keeps the statements after the one holding the parse;
+ * a `try` around them is kept (its catch still handles their errors); a loop over lines ends there (its
+ * `continue` and `break` end this message: they become `return`).
+ */
+function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' }>, list: EditList, style: CodeStyle, indent: string, name: string): { text: string } | { failed: string; line: number } {
+  const mod = d.mod;
+  const source = mod.source;
+  const eol = style.eol;
+  const protectedStarts = findProtectedLineStarts(mod.ast, source);
+  const fail = (why: string, node: t.Node): { failed: string; line: number } => ({ failed: `the dispatch after the parse cannot become a handler: ${why}`, line: node.loc?.start.line ?? 0 });
+  const parent = (node: t.Node): t.Node | undefined => mod.index.parent.get(node);
+  const message = getParsedName(mod, d.parse);
+  if (message === null) return fail('the parsed message is not stored in a variable', d.parse);
+  const messageType = getDeclaredType(mod, d.parse);
+
+  // `try { msg = JSON.parse(line) } catch { ... }`: the whole try is the parse
+  let node: t.Node = d.parseStatement;
+  const holder = parent(node);
+  const tryStatement = holder && parent(holder);
+  if (holder?.type === 'BlockStatement' && holder.body.length === 1 && tryStatement?.type === 'TryStatement' && tryStatement.block === holder) node = tryStatement;
+
+  // each entry: statements of one block, and what wraps them
+  type Level = { statements: t.Statement[]; wrap: t.TryStatement | null };
+  const levels: Level[] = [];
+  let stopLoop: t.Node | null = null;
+  for (let guard = 0; guard < 20; guard++) {
+    const block = parent(node);
+    if (!block || block.type !== 'BlockStatement') return fail('the parse is not a statement of a block', node);
+    const rest = block.body.slice(block.body.indexOf(node as t.Statement) + 1);
+    const owner = parent(block);
+    if (owner?.type === 'TryStatement' && owner.block === block) {
+      levels.push({ statements: rest, wrap: owner });
+      node = owner;
+      continue;
+    }
+    levels.push({ statements: rest, wrap: null });
+    if (owner === d.fn) break;
+    if (owner && (owner.type === 'ForStatement' || owner.type === 'ForOfStatement' || owner.type === 'ForInStatement' || owner.type === 'WhileStatement' || owner.type === 'DoWhileStatement')) {
+      stopLoop = owner;
+      break;
+    }
+    if (!owner || !t.isStatement(owner)) return fail('the parse sits where its following code cannot be followed', node);
+    node = owner;
+  }
+  // `continue` / `break` of the loop that is left behind end this message's handling
+  const extracted = levels.flatMap((l) => [...l.statements, ...(l.wrap?.handler ? [l.wrap.handler.body] : [])]);
+  for (const exit of findLoopExits(mod, extracted, stopLoop)) {
+    if (exit.label) return fail('a labelled jump leaves the handler', exit);
+    if (!list.touches(exit.start!, exit.end!)) list.replace(exit.start!, exit.end!, `return${semi(style)}`);
+  }
+
+  // render from the innermost level out
+  const unit = style.indent;
+  let body = '';
+  let depth = indent + unit;
+  for (let i = 0; i < levels.length; i++) {
+    const level = levels[i]!;
+    const own = renderStatements(mod, list, level.statements, depth, protectedStarts, eol);
+    if (level.wrap) {
+      const inner = [body, own].filter(Boolean).join(eol);
+      const t = level.wrap;
+      let text = `${depth}try {${eol}${reindentBlock(inner, unit)}${eol}${depth}}`;
+      if (t.handler) text += ` catch${t.handler.param ? ` (${source.slice(t.handler.param.start!, t.handler.param.end!)})` : ''} {${eol}${renderStatements(mod, list, t.handler.body.body, depth + unit, protectedStarts, eol)}${eol}${depth}}`;
+      if (t.finalizer) text += ` finally {${eol}${renderStatements(mod, list, t.finalizer.body, depth + unit, protectedStarts, eol)}${eol}${depth}}`;
+      body = text;
+    } else {
+      body = [body, own].filter(Boolean).join(eol);
+    }
+  }
+  return { text: `${indent}const ${name} = async (${message}${messageType}) => {${eol}${body}${eol}${indent}}${semi(style)}` };
+}
+
+/** `: JsonRpcRequest` of `let msg: JsonRpcRequest;` (TypeScript), so the handler's parameter keeps the type. */
+function getDeclaredType(mod: ModuleUnit, call: t.CallExpression): string {
+  const message = getParsedName(mod, call);
+  if (message === null) return '';
+  const binding = resolveName(mod.index, call, message);
+  if (!binding || !('declarator' in binding)) return '';
+  const id = binding.declarator.id;
+  const annotation = id.type === 'Identifier' ? id.typeAnnotation : null;
+  if (annotation && annotation.type === 'TSTypeAnnotation') return mod.source.slice(annotation.start!, annotation.end!);
+  return '';
+}
+
+/** The name `JSON.parse(...)` is stored in (`const msg = ...`, `msg = ...`). */
+function getParsedName(mod: ModuleUnit, call: t.CallExpression): string | null {
+  let node: t.Node = call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression' || parent.type === 'TSTypeAssertion')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return parent.id.name;
+  if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return parent.left.name;
+  return null;
+}
+
+/** `continue` and `break` statements in `statements` that target `loop` (the loop over lines left behind). */
+function findLoopExits(mod: ModuleUnit, statements: t.Node[], loop: t.Node | null): (t.ContinueStatement | t.BreakStatement)[] {
+  const out: (t.ContinueStatement | t.BreakStatement)[] = [];
+  const visit = (node: t.Node, insideLoop: boolean, insideSwitch: boolean): void => {
+    if (isFunctionNode(node)) return;
+    if (node.type === 'ContinueStatement' && (!insideLoop || node.label)) out.push(node);
+    if (node.type === 'BreakStatement' && ((!insideLoop && !insideSwitch) || node.label)) out.push(node);
+    const loopHere = node.type === 'ForStatement' || node.type === 'ForOfStatement' || node.type === 'ForInStatement' || node.type === 'WhileStatement' || node.type === 'DoWhileStatement';
+    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
+      const value = (node as unknown as Record<string, unknown>)[key];
+      const children: unknown[] = Array.isArray(value) ? value : [value];
+      for (const child of children) if (child && typeof (child as t.Node).type === 'string') visit(child as t.Node, insideLoop || loopHere, insideSwitch || node.type === 'SwitchStatement');
+    }
+  };
+  for (const statement of statements) visit(statement, false, false);
+  return loop === null ? out.filter((n) => n.label) : out;
+}
+
+/** Consecutive statements, with the rewrite's edits applied, re-indented to `to`. */
+function renderStatements(mod: ModuleUnit, list: EditList, statements: t.Statement[], to: string, protectedStarts: Set<number>, eol: string): string {
+  if (statements.length === 0) return '';
+  const source = mod.source;
+  const first = getNodeRange(source, statements[0]!).start;
+  const lineStart = getLineStart(source, first);
+  // from the start of the line, so an edit that removes the first statement's whole lines is inside
+  const start = /^[ \t]*$/.test(source.slice(lineStart, first)) ? lineStart : first;
+  const last = getNodeRange(source, statements[statements.length - 1]!).end;
+  // to the end of the last line, so an edit that removes the last statement's whole lines is inside
+  const lineEnd = /^[ \t]*\r?\n/.exec(source.slice(last));
+  const end = lineEnd ? last + lineEnd[0].length : last;
+  const from = getLineIndent(source, first);
+  const text = renderRange(source, start, end, from, to, protectedStarts, list);
+  return `${to}${text.replace(/^\s+/, '')}`.replace(/\s+$/, '').split(/\r?\n/).join(eol);
+}
+
+function reindentBlock(text: string, unit: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((l) => (l.trim() ? unit + l : l))
+    .join('\n');
+}
+
 // ---------------------------------------------------------------- the server
 
 interface Names {
@@ -365,6 +537,23 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   }
   for (const method of shape.registrations) {
     const key = sdk === 'v2' ? q(method) : MCP_REQUESTS[method as keyof typeof MCP_REQUESTS].schema;
+    if (method === 'resources/read' && shape.readsWithoutUri) {
+      // server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      //   const result = await handleMessage(request);
+      //   return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) };
+      // });
+      const arrow = /^\(request(?:, extra)?\) => ([\s\S]*)$/.exec(shape.handler);
+      const call = arrow ? arrow[1]! : `${shape.handler}(request, extra)`;
+      lines.push(
+        `${indent}${names.server}.setRequestHandler(${key}, async (request, extra) => {`,
+        `${indent}${unit}const result = await ${call}${s}`,
+        `${indent}${unit}// each content names the resource it belongs to (MCP requires it; the original left it out)`,
+        `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${s}`,
+        `${indent}})${s}`,
+      );
+      ctx.fixes.push('resources/read contents carry the uri they belong to (clients reject them without it)');
+      continue;
+    }
     lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${shape.handler})${s}`);
   }
   if (shape.fallback) {

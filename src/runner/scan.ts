@@ -97,6 +97,10 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   // 1. Read every file and keep the ones that may hold a server (the cheap text prefilter).
   const sources = new Map<string, string>();
   const early: FileResult[] = [];
+  // files that import relative modules but do not pass the prefilter themselves: an entry whose server
+  // and stdin loop live in a module it imports (`createServer(info).start()` in a two-line entry)
+  const importers = new Map<string, Buffer>();
+  const stdinModules = new Set<string>();
   for (const path of files) {
     const read = readCandidate(path);
     progress.scanned++;
@@ -105,9 +109,18 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
       progress.candidates++;
       if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
       else sources.set(path, read.source);
+      if (read.source.includes('stdin')) stdinModules.add(path);
+    } else if (read.kind === 'importer') {
+      importers.set(path, read.bytes);
     }
     report();
   }
+  for (const [path, bytes] of importers) {
+    if (!importsAny(path, bytes, stdinModules)) continue;
+    progress.candidates++;
+    sources.set(path, bytes.toString('utf8'));
+  }
+  importers.clear();
 
   // 2. Run the pipeline on each candidate.
   const manifests = new ManifestCache();
@@ -212,7 +225,28 @@ function refuseRelated(result: FileResult, why: string): void {
   result.related = [];
 }
 
-type ReadOutcome = { kind: 'skip' } | { kind: 'problem'; message: string } | { kind: 'candidate'; source: string; error?: string };
+type ReadOutcome =
+  | { kind: 'skip' }
+  | { kind: 'problem'; message: string }
+  | { kind: 'candidate'; source: string; error?: string }
+  /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop. */
+  | { kind: 'importer'; bytes: Buffer };
+
+const RELATIVE_MARKERS = ["require('.", 'require(".', "from '.", 'from ".'];
+
+/** Whether a file names one of `modules` in a relative import (by base name; the pipeline resolves it for real). */
+function importsAny(path: string, bytes: Buffer, modules: Set<string>): boolean {
+  for (const module of modules) {
+    const base = module.slice(module.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
+    if (!bytes.includes(base)) continue;
+    const text = bytes.toString('utf8');
+    for (const match of text.matchAll(/(?:require\(\s*|from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]+)['"]/g)) {
+      const target = resolve(dirname(path), match[1]!);
+      if (module === target || module.startsWith(`${target}.`) || module.startsWith(`${target}/index.`) || module.replace(/\.[cm]?[jt]s$/, '') === target.replace(/\.[cm]?[jt]s$/, '')) return true;
+    }
+  }
+  return false;
+}
 
 /**
  * Synchronous on purpose: one readFileSync per file is several times faster here than promise-based
@@ -225,10 +259,11 @@ function readCandidate(path: string): ReadOutcome {
   } catch (err) {
     return { kind: 'problem', message: `cannot read: ${describeFsError(err)}` };
   }
-  if (bytes.length === 0 || !mayContainServerBytes(bytes)) return { kind: 'skip' };
+  if (bytes.length === 0) return { kind: 'skip' };
+  if (!mayContainServerBytes(bytes)) return RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000 ? { kind: 'importer', bytes } : { kind: 'skip' };
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
-  if (!mayContainServer(source)) return { kind: 'skip' };
+  if (!mayContainServer(source)) return RELATIVE_MARKERS.some((m) => source.includes(m)) ? { kind: 'importer', bytes } : { kind: 'skip' };
   if (bytes.includes(0)) return { kind: 'candidate', source, error: 'looks like a binary file (contains a NUL byte); left untouched' };
   if (source.includes('\uFFFD') && !Buffer.from(source, 'utf8').equals(bytes)) {
     return { kind: 'candidate', source, error: 'is not valid UTF-8 text; left untouched' };
