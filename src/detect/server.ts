@@ -296,11 +296,13 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     // a catch-all that answers every unknown method with a result: the SDK answers them with -32601 instead
   }
   const fallback = custom.size > 0 || (runtimeTable && otherResult !== undefined);
+  // with the custom methods known, the fallback answers only them (unknown methods never reach the dispatcher)
+  const runtimeMethods = runtimeTable && otherResult !== undefined;
 
-  // Unknown methods reaching the dispatcher (only with a fallback) must end in -32601.
+  // Unknown methods reaching the dispatcher (through a fallback for a table filled at run time) must end in -32601.
   const noReplyEnds: NoReplyEnd[] = [];
   const unknownSites: ReplySite[] = [];
-  if (fallback) {
+  if (fallback && runtimeMethods) {
     for (const p of otherPaths) {
       // a path that never reaches the dispatcher ends in the input side, which the SDK replaces
       const reaches = dispatcher.kind === 'inline' || p.events.some((e) => e.e === 'enter' && e.frame.fn === dispatcher.fn && e.frame.call === dispatcher.call);
@@ -310,7 +312,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
           block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.fn : dispatcher.parseStatement, 'an unknown method is never answered, and the place to answer it could not be found');
           return { blockers };
         }
-        noReplyEnds.push(end);
+        if (!noReplyEnds.some((e) => e.node === end.node)) noReplyEnds.push(end);
       }
     }
     for (const site of sites.values()) {
@@ -318,7 +320,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     }
   }
 
-  const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (fallback && m === '\0other'));
+  const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (runtimeMethods && m === '\0other'));
   resolveCaughtErrors([...sites.values()], isLive);
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
@@ -376,6 +378,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     removableBranches: removable,
     initialize,
     usesMessageId,
+    runtimeMethods,
     readsWithoutUri: registered.has('resources/read') && hasContentsWithoutUri(facts, inDispatcher),
   };
 }
@@ -658,7 +661,7 @@ function getMessageBinding(mod: ModuleUnit, parse: t.CallExpression): Binding | 
 /** The reply object was built in a frame inside `frame` as the value of a `return` (or an arrow's expression body). */
 function isReturnedFrom(write: Extract<Event, { e: 'write' }>, frame: Frame): boolean {
   const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
-  const origin = value.origin;
+  let origin = value.origin;
   if (!origin?.frame || origin.node.type !== 'ObjectExpression' || !isWithinFrame(origin.frame, frame)) return false;
   return isReturnedNode(origin.frame.mod, origin.node);
 }
@@ -701,7 +704,7 @@ function analyseSite(
   const write = reply.event;
   const events = p.events;
   const value = (write.data as Extract<WriteData, { kind: 'json' }>).value;
-  const origin = value.origin;
+  let origin = value.origin;
   // a reply built and returned out of the dispatcher, written by the loop (`out(await handle(msg))`)
   const returned = !isWithinFrame(write.frame, dFrame) && origin?.frame && origin.node.type === 'ObjectExpression' && isWithinFrame(origin.frame, dFrame);
   // frames from the write (or from where the returned reply was built) up to the dispatcher
@@ -720,6 +723,16 @@ function analyseSite(
     return null;
   }
   const fields = facts.interp.getFields(value, p.path.state, write.frame)!;
+  // a helper that spreads the object it was handed (`answer(msg) { write({ jsonrpc: '2.0', ...msg }) }`):
+  // the reply was built where that object was
+  if (!returned && m > 0 && origin?.frame && chain.slice(0, m).includes(origin.frame)) {
+    const handed = (chain[m - 1]!.args ?? []).find((a) => {
+      if (a.k !== 'obj' || a.origin?.frame !== siteFrame || a.origin.node.type !== 'ObjectExpression') return false;
+      const own = facts.interp.getFields(a, p.path.state, siteFrame);
+      return own !== null && (own.has('result') || own.has('error'));
+    });
+    if (handed?.origin) origin = handed.origin;
+  }
 
   // where the reply object was built: at the site call (or in a helper), or earlier in the site frame
   let kind: ReplySite['kind'] = 'direct';

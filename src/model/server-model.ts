@@ -123,6 +123,8 @@ export interface SdkShape {
   /** Methods outside MCP that the server answers: routed through the fallback handler. */
   customMethods: string[];
   fallback: boolean;
+  /** Custom methods come from a table filled at run time: the fallback cannot list them. */
+  runtimeMethods: boolean;
   /** Replies only unknown methods reach (answered with -32601 under the fallback). */
   unknownSites: ReplySite[];
   noReplyEnds: NoReplyEnd[];

@@ -172,13 +172,21 @@ function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): Mo
 }
 
 /**
- * Writer helpers of a module: functions that write to stdout themselves, and functions that only call
- * writer helpers (`sendResult(id, r) { this.emit({ id, result: r }) }`). They go once nothing calls them,
- * even when the original never called them either: the SDK writes now, and a stray call would corrupt it.
+ * Protocol plumbing of a module: functions that write to stdout themselves, functions that only call
+ * writer helpers (`sendResult(id, r) { this.emit({ id, result: r }) }`), and the functions that parse
+ * incoming messages. They go once nothing calls them, even when the original never called them either
+ * (or they are methods of an exported class): the SDK reads and writes now, and a stray call would
+ * corrupt its transport.
  */
 function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   const sinks = new Set(model.facts.sinks.filter((s) => s.mod === mod && s.fn).map((s) => s.fn!));
   const writers = new Set<FunctionNode>(sinks);
+  // the functions that parse incoming messages are protocol plumbing too: the SDK transport parses now
+  for (const { call, mod: parseMod } of model.envelope.parses) {
+    if (parseMod !== mod) continue;
+    const fn = findEnclosing(mod, call);
+    if (fn) writers.add(fn);
+  }
   for (let changed = true; changed; ) {
     changed = false;
     for (const fn of mod.index.functions) {
@@ -556,7 +564,24 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     }
     lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${shape.handler})${s}`);
   }
-  if (shape.fallback) {
+  if (shape.fallback && shape.customMethods.length > 0 && !shape.runtimeMethods) {
+    // server.fallbackRequestHandler = async (request, extra) => {
+    //   if (!['db/stats'].includes(request.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
+    //   return handleMessage(request);
+    // };
+    const arrow = /^\((request(?:, extra)?)\) => ([\s\S]*)$/.exec(shape.handler);
+    const params = arrow ? arrow[1]! : 'request, extra';
+    const call = arrow ? arrow[2]! : `${shape.handler}(request, extra)`;
+    const list = `[${shape.customMethods.map((m) => q(m)).join(', ')}]`;
+    lines.push(
+      `${indent}${names.server}.fallbackRequestHandler = async (${params}) => {`,
+      `${indent}${unit}// the server's own methods; any other method is answered -32601, as JSON-RPC requires`,
+      `${indent}${unit}if (!${list}.includes(request.method)) ${buildThrow(style, sdk, '-32601', q('Method not found'), null)}`,
+      `${indent}${unit}return ${call}${s}`,
+      `${indent}}${s}`,
+    );
+    ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
+  } else if (shape.fallback) {
     lines.push(`${indent}${names.server}.fallbackRequestHandler = ${shape.handler}${s}`);
     if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   }

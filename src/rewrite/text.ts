@@ -21,6 +21,8 @@ export function getNodeRange(source: string, node: t.Node, floor = 0): { start: 
   for (const comment of [...(node.leadingComments ?? [])].reverse()) {
     const gap = source.slice(comment.end!, start);
     if (comment.start! < floor || /\n[ \t]*\r?\n/.test(gap) || /[^\s]/.test(gap)) break;
+    // a comment that ends the previous statement's line belongs to that statement
+    if (/\S/.test(source.slice(getLineStart(source, comment.start!), comment.start!))) break;
     start = comment.start!;
   }
   let end = node.end!;

@@ -48,7 +48,8 @@ const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), sha
 //     with the length counted in bytes);
 //   - a reply carries the id of the request it answers, taken from the request itself;
 //   - a notification (no "id" member) is never answered, and a request is answered once;
-//   - an error is { code: <integer>, message: <string> } (a bare string becomes -32603);
+//   - an error is { code: <integer>, message: <string> } (a bare string becomes -32603, and a generic
+//     code on a message that says the method is unknown becomes -32601);
 //   - bad JSON is answered with -32700 and id null, a message that is not JSON-RPC with -32600;
 //   - ping is answered with {} (by the envelope itself, as the specification defines it);
 //   - when the server's methods are known, an unknown method is answered with -32601 (whatever the
@@ -76,15 +77,19 @@ function isId(value) {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
+const UNKNOWN_METHOD = /\\b(method not found|(unknown|unsupported|no such) method)\\b/i;
+
 function toError(error) {
   const fields = isObject(error) ? error : { message: error };
-  const code = Number.isInteger(fields.code) ? fields.code : -32603;
+  let code = Number.isInteger(fields.code) ? fields.code : -32603;
   const message =
     typeof fields.message === 'string'
       ? fields.message
       : fields.message === undefined || fields.message === null
         ? STANDARD_MESSAGES[String(code)] || 'Error'
         : String(fields.message);
+  // a generic code on an answer that says the method is unknown: JSON-RPC has a code for that
+  if ((code === -32603 || code === -32600 || (code <= -32000 && code >= -32099)) && UNKNOWN_METHOD.test(message)) code = -32601;
   return fields.data === undefined ? { code, message } : { code, message, data: fields.data };
 }
 
@@ -282,7 +287,7 @@ const STATE = Symbol.for('mcp-migrate.envelope');`)
     .replace('function isObject(value) {', 'function isObject(value: unknown): value is JsonObject {')
     .replace('function isId(value) {', 'function isId(value: unknown): value is string | number {')
     .replace('function toError(error) {\n  const fields = isObject(error) ? error : { message: error };', 'function toError(error: unknown): { code: number; message: string; data?: unknown } {\n  const fields: JsonObject = isObject(error) ? error : { message: error };')
-    .replace('const code = Number.isInteger(fields.code) ? fields.code : -32603;', "const code = typeof fields['code'] === 'number' && Number.isInteger(fields['code']) ? fields['code'] : -32603;")
+    .replace('let code = Number.isInteger(fields.code) ? fields.code : -32603;', "let code = typeof fields['code'] === 'number' && Number.isInteger(fields['code']) ? fields['code'] : -32603;")
     .replace(/fields\.message/g, "fields['message']")
     .replace(/fields\.data/g, "fields['data']")
     .replace('function findJsonEnd(text) {', 'function findJsonEnd(text: string): number {')
