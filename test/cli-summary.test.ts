@@ -22,7 +22,7 @@ describe('RunSummary', () => {
     });
     const scan = await scanFiles({ paths: ['.', 'gone'], cwd: root, sdk: 'auto', style: 'server', process: createFakePipeline().process });
     const display = (p: string): string => p.slice(root.length + 1);
-    const outcome = { written: [join(root, 'package.json'), join(root, 'src/a.js')], applied: [join(root, 'src/a.js')], skipped: [join(root, 'src/env.js')], failed: [], quit: false };
+    const outcome = { written: [join(root, 'package.json'), join(root, 'src/a.js')], applied: [join(root, 'src/a.js')], skipped: [join(root, 'src/env.js')], failed: [], quit: false, partial: [], interrupted: false };
     const summary = buildRunSummary(scan, 'apply', outcome, 3, display);
     expect(summary.root).toBe(root);
     expect(summary.mode).toBe('apply');

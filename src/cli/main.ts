@@ -12,6 +12,7 @@ import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
+import { createTerminalPager, type Pager } from './pager.js';
 import { createTerminalPrompt } from './prompt.js';
 import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
@@ -23,6 +24,8 @@ export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
 export const EXIT_USAGE = 2;
 export const EXIT_FAILED = 3;
+/** Ctrl-C at a review question (128 + SIGINT, what a shell reports for a process stopped by Ctrl-C). */
+export const EXIT_INTERRUPTED = 130;
 
 /** Where text goes. `isTTY` decides colors (and, for stderr, the progress line). */
 export interface OutputStream {
@@ -38,8 +41,10 @@ export interface CliDeps {
   /** Read for NO_COLOR, GITHUB_ACTIONS and GITHUB_WORKSPACE. */
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Asks apply / skip / all / quit for one file (default: an @inquirer/prompts question on the terminal). */
+  /** Asks about one file or one hunk (default: a one-key question on the terminal). */
   prompt: ReviewPrompt;
+  /** Shows a diff taller than the terminal (default: `$PAGER`, else `less -R`, on the review's terminal). */
+  pager: Pager;
   /** The git safety check and --changed-since. */
   git: GitClient;
   /** The pipeline. When injected, files are processed inline with it; by default `processSource`, on worker threads for big runs. */
@@ -86,6 +91,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
     env: deps.env ?? process.env,
     cwd: deps.cwd ?? process.cwd(),
     prompt: deps.prompt ?? createTerminalPrompt(human === stderr ? process.stderr : process.stdout, process.stdin),
+    pager: deps.pager ?? createTerminalPager(human === stderr ? process.stderr : process.stdout, deps.env ?? process.env),
     git: deps.git ?? createGitClient(),
     process: deps.process,
   };
@@ -152,7 +158,18 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
 
   // 3. Show (and in a real run, apply) each change.
-  const outcome: ReviewOutcome = await reviewChanges({ scan, mode: options.mode, yes: options.yes, prompt: deps.prompt, out, paint, display });
+  const outcome: ReviewOutcome = await reviewChanges({
+    scan,
+    mode: options.mode,
+    yes: options.yes,
+    prompt: deps.prompt,
+    pager: deps.pager,
+    options: { sdk: options.sdk, style: options.style },
+    process: deps.process,
+    out,
+    paint,
+    display,
+  });
 
   // 4. Errors, summary, exit code, report.
   const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
@@ -162,6 +179,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   let exitCode = errors.length > 0 ? EXIT_FAILED : options.mode === 'check' && pending ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
   out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));
+  // Ctrl-C: stop here; no report, no annotations for a run the user broke off.
+  if (outcome.interrupted) return EXIT_INTERRUPTED;
   // Workflow commands ride with the human text: on stdout, or on stderr when stdout carries the report
   // (the runner reads commands from both).
   if (isGitHubActions(deps.env)) {

@@ -1,8 +1,10 @@
-// Text for humans: colors, unified diffs, and the header shown above each file's diff.
-// Returns strings; the caller decides where they go.
-import { structuredPatch } from 'diff';
+// Text for humans: colors, unified diffs (plain for logs and pipes; numbered, word-highlighted hunks for the
+// interactive review), and the header shown above each file's diff. Returns strings; the caller decides
+// where they go.
+import { diffWordsWithSpace, structuredPatch } from 'diff';
 import { assertNever } from '../model/assert-never.js';
 import type { Decision, FileResult } from '../model/types.js';
+import type { DiffLine, Hunk } from '../runner/hunks.js';
 
 export interface Paint {
   enabled: boolean;
@@ -13,6 +15,8 @@ export interface Paint {
   dim(text: string): string;
   warn(text: string): string;
   error(text: string): string;
+  /** The changed words inside a changed line (reverse video). */
+  strong(text: string): string;
 }
 
 function sgr(open: number, close: number, enabled: boolean): (text: string) => string {
@@ -34,6 +38,7 @@ export function createPaint(enabled: boolean): Paint {
     dim: sgr(2, 22, enabled),
     warn: sgr(33, 39, enabled),
     error: sgr(31, 39, enabled),
+    strong: sgr(7, 27, enabled),
   };
 }
 
@@ -85,6 +90,8 @@ export function renderFileHeader(path: string, result: FileResult, paint: Paint)
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
   if (result.decision.kind === 'sdk') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
   if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${result.detected}`);
+  // User code the rewrite removes (a `notifications/initialized` branch that did more than return) is named.
+  for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${dropped}`));
   const fixer = result.decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
   for (const fix of result.fixes) lines.push(paint.added(`   fixed by ${fixer}: ${fix}`));
   for (const d of result.diagnostics) {
@@ -97,4 +104,74 @@ export function renderFileHeader(path: string, result: FileResult, paint: Paint)
     lines.push(`   ${path}:${f.line}:${f.column} ${f.rule}: ${f.message} [${status}]`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Hunks for the interactive review: old and new line numbers in a gutter, and within a removed line and the
+ * added line paired with it, the changed words highlighted. `label` goes on each hunk's `@@` line;
+ * `gutter` is the width of a line number (default: the widest in these hunks).
+ *
+ *   @@ -40,3 +40,3 @@ hunk 2/4
+ *   40 40 │   if (msg.method === 'tools/list') {
+ *   41    │-    console.log(JSON.stringify(reply));
+ *      41 │+    console.error(JSON.stringify(reply));
+ */
+export function renderNumberedHunks(hunks: readonly Hunk[], paint: Paint, label: (hunk: Hunk) => string = () => '', gutter?: number): string {
+  // One gutter width for a whole file (`gutter`), so its hunks line up when asked about one by one.
+  const widest = gutter ?? Math.max(1, ...hunks.map((h) => String(Math.max(h.oldStart + h.oldLines, h.newStart + h.newLines)).length));
+  const out: string[] = [];
+  for (const hunk of hunks) {
+    const title = label(hunk);
+    out.push(paint.hunk(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@${title === '' ? '' : ` ${title}`}`));
+    const words = pairChangedWords(hunk.lines, paint);
+    for (const [i, line] of hunk.lines.entries()) {
+      const gutter = paint.dim(`${pad(line.oldLine, widest)} ${pad(line.newLine, widest)} │`);
+      const text = words.get(i) ?? stripEol(line.text);
+      if (line.kind === 'removed') out.push(gutter + paint.removed(`-${text}`));
+      else if (line.kind === 'added') out.push(gutter + paint.added(`+${text}`));
+      else out.push(`${gutter} ${text}`);
+      if (!line.text.endsWith('\n') && line.kind !== 'context') out.push(paint.dim('\\ No newline at end of file'));
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function pad(n: number | null, width: number): string {
+  return (n === null ? '' : String(n)).padStart(width);
+}
+
+function stripEol(text: string): string {
+  return text.replace(/\r?\n$/, '');
+}
+
+/** Below this share of unchanged characters a pair of lines is shown without word highlights (it is a rewrite, not an edit). */
+const MIN_SHARED = 0.4;
+
+/**
+ * For each run of removed lines followed by added lines, pairs them in order and highlights the words
+ * that differ (git's diff-highlight, word-wise). Returns line index -> the line's text with highlights.
+ */
+function pairChangedWords(lines: readonly DiffLine[], paint: Paint): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!paint.enabled) return out;
+  for (let i = 0; i < lines.length; ) {
+    if (lines[i]!.kind !== 'removed') {
+      i++;
+      continue;
+    }
+    const removed: number[] = [];
+    while (i < lines.length && lines[i]!.kind === 'removed') removed.push(i++);
+    const added: number[] = [];
+    while (i < lines.length && lines[i]!.kind === 'added') added.push(i++);
+    for (let k = 0; k < Math.min(removed.length, added.length); k++) {
+      const before = stripEol(lines[removed[k]!]!.text);
+      const after = stripEol(lines[added[k]!]!.text);
+      const parts = diffWordsWithSpace(before, after);
+      const shared = parts.filter((p) => !p.added && !p.removed).reduce((n, p) => n + p.value.trim().length, 0);
+      if (shared < MIN_SHARED * Math.max(before.trim().length, after.trim().length)) continue;
+      out.set(removed[k]!, parts.filter((p) => !p.added).map((p) => (p.removed ? paint.strong(p.value) : p.value)).join(''));
+      out.set(added[k]!, parts.filter((p) => !p.removed).map((p) => (p.added ? paint.strong(p.value) : p.value)).join(''));
+    }
+  }
+  return out;
 }

@@ -1,24 +1,52 @@
-// The review: every pending change is shown as a header and a unified diff (with the package.json change
-// and new companion files it brings), then — in an interactive run — the user decides per file:
-// apply / skip / apply all remaining / quit. `--yes` applies all; --dry-run and --check only show.
-import type { FileResult } from '../model/types.js';
+// The review: every pending change is shown with a header (decision, reasons, what was dropped) and its
+// diff, with the package.json change and new companion files it brings. --dry-run and --check only show;
+// --yes applies all. An interactive run asks one hunk at a time (`git add -p`): line numbers, the changed
+// words highlighted, one key per answer, a pager when the diff is taller than the terminal. Hunks that
+// cannot be applied apart are asked about together, and whatever subset is accepted is re-parsed and
+// re-analysed before it is written: a half-migrated server is never written (the file-level question is
+// asked instead). Quitting applies what was accepted; Ctrl-C stops at once and writes nothing more.
+import { assertNever } from '../model/assert-never.js';
+import type { FileResult, PipelineOptions, SdkTarget, Style } from '../model/types.js';
 import { ChangeApplier } from '../runner/commit.js';
 import type { Problem } from '../runner/discover.js';
-import type { ScanResult } from '../runner/scan.js';
+import { applyHunks, groupHunks, splitChange, type SplitChange } from '../runner/hunks.js';
+import { createPartialChecker } from '../runner/partial.js';
+import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
-import { renderDiff, renderFileHeader, type Paint } from './render.js';
+import { isTallerThan, NO_PAGER, type Pager } from './pager.js';
+import { renderDiff, renderFileHeader, renderNumberedHunks, type Paint } from './render.js';
 
-export type ReviewAnswer = 'apply' | 'skip' | 'all' | 'quit';
+/**
+ * apply / skip: this hunk (or this file); rest / none: this and the rest of this file, or none of it;
+ * all: this and everything remaining in every file; quit: stop, keep what was accepted; interrupt: Ctrl-C.
+ * A file question treats rest as apply and none as skip.
+ */
+export type ReviewAnswer = 'apply' | 'skip' | 'rest' | 'none' | 'all' | 'quit' | 'interrupt';
 
-export interface ReviewQuestion {
-  /** Root-relative path of the file being asked about. */
-  path: string;
-  /** 1-based position among the files to review. */
-  index: number;
-  total: number;
-}
+export type ReviewQuestion =
+  | {
+      kind: 'file';
+      /** Root-relative path of the file being asked about. */
+      path: string;
+      /** 1-based position among the files to review. */
+      index: number;
+      total: number;
+      /** Why the file is asked about as a whole after its hunks were (the accepted ones cannot go alone). */
+      why?: string;
+    }
+  | {
+      kind: 'hunk';
+      path: string;
+      index: number;
+      total: number;
+      /** 1-based position of this part among the file's parts (a part is one hunk, or hunks that go together). */
+      group: number;
+      groups: number;
+      /** How many hunks this part holds. */
+      groupSize: number;
+    };
 
-/** Asks what to do with one file. Every answer has a flag: --yes (all), --dry-run / --check (none). */
+/** Asks one question. Every answer has a flag: --yes (all), --dry-run / --check (none). */
 export type ReviewPrompt = (question: ReviewQuestion) => Promise<ReviewAnswer>;
 
 export interface ReviewContext {
@@ -30,78 +58,244 @@ export interface ReviewContext {
   paint: Paint;
   /** Absolute path -> what the user sees (root-relative). */
   display: (path: string) => string;
+  /** Shows a diff taller than the terminal (interactive runs only). */
+  pager?: Pager;
+  /** The run's pipeline options and pipeline, for re-analysing a partly applied file. */
+  options?: { sdk: SdkTarget | 'auto'; style: Style };
+  process?: ProcessFile;
 }
 
 export interface ReviewOutcome {
   /** Every path written (package.json files, companions, source files), absolute, in write order. */
   written: string[];
-  /** Source files applied. */
+  /** Source files applied (in full, or enough of it that the file is migrated). */
   applied: string[];
+  /** Source files of which only independent hunks were applied: still the original server, the migration still pending. */
+  partial: string[];
   /** Source files with a pending change that were not applied (skipped, or left when the user quit). */
   skipped: string[];
   /** Files whose write was refused or failed, with the reason. */
   failed: Problem[];
   quit: boolean;
+  /** Ctrl-C at a question: nothing after the last accepted file was written (the run exits 130). */
+  interrupted: boolean;
 }
 
 export function getPendingFiles(scan: ScanResult): FileResult[] {
   return scan.results.filter((r) => r.after !== undefined);
 }
 
+/** What to write for one file: all of it, none of it, or an accepted subset of its hunks. */
+type FileChoice =
+  | { kind: 'all' }
+  | { kind: 'none' }
+  /** `migrated`: the file is migrated without the skipped hunks; `original`: still the original server with some fixes. */
+  | { kind: 'partial'; text: string; state: 'migrated' | 'original'; accepted: number; hunks: number };
+
+interface FileReview {
+  choice: FileChoice;
+  /** What happens after this file. */
+  next: 'ask' | 'all' | 'quit' | 'interrupt';
+}
+
 export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> {
   const { scan, paint, out, display } = ctx;
   const pending = getPendingFiles(scan);
-  const outcome: ReviewOutcome = { written: [], applied: [], skipped: [], failed: [], quit: false };
+  const outcome: ReviewOutcome = { written: [], applied: [], partial: [], skipped: [], failed: [], quit: false, interrupted: false };
   const applier = new ChangeApplier(scan, display);
   const shownManifests = new Set<string>();
   const shownCompanions = new Set<string>();
   let applyAll = ctx.yes;
 
   for (const [i, result] of pending.entries()) {
-    if (outcome.quit) {
+    if (outcome.quit || outcome.interrupted) {
       outcome.skipped.push(result.path);
       continue;
     }
-    out(`\n${renderFileHeader(display(result.path), result, paint)}`);
-    out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
-    // In a dry run everything is shown once; in a real run, whatever is still unwritten is shown
-    // with each file that would write it.
-    const manifest = ctx.mode === 'apply' ? applier.pendingManifestFor(result.path) : (scan.manifests.find((m) => m.files.includes(result.path) && !shownManifests.has(m.change.path)) ?? null);
-    if (manifest !== null) {
-      shownManifests.add(manifest.change.path);
-      const names = Object.keys(manifest.change.added).join(', ');
-      out(`\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`);
-      out(renderDiff(display(manifest.change.path), manifest.change.before, manifest.change.after, paint));
+    const extras = renderExtras(ctx, applier, result, shownManifests, shownCompanions);
+    if (ctx.mode !== 'apply' || applyAll) {
+      out(`\n${renderFileHeader(display(result.path), result, paint)}`);
+      out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
+      out(extras);
+      if (ctx.mode === 'apply') await applyChoice(ctx, applier, outcome, result, { kind: 'all' });
+      continue;
     }
-    const companions = ctx.mode === 'apply' ? applier.pendingCompanionsFor(result.path) : scan.companions.filter((c) => c.files.includes(result.path) && !shownCompanions.has(c.path));
-    for (const companion of companions) {
-      shownCompanions.add(companion.path);
-      out(`\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`);
-      out(renderDiff(display(companion.path), null, companion.content, paint));
-    }
-    if (ctx.mode !== 'apply') continue;
 
-    let answer: ReviewAnswer = 'apply';
-    if (!applyAll) answer = await ctx.prompt({ path: display(result.path), index: i + 1, total: pending.length });
-    if (answer === 'quit') {
-      outcome.quit = true;
+    const review = await reviewFile(ctx, result, i + 1, pending.length, extras);
+    if (review.next === 'interrupt') {
+      outcome.interrupted = true;
       outcome.skipped.push(result.path);
       continue;
     }
-    if (answer === 'skip') {
-      outcome.skipped.push(result.path);
-      continue;
-    }
-    if (answer === 'all') applyAll = true;
-    const applied = await applier.apply(result);
-    outcome.written.push(...applied.written);
-    if (applied.error === undefined) {
-      outcome.applied.push(result.path);
-      out(paint.added(`   applied ${display(result.path)}\n`));
-    } else {
-      outcome.failed.push({ path: result.path, message: applied.error });
-      out(paint.error(`   not applied: ${display(result.path)}: ${applied.error}\n`));
-    }
+    await applyChoice(ctx, applier, outcome, result, review.choice);
+    if (review.next === 'all') applyAll = true;
+    if (review.next === 'quit') outcome.quit = true;
   }
+  if (outcome.interrupted) out(paint.warn(`\nInterrupted: nothing more was written${describeWritten(outcome, display)}.\n`));
+  else if (outcome.quit) out(`\nQuit: ${describeWritten(outcome, display).replace(/^; /, '') || 'nothing was applied'}; the other files were not changed.\n`);
   return outcome;
+}
+
+function describeWritten(outcome: ReviewOutcome, display: (path: string) => string): string {
+  const parts: string[] = [];
+  if (outcome.applied.length > 0) parts.push(`applied ${outcome.applied.map(display).join(', ')}`);
+  if (outcome.partial.length > 0) parts.push(`applied the accepted hunks of ${outcome.partial.map(display).join(', ')}`);
+  return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
+}
+
+/** The package.json change and new files that go with `result` (shown once; in a real run, while unwritten). */
+function renderExtras(ctx: ReviewContext, applier: ChangeApplier, result: FileResult, shownManifests: Set<string>, shownCompanions: Set<string>): string {
+  const { scan, paint, display } = ctx;
+  let text = '';
+  const manifest = ctx.mode === 'apply' ? applier.pendingManifestFor(result.path) : (scan.manifests.find((m) => m.files.includes(result.path) && !shownManifests.has(m.change.path)) ?? null);
+  if (manifest !== null) {
+    shownManifests.add(manifest.change.path);
+    const names = Object.keys(manifest.change.added).join(', ');
+    text += `\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
+    text += renderDiff(display(manifest.change.path), manifest.change.before, manifest.change.after, paint);
+  }
+  const companions = ctx.mode === 'apply' ? applier.pendingCompanionsFor(result.path) : scan.companions.filter((c) => c.files.includes(result.path) && !shownCompanions.has(c.path));
+  for (const companion of companions) {
+    shownCompanions.add(companion.path);
+    text += `\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
+    text += renderDiff(display(companion.path), null, companion.content, paint);
+  }
+  return text;
+}
+
+/** Asks about one file: per part when it has parts that can be applied apart, else as a whole. */
+async function reviewFile(ctx: ReviewContext, result: FileResult, index: number, total: number, extras: string): Promise<FileReview> {
+  const { paint, out } = ctx;
+  const path = ctx.display(result.path);
+  const after = result.after ?? result.before;
+  const split = splitChange(result.before, after);
+  const checker = createPartialChecker(result, getPipelineOptions(ctx, result), ctx.process);
+  const groups = getGroups(result, split, checker);
+  const header = renderFileHeader(path, result, paint);
+  const gutter = String(Math.max(countLines(result.before), countLines(after))).length;
+  const diff = renderNumberedHunks(split.hunks, paint, (h) => (split.hunks.length > 1 ? paint.dim(`hunk ${h.index + 1}/${split.hunks.length}`) : ''), gutter);
+
+  // 1. The whole change: paged when taller than the terminal, so the header and findings are not lost.
+  const whole = `\n${header}${groups.length > 1 ? `   ${describeParts(split, groups)}\n` : ''}${extras}`;
+  const paged = await showTall(ctx, `${whole}${groups.length > 1 ? '' : diff}`, groups.length > 1 ? `${whole}${diff}` : undefined);
+  if (groups.length <= 1) {
+    if (paged) out(`${paint.bold(`━━ ${path}`)} (shown in the pager)\n`);
+    return fromFileAnswer(await ctx.prompt({ kind: 'file', path, index, total }));
+  }
+
+  // 2. Part by part.
+  const accepted = new Set<number>();
+  let next: FileReview['next'] = 'ask';
+  for (const [g, group] of groups.entries()) {
+    const hunks = group.map((h) => split.hunks[h]!);
+    await showTall(ctx, renderNumberedHunks(hunks, paint, (h) => paint.dim(`hunk ${h.index + 1}/${split.hunks.length}${group.length > 1 ? ` (goes with ${group.filter((o) => o !== h.index).map((o) => o + 1).join(', ')})` : ''}`), gutter));
+    const answer = await ctx.prompt({ kind: 'hunk', path, index, total, group: g + 1, groups: groups.length, groupSize: group.length });
+    if (answer === 'interrupt') return { choice: { kind: 'none' }, next: 'interrupt' };
+    if (answer === 'apply' || answer === 'rest' || answer === 'all') group.forEach((h) => accepted.add(h));
+    if (answer === 'rest' || answer === 'all') for (const rest of groups.slice(g + 1)) rest.forEach((h) => accepted.add(h));
+    if (answer === 'all') next = 'all';
+    if (answer === 'quit') next = 'quit';
+    if (answer === 'rest' || answer === 'none' || answer === 'all' || answer === 'quit') break;
+  }
+
+  // 3. What the accepted hunks give, re-analysed.
+  if (accepted.size === 0) return { choice: { kind: 'none' }, next };
+  if (accepted.size === split.hunks.length) return { choice: { kind: 'all' }, next };
+  const text = applyHunks(split, accepted);
+  const verdict = checker.check(text);
+  if (verdict.kind !== 'invalid') return { choice: { kind: 'partial', text, state: verdict.kind, accepted: accepted.size, hunks: split.hunks.length }, next };
+  out(paint.warn(`   The accepted hunks cannot be applied without the others: ${verdict.reason}.\n`));
+  const answer = await ctx.prompt({ kind: 'file', path, index, total, why: 'the accepted hunks cannot be applied alone' });
+  const whole2 = fromFileAnswer(answer);
+  // Quitting mid-file still ends the run after this answer.
+  return next === 'quit' && whole2.next === 'ask' ? { ...whole2, next: 'quit' } : whole2;
+}
+
+function countLines(text: string): number {
+  return text.split('\n').length;
+}
+
+function fromFileAnswer(answer: ReviewAnswer): FileReview {
+  switch (answer) {
+    case 'apply':
+    case 'rest':
+      return { choice: { kind: 'all' }, next: 'ask' };
+    case 'skip':
+    case 'none':
+      return { choice: { kind: 'none' }, next: 'ask' };
+    case 'all':
+      return { choice: { kind: 'all' }, next: 'all' };
+    case 'quit':
+      return { choice: { kind: 'none' }, next: 'quit' };
+    case 'interrupt':
+      return { choice: { kind: 'none' }, next: 'interrupt' };
+    default:
+      return assertNever(answer);
+  }
+}
+
+/**
+ * The parts of a file that can be applied apart. Files that change together with other files (`related`,
+ * `partOf`) are one part: their hunks cannot be re-checked one file at a time.
+ */
+function getGroups(result: FileResult, split: SplitChange, checker: ReturnType<typeof createPartialChecker>): number[][] {
+  const all = split.hunks.map((h) => h.index);
+  if (split.hunks.length <= 1 || (result.related?.length ?? 0) > 0 || result.partOf !== undefined) return [all];
+  try {
+    return groupHunks(split, checker);
+  } catch {
+    // a pipeline that cannot re-check (asynchronous, or crashing on a partial text): the file as a whole
+    return [all];
+  }
+}
+
+function describeParts(split: SplitChange, groups: number[][]): string {
+  const together = groups.filter((g) => g.length > 1);
+  const note = together.length === 0 ? '' : `; hunks ${together.map((g) => g.map((h) => h + 1).join('+')).join(', ')} only go together`;
+  return `${split.hunks.length} hunks, asked in ${groups.length} parts${note} (y/n per part, a/d for the rest of the file, ? for help)`;
+}
+
+function getPipelineOptions(ctx: ReviewContext, result: FileResult): PipelineOptions {
+  if (result.decision.kind === 'sdk') return { sdk: result.decision.sdk, style: result.decision.style };
+  const sdk = ctx.options?.sdk;
+  return { sdk: sdk === undefined || sdk === 'auto' ? 'v1' : sdk, style: ctx.options?.style ?? 'server' };
+}
+
+/**
+ * Prints `text`, or shows it in the pager when it is taller than the terminal (`pagedText` instead, when
+ * given: the pager can hold more than the screen). Returns whether it was paged.
+ */
+async function showTall(ctx: ReviewContext, text: string, pagedText?: string): Promise<boolean> {
+  const pager = ctx.pager ?? NO_PAGER;
+  const candidate = pagedText ?? text;
+  if (isTallerThan(candidate, pager.rows(), pager.columns()) && (await pager.show(candidate))) return true;
+  ctx.out(text);
+  return false;
+}
+
+async function applyChoice(ctx: ReviewContext, applier: ChangeApplier, outcome: ReviewOutcome, result: FileResult, choice: FileChoice): Promise<void> {
+  const { paint, out, display } = ctx;
+  if (choice.kind === 'none') {
+    outcome.skipped.push(result.path);
+    return;
+  }
+  // A partial result that is still the original server needs neither the SDK dependency nor the envelope helper.
+  const target = choice.kind === 'all' ? result : { ...result, after: choice.text };
+  const applied = await applier.apply(target, { dependencies: choice.kind === 'all' || choice.state === 'migrated' });
+  outcome.written.push(...applied.written);
+  if (applied.error !== undefined) {
+    outcome.failed.push({ path: result.path, message: applied.error });
+    out(paint.error(`   not applied: ${display(result.path)}: ${applied.error}\n`));
+    return;
+  }
+  if (choice.kind === 'all') {
+    outcome.applied.push(result.path);
+    out(paint.added(`   applied ${display(result.path)}\n`));
+  } else if (choice.state === 'migrated') {
+    outcome.applied.push(result.path);
+    out(paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)} (migrated without the others)\n`));
+  } else {
+    outcome.partial.push(result.path);
+    out(paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending\n`));
+  }
 }

@@ -79,6 +79,9 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
   // Files whose change is pending but neither SDK nor envelope (a pipeline may still set `after`).
   counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'envelope'));
+  if (outcome !== null && outcome.partial.length > 0) {
+    lines.push(`  partly applied, migration still pending (${outcome.partial.length}): ${list(outcome.partial)}`);
+  }
   if (outcome !== null && outcome.skipped.length > 0) lines.push(`  not applied (${outcome.skipped.length}): ${list(outcome.skipped)}`);
   if (leave.length > 0) {
     lines.push(`  left alone (${leave.length}):`);

@@ -56,6 +56,12 @@ export interface FileResult {
   detected?: string;
   /** Compliance bugs of the original that the rewrite fixes (shown in the diff header as "fixed by the SDK"). */
   fixes: string[];
+  /**
+   * User code the rewrite removes beyond the I/O the SDK or the envelope takes over, one line each, with why
+   * (e.g. "line 42: the `notifications/initialized` branch, which also called loadCache(): the SDK answers
+   * that notification itself"). Shown in the diff header.
+   */
+  dropped?: string[];
   findings: Finding[];
   diagnostics: Diagnostic[];
   /** Set when the file could not be processed at all (unreadable, does not parse, ...). */

@@ -131,14 +131,18 @@ export class ChangeApplier {
     return this.scan.companions.filter((c) => c.files.includes(file) && !this.companionState.has(c.path));
   }
 
-  async apply(result: FileResult): Promise<ApplyOutcome> {
+  /**
+   * Writes `result.after` with what it needs. `dependencies: false` writes the file alone: a partly applied
+   * file that is still the original server needs neither the SDK dependency nor the companion files.
+   */
+  async apply(result: FileResult, { dependencies = true }: { dependencies?: boolean } = {}): Promise<ApplyOutcome> {
     const written: string[] = [];
     if (result.after === undefined) return { written };
-    const manifest = this.scan.manifests.find((m) => m.files.includes(result.path));
-    const companions = this.pendingCompanionsFor(result.path);
+    const manifest = dependencies ? this.scan.manifests.find((m) => m.files.includes(result.path)) : undefined;
+    const companions = dependencies ? this.pendingCompanionsFor(result.path) : [];
     const manifestState = manifest === undefined ? undefined : this.manifestState.get(manifest.change.path);
     if (typeof manifestState === 'object') return { written, error: manifestState.error };
-    for (const companion of this.scan.companions.filter((c) => c.files.includes(result.path))) {
+    for (const companion of dependencies ? this.scan.companions.filter((c) => c.files.includes(result.path)) : []) {
       const state = this.companionState.get(companion.path);
       if (typeof state === 'object') return { written, error: state.error };
     }
