@@ -6,39 +6,9 @@ import type { Pager } from '../src/cli/pager.js';
 import type { ReviewAnswer } from '../src/cli/review.js';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { makeHarness, makeTree, read, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+import { NOISY_SDK_SERVER, SDK_PKG } from './fixtures/cli/noisy-sdk-server.js';
 
 afterAll(removeTrees);
-
-const SDK_PKG = '{\n  "name": "notes",\n  "type": "module",\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.32.2",\n    "zod": "^4.1.0"\n  }\n}\n';
-
-/** An SDK server that also logs to stdout in three places far apart: the rewrite moves each log to stderr. */
-const NOISY_SDK_SERVER = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-
-console.log('starting notes server');
-
-const server = new McpServer({ name: 'notes', version: '1.0.0' });
-const notes = new Map();
-
-server.registerTool('add_note', { description: 'Add a note', inputSchema: {} }, async () => {
-  notes.set(String(notes.size + 1), 'note');
-  return { content: [{ type: 'text', text: 'added' }] };
-});
-
-function shutdown() {
-  console.log('bye');
-  process.exit(0);
-}
-process.on('SIGTERM', shutdown);
-
-server.registerTool('count_notes', { description: 'Count notes', inputSchema: {} }, async () => {
-  return { content: [{ type: 'text', text: String(notes.size) }] };
-});
-
-const transport = new StdioServerTransport();
-await server.connect(transport);
-console.log('notes server ready');
-`;
 
 /** The real pipeline (scan and partial re-checks), a terminal, and the given answers. */
 function interactive(root: string, answers: ReviewAnswer[], overrides: Parameters<typeof makeHarness>[1] = {}): ReturnType<typeof makeHarness> {

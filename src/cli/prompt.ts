@@ -47,26 +47,33 @@ export function createTerminalPrompt(output: NodeJS.WritableStream, input: KeyIn
     const choices = question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS;
     const shown = choices.filter((c) => question.kind === 'hunk' || (c.key !== 'a' && c.key !== 'd'));
     const ask = `${describeQuestion(question)} [${shown.map((c) => c.key).join(',')},?] `;
-    output.write(ask);
-    for (;;) {
-      const key = await keys.next();
-      if (key === null || key === CTRL_D) {
-        output.write('q\n');
-        return 'quit';
+    // Raw mode before the question is on screen: a Ctrl-C typed as soon as it shows is a key, not a signal.
+    const raw = input.isTTY === true && typeof input.setRawMode === 'function';
+    if (raw) input.setRawMode?.(true);
+    try {
+      output.write(ask);
+      for (;;) {
+        const key = await keys.next();
+        if (key === null || key === CTRL_D) {
+          output.write('q\n');
+          return 'quit';
+        }
+        if (key === CTRL_C) {
+          output.write('^C\n');
+          return 'interrupt';
+        }
+        // Enter, space and escape sequences (arrow keys) are not answers; a typed "y<Enter>" answers once.
+        if (key === '\r' || key === '\n' || key === ' ' || key.startsWith('\x1b')) continue;
+        const choice = choices.find((c) => c.key === key);
+        if (choice !== undefined) {
+          output.write(`${key}\n`);
+          return choice.answer;
+        }
+        if (key !== '?') output.write(`\n"${printable(key)}" is not an answer here.`);
+        output.write(`\n${shown.map((c) => `  ${c.key} - ${c.help}`).join('\n')}\n  ? - print this help\n  Ctrl-C - stop now: nothing more is written\n${ask}`);
       }
-      if (key === CTRL_C) {
-        output.write('^C\n');
-        return 'interrupt';
-      }
-      // Enter, space and escape sequences (arrow keys) are not answers; a typed "y<Enter>" answers once.
-      if (key === '\r' || key === '\n' || key === ' ' || key.startsWith('\x1b')) continue;
-      const choice = choices.find((c) => c.key === key);
-      if (choice !== undefined) {
-        output.write(`${key}\n`);
-        return choice.answer;
-      }
-      if (key !== '?') output.write(`\n"${printable(key)}" is not an answer here.`);
-      output.write(`\n${shown.map((c) => `  ${c.key} - ${c.help}`).join('\n')}\n  ? - print this help\n  Ctrl-C - stop now: nothing more is written\n${ask}`);
+    } finally {
+      if (raw) input.setRawMode?.(false);
     }
   };
 }
@@ -96,19 +103,17 @@ function createKeyReader(input: KeyInput): { next(): Promise<string | null> } {
       if (queued !== undefined) return Promise.resolve(queued);
       if (ended) return Promise.resolve(null);
       return new Promise((resolve) => {
-        const raw = input.isTTY === true && typeof input.setRawMode === 'function';
         const done = (key: string | null): void => {
           input.off('data', onData);
           input.off('end', onEnd);
+          // Paused between questions, so a pager started in between gets every key.
           input.pause();
-          if (raw) input.setRawMode?.(false);
           resolve(key);
         };
         const onData = (chunk: Buffer | string): void => {
           const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
           // An escape sequence (an arrow key) is one key; otherwise each character is.
-          const keys = text.startsWith('\x1b') ? [text] : [...text];
-          const [first, ...rest] = keys;
+          const [first, ...rest] = text.startsWith('\x1b') ? [text] : [...text];
           if (first === undefined) return;
           queue.push(...rest);
           done(first);
@@ -117,7 +122,6 @@ function createKeyReader(input: KeyInput): { next(): Promise<string | null> } {
           ended = true;
           done(null);
         };
-        if (raw) input.setRawMode?.(true);
         input.on('data', onData);
         input.once('end', onEnd);
         input.resume();

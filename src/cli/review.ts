@@ -131,7 +131,7 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
     if (review.next === 'all') applyAll = true;
     if (review.next === 'quit') outcome.quit = true;
   }
-  if (outcome.interrupted) out(paint.warn(`\nInterrupted: nothing more was written${describeWritten(outcome, display)}.\n`));
+  if (outcome.interrupted) out(`\n${paint.warn(`Interrupted: nothing more was written${describeWritten(outcome, display)}.`)}\n`);
   else if (outcome.quit) out(`\nQuit: ${describeWritten(outcome, display).replace(/^; /, '') || 'nothing was applied'}; the other files were not changed.\n`);
   return outcome;
 }
@@ -204,7 +204,7 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   const text = applyHunks(split, accepted);
   const verdict = checker.check(text);
   if (verdict.kind !== 'invalid') return { choice: { kind: 'partial', text, state: verdict.kind, accepted: accepted.size, hunks: split.hunks.length }, next };
-  out(paint.warn(`   The accepted hunks cannot be applied without the others: ${verdict.reason}.\n`));
+  out(`${paint.warn(`   The accepted hunks cannot be applied without the others: ${verdict.reason}.`)}\n`);
   const answer = await ctx.prompt({ kind: 'file', path, index, total, why: 'the accepted hunks cannot be applied alone' });
   const whole2 = fromFileAnswer(answer);
   // Quitting mid-file still ends the run after this answer.
@@ -285,17 +285,17 @@ async function applyChoice(ctx: ReviewContext, applier: ChangeApplier, outcome: 
   outcome.written.push(...applied.written);
   if (applied.error !== undefined) {
     outcome.failed.push({ path: result.path, message: applied.error });
-    out(paint.error(`   not applied: ${display(result.path)}: ${applied.error}\n`));
+    out(`${paint.error(`   not applied: ${display(result.path)}: ${applied.error}`)}\n`);
     return;
   }
   if (choice.kind === 'all') {
     outcome.applied.push(result.path);
-    out(paint.added(`   applied ${display(result.path)}\n`));
+    out(`${paint.added(`   applied ${display(result.path)}`)}\n`);
   } else if (choice.state === 'migrated') {
     outcome.applied.push(result.path);
-    out(paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)} (migrated without the others)\n`));
+    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)} (migrated without the others)`)}\n`);
   } else {
     outcome.partial.push(result.path);
-    out(paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending\n`));
+    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending`)}\n`);
   }
 }
