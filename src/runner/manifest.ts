@@ -2,8 +2,11 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Agent } from 'package-manager-detector';
+import { resolveCommand } from 'package-manager-detector/commands';
+import { detect } from 'package-manager-detector/detect';
 import type { SdkTarget } from '../model/types.js';
 import { isInside } from './discover.js';
 
@@ -12,16 +15,6 @@ export const SDK_DEPENDENCIES = {
   v1: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' },
   v2: { '@modelcontextprotocol/server': '^2.4.0' },
 } as const satisfies Record<SdkTarget, Record<string, string>>;
-
-/** Lockfile -> install command, in the order they are looked for. */
-export const LOCKFILES = [
-  { file: 'pnpm-lock.yaml', command: 'pnpm install' },
-  { file: 'yarn.lock', command: 'yarn install' },
-  { file: 'bun.lock', command: 'bun install' },
-  { file: 'bun.lockb', command: 'bun install' },
-  { file: 'package-lock.json', command: 'npm install' },
-  { file: 'npm-shrinkwrap.json', command: 'npm install' },
-] as const;
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
 
@@ -144,9 +137,10 @@ export interface InstallPlan {
 }
 
 /**
- * Which install command the package needs: from the first lockfile found in `packageDir` or its
- * ancestors up to `stopDir` (inclusive); else the `packageManager` field of the package.json there;
- * else `npm install` in `fallbackDir`.
+ * Which install command the package needs, as package-manager-detector reads it (npm, pnpm, yarn classic
+ * and berry, bun, deno, rush, ...): from the first lockfile (or pnpm-workspace.yaml) found in `packageDir`
+ * or its ancestors up to `stopDir` (inclusive), run where it was found; else from the `packageManager` or
+ * `devEngines.packageManager` field of the package.json there; else `npm install` in `fallbackDir`.
  */
 export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir): Promise<InstallPlan> {
   const dirs = [packageDir];
@@ -156,26 +150,23 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
       dirs.push(dir);
     }
   }
+  // One directory at a time (stopDir: the same directory), so the plan knows where the lockfile is.
   for (const dir of dirs) {
-    for (const lock of LOCKFILES) {
-      if (await isFile(join(dir, lock.file))) return { command: lock.command, dir };
-    }
+    const found = await detect({ cwd: dir, stopDir: dir, strategies: ['lockfile'] });
+    if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   for (const dir of [fallbackDir, ...dirs]) {
-    const manifest = await readManifest(join(dir, 'package.json'));
-    const field = manifest?.json?.packageManager;
-    const tool = typeof field === 'string' ? /^(npm|pnpm|yarn|bun)@/.exec(field)?.[1] : undefined;
-    if (tool !== undefined) return { command: `${tool} install`, dir };
+    const found = await detect({ cwd: dir, stopDir: dir, strategies: ['packageManager-field', 'devEngines-field'] });
+    if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   return { command: 'npm install', dir: fallbackDir };
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
+/** `npm install`, `pnpm install`, `yarn install`, ... (the detector's `i` spelled out, as docs and people write it). */
+export function getInstallCommand(agent: Agent): string {
+  const resolved = resolveCommand(agent, 'install', []);
+  if (resolved === null) return 'npm install';
+  return [resolved.command, ...resolved.args.map((arg) => (arg === 'i' ? 'install' : arg))].join(' ');
 }
 
 export function stripBom(text: string): string {

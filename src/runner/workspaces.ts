@@ -1,9 +1,10 @@
 // Monorepo awareness: find the workspace root above a scan target and the packages it declares
 // (npm/yarn/bun `workspaces`, either an array or `{ packages: [] }`, and pnpm-workspace.yaml
-// `packages:`). Used to group results per package and to run one install at the root.
-// Deliberately not a YAML parser: it reads the `packages:` list of pnpm-workspace.yaml line by line.
+// `packages:`, read with a real YAML parser: flow and block lists, anchors, quoting styles, comments).
+// Used to group results per package and to run one install at the root.
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import { parseDocument } from 'yaml';
 import { isInside, SKIPPED_DIRECTORIES, toPosix } from './discover.js';
 import { readManifest } from './manifest.js';
 
@@ -18,7 +19,7 @@ export interface Workspace {
   manager: 'npm' | 'pnpm';
   patterns: string[];
   packages: WorkspacePackage[];
-  /** "workspace pattern "libs/*" matches no package" lines; the run goes on. */
+  /** "workspace pattern "libs/*" matches no package", "pnpm-workspace.yaml is not valid YAML" lines; the run goes on. */
   warnings: string[];
 }
 
@@ -30,11 +31,11 @@ export async function resolveWorkspace(start: string, stop: string | null): Prom
   const found = await resolveWorkspaceRoot(start, stop);
   if (found === null) return null;
   const { packages, warnings } = await expandWorkspacePatterns(found.root, found.patterns);
-  return { ...found, packages, warnings };
+  return { root: found.root, manager: found.manager, patterns: found.patterns, packages, warnings: [...found.warnings, ...warnings] };
 }
 
 /** Like resolveWorkspace, without listing the packages (cheap: reads one or two files per directory). */
-export async function resolveWorkspaceRoot(start: string, stop: string | null): Promise<{ root: string; manager: 'npm' | 'pnpm'; patterns: string[] } | null> {
+export async function resolveWorkspaceRoot(start: string, stop: string | null): Promise<{ root: string; manager: 'npm' | 'pnpm'; patterns: string[]; warnings: string[] } | null> {
   for (let dir = start; ; dir = dirname(dir)) {
     const patterns = await readWorkspacePatterns(dir);
     if (patterns !== null) return { root: dir, ...patterns };
@@ -42,49 +43,54 @@ export async function resolveWorkspaceRoot(start: string, stop: string | null): 
   }
 }
 
-async function readWorkspacePatterns(dir: string): Promise<{ manager: 'npm' | 'pnpm'; patterns: string[] } | null> {
+async function readWorkspacePatterns(dir: string): Promise<{ manager: 'npm' | 'pnpm'; patterns: string[]; warnings: string[] } | null> {
+  let text: string | null = null;
   try {
-    const yaml = await readFile(join(dir, 'pnpm-workspace.yaml'), 'utf8');
-    return { manager: 'pnpm', patterns: parsePnpmWorkspacePackages(yaml) };
+    text = await readFile(join(dir, 'pnpm-workspace.yaml'), 'utf8');
   } catch {
     // no pnpm workspace here
   }
+  if (text !== null) {
+    const read = readPnpmWorkspace(text);
+    return { manager: 'pnpm', patterns: read.patterns, warnings: read.problem === null ? [] : [`${join(dir, 'pnpm-workspace.yaml')}: ${read.problem}`] };
+  }
   const manifest = await readManifest(join(dir, 'package.json'));
   const field = manifest?.json?.workspaces;
-  if (Array.isArray(field)) return { manager: 'npm', patterns: field.filter((p): p is string => typeof p === 'string') };
+  if (Array.isArray(field)) return { manager: 'npm', patterns: field.filter((p): p is string => typeof p === 'string'), warnings: [] };
   if (field !== null && typeof field === 'object') {
     const packages = (field as { packages?: unknown }).packages;
-    if (Array.isArray(packages)) return { manager: 'npm', patterns: packages.filter((p): p is string => typeof p === 'string') };
+    if (Array.isArray(packages)) return { manager: 'npm', patterns: packages.filter((p): p is string => typeof p === 'string'), warnings: [] };
   }
   return null;
 }
 
-/** The `packages:` list of a pnpm-workspace.yaml (block list items, or a one-line `[a, b]` flow list). */
-export function parsePnpmWorkspacePackages(yaml: string): string[] {
-  const patterns: string[] = [];
-  let inPackages = false;
-  for (const rawLine of yaml.split(/\r?\n/)) {
-    const line = rawLine.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
-    if (line.trim() === '') continue;
-    const topLevel = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (topLevel !== null) {
-      inPackages = topLevel[1] === 'packages';
-      const rest = topLevel[2].trim();
-      if (inPackages && rest.startsWith('[')) {
-        patterns.push(...rest.replace(/^\[|\]$/g, '').split(',').map(unquote).filter((p) => p !== ''));
-        inPackages = false;
-      }
-      continue;
-    }
-    const item = /^\s*-\s*(.+)$/.exec(line);
-    if (inPackages && item !== null) patterns.push(unquote(item[1]));
-  }
-  return patterns;
+/** The `packages:` list of a pnpm-workspace.yaml (any YAML form); empty when it has none or is not valid YAML. */
+export function parsePnpmWorkspacePackages(text: string): string[] {
+  return readPnpmWorkspace(text).patterns;
 }
 
-function unquote(text: string): string {
-  const trimmed = text.trim();
-  return /^(['"]).*\1$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+/**
+ * The `packages:` patterns of a pnpm-workspace.yaml, and what is wrong with the file when it cannot be read
+ * as one (not valid YAML, `packages` not a list, entries that are not strings): said, not read as empty.
+ * A file without `packages` is valid (pnpm 9+: a workspace of the root package alone, settings only).
+ */
+export function readPnpmWorkspace(text: string): { patterns: string[]; problem: string | null } {
+  const doc = parseDocument(text, { uniqueKeys: false });
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    const line = error.linePos?.[0].line;
+    const message = (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    return { patterns: [], problem: `not valid YAML${line === undefined ? '' : ` (line ${line})`}: ${message}; its workspace packages are not known` };
+  }
+  const root: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (root === null || root === undefined) return { patterns: [], problem: null };
+  if (typeof root !== 'object' || Array.isArray(root)) return { patterns: [], problem: 'the top level is not a mapping; its workspace packages are not known' };
+  const packages: unknown = (root as Record<string, unknown>)['packages'];
+  if (packages === undefined || packages === null) return { patterns: [], problem: null };
+  if (!Array.isArray(packages)) return { patterns: [], problem: '`packages` is not a list; its workspace packages are not known' };
+  const patterns = packages.filter((p): p is string => typeof p === 'string');
+  const others = packages.length - patterns.length;
+  return { patterns, problem: others === 0 ? null : `${others} \`packages\` ${others === 1 ? 'entry is' : 'entries are'} not a string; ignored` };
 }
 
 /** Directories (holding a package.json) matched by workspace patterns; `!pattern` excludes. */
