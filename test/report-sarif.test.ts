@@ -56,6 +56,8 @@ describe('sarif report', () => {
   it('describes the tool and every rule from the RULES table', () => {
     const { driver } = run(buildFixtureSummary()).tool;
     expect(driver).toMatchObject({ name: 'mcp-migrate', version: PACKAGE_VERSION, semanticVersion: PACKAGE_VERSION });
+    // the page code scanning links the tool's name to
+    expect(driver.informationUri).toBe('https://www.npmjs.com/package/mcp-migrate');
     expect(driver.rules!.map((r) => r.id)).toEqual([...RULE_IDS, 'migration-pending']);
     for (const id of RULE_IDS) {
       const rule = driver.rules!.find((r) => r.id === id)!;

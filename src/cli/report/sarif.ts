@@ -10,6 +10,9 @@ import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, RunSummary } from '../../model/types.js';
 import { getFileStatus, getToolVersion, TOOL_NAME, toPosix } from './model.js';
 
+/** The tool's page: code scanning links the tool name to it (SARIF `tool.driver.informationUri`). */
+export const INFORMATION_URI = 'https://www.npmjs.com/package/mcp-migrate';
+
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
 /** Report-level rules that are not audit findings. */
@@ -80,6 +83,7 @@ export function buildSarif(summary: RunSummary): Sarif.Log {
         tool: {
           driver: {
             name: TOOL_NAME,
+            informationUri: INFORMATION_URI,
             version: getToolVersion(),
             semanticVersion: getToolVersion(),
             rules,
