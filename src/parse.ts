@@ -1,9 +1,26 @@
-// Parsing: one place that knows which parser a file extension needs.
-// Deliberately does not transform anything.
-import { parse as babelParse, type ParserPlugin } from '@babel/parser';
+// Parsing: one place that knows which parser a file extension needs, and that a deeply nested file
+// still parses. Deliberately does not transform anything.
+//
+// Babel's parser is recursive descent: every level of nesting (`[[[...]]]`, `if { if { ... } }`, a long
+// `a + b + ...` chain) costs stack frames, and the main thread's V8 stack (~1 MB, fixed at start-up;
+// `v8.setFlagsFromString('--stack-size')` does not raise it afterwards — measured) runs out at a few
+// hundred levels: 300–900 depending on the construct and on how warm the JIT is. A file that overflows
+// is parsed again on a short-lived thread whose stack is LARGE_STACK_MB (a worker thread's stack size
+// is set at creation, `resourceLimits.stackSizeMb`); the main thread blocks on it (Atomics.wait), so
+// `parseSource` stays synchronous. The tree comes back as JSON: comments attached to nodes are copies
+// of those in `ast.comments`, positions are not shared, and nodes lose Babel's Node prototype (nothing
+// here relies on any of that).
+import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
 const TS_EXTENSIONS = ['.ts', '.mts', '.cts'];
+
+/** Stack of the thread that parses a file too deeply nested for the current one (64 MB: ~60x the main thread's). */
+export const LARGE_STACK_MB = 64;
+/** How long the deep parse may take before the file is given up on (a 1 MB file parses in well under a second). */
+const LARGE_STACK_TIMEOUT_MS = 60_000;
 
 export function getParserPlugins(path: string): ParserPlugin[] {
   const lower = path.toLowerCase();
@@ -22,23 +39,113 @@ export class SourceParseError extends Error {
   }
 }
 
-/** Parses a JS/TS source file. Throws SourceParseError with the parser's message and position. */
+function getParserOptions(path: string): ParserOptions {
+  return {
+    sourceType: 'unambiguous',
+    allowReturnOutsideFunction: true,
+    allowAwaitOutsideFunction: true,
+    // @ts-expect-error -- allowHashBang is accepted by the parser but missing from its ParserOptions typings
+    allowHashBang: true,
+    errorRecovery: false,
+    plugins: getParserPlugins(path),
+  };
+}
+
+/**
+ * Parses a JS/TS source file. Throws SourceParseError with the parser's message and position; a file
+ * nested too deeply for this thread's stack is parsed on a thread with a larger one.
+ */
 export function parseSource(path: string, source: string): File {
   try {
-    return babelParse(source, {
-      sourceType: 'unambiguous',
-      allowReturnOutsideFunction: true,
-      allowAwaitOutsideFunction: true,
-      allowHashBang: true,
-      errorRecovery: false,
-      plugins: getParserPlugins(path),
-    } as Parameters<typeof babelParse>[1]);
+    return babelParse(source, getParserOptions(path));
   } catch (err) {
-    const e = err as { message?: string; loc?: { line: number; column: number } };
-    throw new SourceParseError(
-      (e.message ?? String(err)).replace(/\s*\(\d+:\d+\)$/, ''),
-      e.loc?.line,
-      e.loc === undefined ? undefined : e.loc.column + 1,
-    );
+    if (isStackOverflow(err)) return parseOnLargeStack(path, source);
+    throw toParseError(err);
   }
+}
+
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
+}
+
+function toParseError(err: unknown): SourceParseError {
+  const e = err as { message?: string; loc?: { line: number; column: number } };
+  return new SourceParseError((e.message ?? String(err)).replace(/\s*\(\d+:\d+\)$/, ''), e.loc?.line, e.loc === undefined ? undefined : e.loc.column + 1);
+}
+
+/** What the deep-parse thread posts back. */
+type DeepReply = { ok: true; json: string; special: boolean } | { ok: false; message: string; line?: number; column?: number; overflow: boolean };
+
+// The thread's whole program (CommonJS, evaluated): parse, post the tree as JSON (or the error), wake the
+// caller. JSON, not the tree itself: structured clone is recursive on the receiving side and overflows
+// the caller's stack again at ~1,200 levels, while V8's JSON.parse is iterative (measured: 200,000 levels).
+// JSON has no Infinity (a `1e999` literal's value): such numbers travel as {"$number": "Infinity"}.
+const DEEP_PARSE_THREAD = `
+const { workerData } = require('node:worker_threads');
+const { parserPath, source, options, port, flag } = workerData;
+let reply;
+try {
+  const ast = require(parserPath).parse(source, options);
+  let special = false;
+  const json = JSON.stringify(ast, (key, value) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) { special = true; return { $number: String(value) }; }
+    return value;
+  });
+  reply = { ok: true, json, special };
+} catch (err) {
+  const overflow = err instanceof RangeError && /call stack/i.test(err.message);
+  reply = { ok: false, message: String((err && err.message) || err), line: err && err.loc && err.loc.line, column: err && err.loc && err.loc.column, overflow };
+}
+port.postMessage(reply);
+Atomics.store(flag, 0, 1);
+Atomics.notify(flag, 0);
+`;
+
+let parserPath: string | null = null;
+
+function parseOnLargeStack(path: string, source: string): File {
+  parserPath ??= createRequire(import.meta.url).resolve('@babel/parser');
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(DEEP_PARSE_THREAD, {
+    eval: true,
+    workerData: { parserPath, source, options: getParserOptions(path), port: port2, flag },
+    transferList: [port2],
+    resourceLimits: { stackSizeMb: LARGE_STACK_MB },
+    stdout: true,
+    stderr: true,
+  });
+  try {
+    const waited = Atomics.wait(flag, 0, 0, LARGE_STACK_TIMEOUT_MS);
+    const received = receiveMessageOnPort(port1) as { message: DeepReply } | undefined;
+    if (waited === 'timed-out' || received === undefined) {
+      throw new SourceParseError(`nested too deeply to parse (no result within ${LARGE_STACK_TIMEOUT_MS / 1000} s)`);
+    }
+    const reply = received.message;
+    if (reply.ok) return reviveTree(JSON.parse(reply.json) as File, reply.special);
+    if (reply.overflow) throw new SourceParseError(`nested too deeply to parse, even with a ${LARGE_STACK_MB} MB stack`);
+    throw toParseError({ message: reply.message, loc: reply.line === undefined ? undefined : { line: reply.line, column: reply.column ?? 0 } });
+  } finally {
+    port1.close();
+    void worker.terminate();
+  }
+}
+
+/** Puts back the numbers JSON cannot carry; a loop, not recursion, since the tree is deep by definition. */
+function reviveTree(ast: File, special: boolean): File {
+  if (!special) return ast;
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object') continue;
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const child = record[key];
+      if (child === null || typeof child !== 'object') continue;
+      const encoded = (child as { $number?: unknown }).$number;
+      if (typeof encoded === 'string' && Object.keys(child).length === 1) record[key] = Number(encoded);
+      else stack.push(child);
+    }
+  }
+  return ast;
 }

@@ -16,7 +16,7 @@ export interface CliOptions {
   style: Style;
   report: ReportFormat | null;
   output: string | null;
-  /** null: one per core. */
+  /** null: one per core. Never more than the cores (more threads only add memory: 1,000 took 10 GB). */
   jobs: number | null;
   /** A git ref: only files changed since it (committed, uncommitted or untracked) are looked at. */
   changedSince: string | null;
@@ -61,15 +61,18 @@ Options:
   --style server|mcp-server      low-level Server + setRequestHandler (default), or McpServer.registerTool
   --report json|markdown|sarif   print a machine-readable report (to stdout, or to --output)
   --output FILE                  write the report to FILE instead of stdout
-  --jobs N                       worker threads (default: number of cores)
+  --jobs N                       worker threads (default and maximum: the number of cores)
   --changed-since REF            only look at files changed since the git ref REF (committed,
                                  uncommitted or untracked), e.g. a pull request's base:
                                  --changed-since origin/main
   -h, --help                     show this help
   -v, --version                  print the version
 
+Files larger than 1 MB and TypeScript declaration files (.d.ts) are skipped: they are bundles,
+generated code or types, never a hand-written server.
+
 Exit codes: 0 done or nothing to do; 1 --check found pending migrations; 2 usage error;
-3 some files could not be processed.
+3 some files could not be processed (or another run is writing in the same tree).
 `;
 
 export const DEFAULT_VERIFY_TIMEOUT_MS = 3_000;
@@ -99,7 +102,8 @@ function isOneOf<T extends string>(values: readonly T[], value: string): value i
   return (values as readonly string[]).includes(value);
 }
 
-export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+/** `cores`: the cap for --jobs (the CLI passes the machine's available parallelism; left out, no cap). */
+export function parseCliArgs(argv: readonly string[], cores: number = Number.POSITIVE_INFINITY): ParsedArgs {
   // A subcommand only in first position; a directory named "verify" is still reachable as ./verify.
   if (argv[0] === 'verify') return parseVerifyArgs(argv.slice(1));
   let parsed;
@@ -144,7 +148,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     if (!/^\d+$/.test(values.jobs) || Number(values.jobs) < 1) {
       return { kind: 'usage-error', message: `invalid value for --jobs: "${values.jobs}" (expected a whole number of at least 1)` };
     }
-    jobs = Number(values.jobs);
+    jobs = Math.min(Number(values.jobs), Math.max(1, cores));
   }
   const changedSince = values['changed-since'] ?? null;
   // A ref is handed to git; one that starts with "-" would be read as an option.

@@ -2,11 +2,22 @@
 // and exit code. The only module that decides what goes to stdout/stderr; it never calls process.exit
 // (bin/mcp-migrate.js sets process.exitCode from the returned code). Every outside effect the tests
 // need to control — streams, terminal, environment, cwd, the prompt, git, the pipeline — is a CliDeps.
-import { stat, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import { resolveChangedScope } from '../runner/changed.js';
-import { describeFsError, toPosix } from '../runner/discover.js';
+import {
+  acquireWriteLock,
+  findStaleTempFiles,
+  getWriteScope,
+  LockBusyError,
+  removeStaleTempFiles,
+  resolveLockPath,
+  writeReportFile,
+  type WriteLock,
+} from '../runner/commit.js';
+import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
@@ -49,6 +60,8 @@ export interface CliDeps {
   git: GitClient;
   /** The pipeline. When injected, files are processed inline with it; by default `processSource`, on worker threads for big runs. */
   process?: ProcessFile;
+  /** How long to wait for another run's write lock before refusing (default LOCK_WAIT_MS). */
+  lockWaitMs?: number;
 }
 
 export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
@@ -56,7 +69,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
   if (deps.stdout === undefined) process.stdout.on('error', ignoreBrokenPipe);
   const stdout = deps.stdout ?? process.stdout;
   const stderr = deps.stderr ?? process.stderr;
-  const parsed = parseCliArgs(argv);
+  const parsed = parseCliArgs(argv, availableParallelism());
   switch (parsed.kind) {
     case 'help':
       stdout.write(parsed.topic === 'verify' ? VERIFY_USAGE : USAGE);
@@ -94,6 +107,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
     pager: deps.pager ?? createTerminalPager(human === stderr ? process.stderr : process.stdout, deps.env ?? process.env),
     git: deps.git ?? createGitClient(),
     process: deps.process,
+    lockWaitMs: deps.lockWaitMs,
   };
   try {
     return await runCli(options, resolved, human);
@@ -115,6 +129,14 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         'Pass --yes to apply without asking, --dry-run to only print the diffs, or --check to exit 1 while a migration is pending.\n',
     );
     return EXIT_USAGE;
+  }
+  const reportTarget = options.output === null ? null : resolve(cwd, options.output);
+  if (reportTarget !== null) {
+    const refusal = await getOutputRefusal(reportTarget, options.paths.map((path) => resolve(cwd, path)), []);
+    if (refusal !== null) {
+      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      return EXIT_USAGE;
+    }
   }
   let only: ReadonlySet<string> | undefined;
   if (options.changedSince !== null) {
@@ -156,20 +178,59 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
   const display = (path: string): string => toPosix(relative(scan.root, path)) || '.';
   for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
+  const scope = getWriteScope(scan);
+  if (reportTarget !== null) {
+    // Now that the scan knows every file it read and would write, the exact check.
+    const refusal = await getOutputRefusal(reportTarget, [], [...scan.results.map((r) => r.path), ...scope.paths]);
+    if (refusal !== null) {
+      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      return EXIT_USAGE;
+    }
+  }
 
-  // 3. Show (and in a real run, apply) each change.
-  const outcome: ReviewOutcome = await reviewChanges({
-    scan,
-    mode: options.mode,
-    yes: options.yes,
-    prompt: deps.prompt,
-    pager: deps.pager,
-    options: { sdk: options.sdk, style: options.style },
-    process: deps.process,
-    out,
-    paint,
-    display,
-  });
+  // 3. Show (and in a real run, apply) each change. A real run writes under the tree's write lock, after
+  //    removing the temp files an interrupted run left (a dry run only names them).
+  const stale = await findStaleTempFiles(scope.dirs);
+  let lock: WriteLock | null = null;
+  if (options.mode === 'apply' && (getPendingFiles(scan).length > 0 || stale.length > 0)) {
+    const lockPath = await resolveLockPath([...scope.paths, ...stale]);
+    try {
+      lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs });
+    } catch (err) {
+      if (!(err instanceof LockBusyError)) throw err;
+      stderr.write(
+        `mcp-migrate: another run is writing in this tree: ${err.message}. Nothing was written.\n` +
+          `Run again once it has finished (if no run is going on, delete ${err.lockPath}).\n`,
+      );
+      return EXIT_FAILED;
+    }
+  }
+  let outcome: ReviewOutcome;
+  try {
+    if (stale.length > 0) {
+      if (lock === null) {
+        stderr.write(paint.warn(`warning: ${stale.length} temp file(s) left by an interrupted run (the next run that applies changes removes them): ${stale.map(display).join(', ')}\n`));
+      } else {
+        const swept = await removeStaleTempFiles(stale);
+        if (swept.removed.length > 0) out(`Removed ${swept.removed.length} temp file(s) left by an interrupted run: ${swept.removed.map(display).join(', ')}\n`);
+        for (const failure of swept.failed) stderr.write(paint.warn(`warning: ${display(failure.path)}: temp file left by an interrupted run; ${failure.message}\n`));
+      }
+    }
+    outcome = await reviewChanges({
+      scan,
+      mode: options.mode,
+      yes: options.yes,
+      prompt: deps.prompt,
+      pager: deps.pager,
+      options: { sdk: options.sdk, style: options.style },
+      process: deps.process,
+      out,
+      paint,
+      display,
+    });
+  } finally {
+    await lock?.release();
+  }
 
   // 4. Errors, summary, exit code, report.
   const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
@@ -191,18 +252,35 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, display));
     if (options.output === null) {
       deps.stdout.write(report);
-    } else {
-      const target = resolve(cwd, options.output);
+    } else if (reportTarget !== null) {
       try {
-        await writeFile(target, report, 'utf8');
-        out(`Report written to ${toPosix(relative(cwd, target))}.\n`);
+        await writeReportFile(reportTarget, report);
+        out(`Report written to ${toPosix(relative(cwd, reportTarget))}.\n`);
       } catch (err) {
-        stderr.write(`mcp-migrate: cannot write the report to ${options.output}: ${describeFsError(err)}\n`);
+        stderr.write(`mcp-migrate: cannot write the report to ${options.output}: ${err instanceof Error ? err.message : String(err)}\n`);
         exitCode = EXIT_FAILED;
       }
     }
   }
   return exitCode;
+}
+
+/**
+ * Why --output may not name `target`, or null. Never a package.json; never a file the run reads or
+ * writes: before the scan, a JavaScript/TypeScript path inside (or equal to) a scanned target; after it,
+ * any path in `files`. Compared both as given and with symbolic links resolved.
+ */
+async function getOutputRefusal(target: string, scanned: readonly string[], files: readonly string[]): Promise<string | null> {
+  const real = await realpath(target).catch(async () => join(await realpath(dirname(target)).catch(() => dirname(target)), basename(target)));
+  const forms = [target, real];
+  if (forms.some((form) => basename(form) === 'package.json')) return 'is a package.json; refusing to replace it with the report (name a report file such as mcp-migrate-report.json)';
+  const sources = await Promise.all(scanned.map(async (path) => [path, await realpath(path).catch(() => path)]));
+  const inScan = forms.some((form) => isCandidatePath(form) && sources.some((pair) => pair.some((source) => isInside(source, form))));
+  const own = new Set(files);
+  if (inScan || forms.some((form) => own.has(form))) {
+    return 'is a source file this run scans or writes; refusing to replace it with the report (name a report file outside the sources, such as mcp-migrate-report.json)';
+  }
+  return null;
 }
 
 function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {

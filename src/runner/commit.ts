@@ -1,12 +1,22 @@
 // The write half of a run. Each write is atomic (a temp file in the same directory, then rename, with
 // the original file mode), happens one file at a time, and only after checking that the file on disk
 // still holds the text the change was computed from. Nothing is written outside what the scan planned:
-// the migrated files, their package.json and the companion files the pipeline asked for.
-import { randomBytes } from 'node:crypto';
-import { access, chmod, constants, lstat, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+// the migrated files, their package.json and the companion files the pipeline asked for (and the
+// report, when --output names a file: writeReportFile).
+//
+// Around the writes (the CLI's job to call, in this order):
+//   1. acquireWriteLock: one run writes in a tree at a time, so no two runs can both pass the
+//      "unchanged on disk" check of the same file before either renames (servers and their package.json
+//      would end on different SDK versions);
+//   2. findStaleTempFiles + removeStaleTempFiles: temp files a killed run (kill -9, power loss) left
+//      beside the files it was writing are removed, and the run says so;
+//   3. ChangeApplier.apply, file by file; 4. WriteLock.release.
+import { createHash, randomBytes } from 'node:crypto';
+import { access, chmod, constants, lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { FileResult } from '../model/types.js';
-import { describeFsError } from './discover.js';
+import { describeFsError, isInside, resolveGitRoot } from './discover.js';
 import type { PlannedCompanion, PlannedManifest, ScanResult } from './scan.js';
 
 /** A write the run refused or could not do; `message` is one line without the path. */
@@ -46,7 +56,8 @@ export async function checkReplaceable(path: string, expected: string | null): P
   }
   let stats;
   try {
-    stats = await lstat(path);
+    // A symbolic link (a package.json shared between packages) is checked, and written, at its target.
+    stats = await stat(await resolveWriteTarget(path));
   } catch (err) {
     throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
   }
@@ -62,6 +73,16 @@ export async function checkReplaceable(path: string, expected: string | null): P
   if (await isReadOnly(dir)) throw new CommitError(path, 'cannot replace it: its directory is read-only');
 }
 
+/**
+ * Where a write to `path` lands: `path` itself, or for a symbolic link the file it points to, so that
+ * the link stays a link and the file it shares gets the change (a rename over the link would replace it
+ * with a copy).
+ */
+async function resolveWriteTarget(path: string): Promise<string> {
+  const stats = await lstat(path);
+  return stats.isSymbolicLink() ? realpath(path) : path;
+}
+
 async function getExistingAncestor(dir: string): Promise<string> {
   for (let current = dir; ; current = dirname(current)) {
     if (await stat(current).then((s) => s.isDirectory(), () => false)) return current;
@@ -75,11 +96,12 @@ async function getExistingAncestor(dir: string): Promise<string> {
  */
 export async function writeFileAtomic(path: string, expected: string | null, content: string): Promise<void> {
   await checkReplaceable(path, expected);
-  const dir = dirname(path);
+  const target = expected === null ? path : await resolveWriteTarget(path);
+  const dir = dirname(target);
   let mode = 0o666 & ~process.umask();
-  if (expected !== null) mode = (await stat(path)).mode & 0o7777;
+  if (expected !== null) mode = (await stat(target)).mode & 0o7777;
   else await mkdir(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.mcp-migrate-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const temp = join(dir, getTempFileName(target));
   try {
     const handle = await open(temp, 'wx', mode);
     try {
@@ -91,12 +113,286 @@ export async function writeFileAtomic(path: string, expected: string | null, con
     await chmod(temp, mode);
     // Last look right before the rename narrows the window in which an editor's save could be lost.
     await checkReplaceable(path, expected);
-    await rename(temp, path);
+    await rename(temp, target);
   } catch (err) {
     await unlink(temp).catch(() => undefined);
     if (err instanceof CommitError) throw err;
     throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
   }
+}
+
+/**
+ * Writes a report file (--output) atomically: the old report, if any, is replaced whole or not at all.
+ * Unlike source files it may be overwritten whatever it holds; the CLI makes sure it is not a file the
+ * run scans or writes. Throws CommitError.
+ */
+export async function writeReportFile(path: string, content: string): Promise<void> {
+  let target = path;
+  let mode = 0o666 & ~process.umask();
+  const existing = await lstat(path).catch(() => null);
+  if (existing !== null) {
+    target = await resolveWriteTarget(path).catch(() => path);
+    const stats = await stat(target).catch(() => null);
+    if (stats !== null && !stats.isFile()) throw new CommitError(path, stats.isDirectory() ? 'is a directory' : 'is not a regular file');
+    if (stats !== null) mode = stats.mode & 0o7777;
+  }
+  const temp = join(dirname(target), getTempFileName(target));
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw new CommitError(path, describeFsError(err));
+  }
+}
+
+// --- temp files ------------------------------------------------------------------------------------
+
+/**
+ * Temp files are named `.<file>.mcp-migrate-<pid>-<8 hex>.tmp` beside the file they replace: hidden,
+ * greppable, and carrying the pid of the run that wrote them, so that a later run can tell a leftover of
+ * a killed run from a write in progress.
+ */
+const TEMP_FILE = /^\.(.+)\.mcp-migrate-(\d+)-[0-9a-f]{8}\.tmp$/s;
+
+/** A temp file older than this is stale whoever wrote it (one write takes milliseconds). */
+export const STALE_TEMP_AGE_MS = 10 * 60_000;
+
+export function getTempFileName(target: string): string {
+  return `.${basename(target)}.mcp-migrate-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+}
+
+export function isTempFileName(name: string): boolean {
+  return TEMP_FILE.test(name);
+}
+
+/** Whether the process `pid` runs on this machine (EPERM: it does, as another user). */
+function isProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Temp files in `dirs` left by runs that no longer exist (their pid is gone) or that are older than
+ * STALE_TEMP_AGE_MS. Absolute paths, sorted. Unreadable directories are skipped.
+ */
+export async function findStaleTempFiles(dirs: Iterable<string>, now: number = Date.now()): Promise<string[]> {
+  const stale: string[] = [];
+  for (const dir of new Set(dirs)) {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = TEMP_FILE.exec(name);
+      if (match === null) continue;
+      const path = join(dir, name);
+      const stats = await lstat(path).catch(() => null);
+      if (stats === null || !stats.isFile()) continue;
+      if (!isProcessAlive(Number(match[2])) || now - stats.mtimeMs > STALE_TEMP_AGE_MS) stale.push(path);
+    }
+  }
+  return stale.sort();
+}
+
+/** Removes the given stale temp files; returns the ones removed and the ones that could not be. */
+export async function removeStaleTempFiles(paths: readonly string[]): Promise<{ removed: string[]; failed: { path: string; message: string }[] }> {
+  const removed: string[] = [];
+  const failed: { path: string; message: string }[] = [];
+  for (const path of paths) {
+    try {
+      await unlink(path);
+      removed.push(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      failed.push({ path, message: `cannot remove: ${describeFsError(err)}` });
+    }
+  }
+  return { removed, failed };
+}
+
+/**
+ * Every path the run may write and every directory a temp file of it (or of an earlier, killed run on
+ * the same tree) can be in: the files' own directories, their package.json's, the companions'.
+ */
+export function getWriteScope(scan: Pick<ScanResult, 'results' | 'manifests' | 'companions' | 'packages'>): { paths: string[]; dirs: string[] } {
+  const paths = new Set<string>();
+  const dirs = new Set<string>();
+  for (const result of scan.results) {
+    dirs.add(dirname(result.path));
+    if (result.after !== undefined) paths.add(result.path);
+  }
+  for (const manifest of scan.manifests) {
+    paths.add(manifest.change.path);
+    dirs.add(dirname(manifest.change.path));
+  }
+  for (const companion of scan.companions) {
+    paths.add(companion.path);
+    dirs.add(dirname(companion.path));
+  }
+  for (const group of scan.packages) if (group.dir !== null) dirs.add(group.dir);
+  return { paths: [...paths].sort(), dirs: [...dirs].sort() };
+}
+
+// --- the write lock ----------------------------------------------------------------------------------
+
+/** What a lock file holds (JSON). */
+export interface LockOwner {
+  tool: 'mcp-migrate';
+  pid: number;
+  host: string;
+  /** ISO time the lock was taken. */
+  since: string;
+  /** Tells this lock from an earlier one of the same pid. */
+  nonce: string;
+}
+
+/** The write phase of another run holds the lock. */
+export class LockBusyError extends Error {
+  constructor(
+    readonly lockPath: string,
+    readonly owner: LockOwner | null,
+  ) {
+    const who = owner === null ? 'another run' : `mcp-migrate (pid ${owner.pid} on ${owner.host}, since ${owner.since})`;
+    super(`${lockPath} is held by ${who}`);
+  }
+}
+
+export interface WriteLock {
+  path: string;
+  release(): Promise<void>;
+}
+
+export interface LockOptions {
+  /** How long to wait for a busy lock before giving up (default LOCK_WAIT_MS). */
+  waitMs?: number;
+  /** Between two tries (default 100 ms). */
+  pollMs?: number;
+}
+
+/** How long a run waits for another run's write phase before it refuses. */
+export const LOCK_WAIT_MS = 3_000;
+export const LOCK_FILE_NAME = 'mcp-migrate.lock';
+
+/**
+ * Where the lock for writing `paths` lives: inside the git directory of the work tree that holds them
+ * (never committed, never in `git status`), else beside the deepest directory holding them all
+ * (`.mcp-migrate.lock`). Two runs on the same work tree, whatever paths they were given, take the same lock.
+ */
+export async function resolveLockPath(paths: readonly string[]): Promise<string> {
+  const common = getCommonDirectory(paths.map((path) => dirname(path)));
+  const gitRoot = await resolveGitRoot(common);
+  if (gitRoot !== null) {
+    const gitDir = await resolveGitDir(gitRoot);
+    if (gitDir !== null) return join(gitDir, LOCK_FILE_NAME);
+  }
+  return join(gitRoot ?? common, `.${LOCK_FILE_NAME}`);
+}
+
+/** `<root>/.git` when it is a directory; for a linked work tree or submodule, the directory its `.git` file names. */
+async function resolveGitDir(root: string): Promise<string | null> {
+  const dotGit = join(root, '.git');
+  const stats = await stat(dotGit).catch(() => null);
+  if (stats === null) return null;
+  if (stats.isDirectory()) return dotGit;
+  const text = await readFile(dotGit, 'utf8').catch(() => '');
+  const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
+  if (named === undefined) return null;
+  const dir = isAbsolute(named) ? named : join(root, named);
+  return (await stat(dir).then((s) => s.isDirectory(), () => false)) ? dir : null;
+}
+
+function getCommonDirectory(dirs: readonly string[]): string {
+  if (dirs.length === 0) return process.cwd();
+  let common = dirs[0]!;
+  for (const dir of dirs) while (!isInside(common, dir)) common = dirname(common);
+  return common;
+}
+
+/**
+ * Takes the write lock at `lockPath` (created with O_EXCL, holding a LockOwner). A lock whose owner is
+ * gone (same host, pid no longer running: a killed run) is taken over. A live one is waited for up to
+ * `waitMs`, then LockBusyError. A lock that cannot be created where it belongs (a read-only directory
+ * above the files) is taken in the temp directory instead, under a name derived from the path.
+ */
+export async function acquireWriteLock(lockPath: string, options: LockOptions = {}): Promise<WriteLock> {
+  try {
+    return await acquireAt(lockPath, options);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw err;
+    const fallback = join(tmpdir(), `mcp-migrate-${createHash('sha256').update(lockPath).digest('hex').slice(0, 16)}.lock`);
+    return acquireAt(fallback, options);
+  }
+}
+
+async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteLock> {
+  const deadline = Date.now() + (options.waitMs ?? LOCK_WAIT_MS);
+  const owner: LockOwner = { tool: 'mcp-migrate', pid: process.pid, host: hostname(), since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  const text = `${JSON.stringify(owner)}\n`;
+  for (;;) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o644);
+      try {
+        await handle.writeFile(text, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return { path: lockPath, release: () => releaseLock(lockPath, text) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const held = await readFile(lockPath, 'utf8').catch(() => null);
+    if (held === null) continue; // released in between: try again at once
+    const current = parseLockOwner(held);
+    if (await isStaleLock(lockPath, current, owner.host)) {
+      // The owner was killed. Re-read right before removing, so that a lock another run has just
+      // taken over in between is not the one removed.
+      if ((await readFile(lockPath, 'utf8').catch(() => null)) === held) await unlink(lockPath).catch(() => undefined);
+      continue;
+    }
+    if (Date.now() >= deadline) throw new LockBusyError(lockPath, current);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(options.pollMs ?? 100, deadline - Date.now()))));
+  }
+}
+
+/** A killed owner on this host, or a lock with no readable owner that is older than a write could take to fill it in. */
+async function isStaleLock(lockPath: string, current: LockOwner | null, host: string): Promise<boolean> {
+  if (current !== null) return current.host === host && !isProcessAlive(current.pid);
+  const stats = await stat(lockPath).catch(() => null);
+  return stats !== null && Date.now() - stats.mtimeMs > UNREADABLE_LOCK_AGE_MS;
+}
+
+/** An unreadable lock file this old is left over (a run killed between creating it and writing its owner). */
+const UNREADABLE_LOCK_AGE_MS = 10_000;
+
+export function parseLockOwner(text: string): LockOwner | null {
+  try {
+    const value = JSON.parse(text) as Partial<LockOwner>;
+    if (value.tool !== 'mcp-migrate' || typeof value.pid !== 'number' || typeof value.host !== 'string') return null;
+    return { tool: 'mcp-migrate', pid: value.pid, host: value.host, since: String(value.since ?? ''), nonce: String(value.nonce ?? '') };
+  } catch {
+    return null;
+  }
+}
+
+/** Removes the lock if it is still ours. */
+async function releaseLock(lockPath: string, text: string): Promise<void> {
+  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  if (held === text) await unlink(lockPath).catch(() => undefined);
 }
 
 /** What applying one file did: the paths written (package.json, companions, the file) and the error, if any. */

@@ -1,13 +1,25 @@
 // Discovery: which files a run looks at. Walks the given files and directories, never follows
-// symbolic links, skips dependency/build/VCS directories and whatever .gitignore files exclude.
-// Deliberately does not read file contents (that is the scan's job) and never throws for a bad path:
-// problems come back as data.
+// symbolic links, skips dependency/build/VCS directories and whatever .gitignore files exclude, and
+// leaves out what cannot be a hand-written server: declaration files (`.d.ts`) and files larger than
+// MAX_SOURCE_BYTES (minified bundles, generated code). Deliberately does not read file contents (that is
+// the scan's job) and never throws for a bad path: problems come back as data.
+import { statSync, type Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
-import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
 
 export const CANDIDATE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
 export const SKIPPED_DIRECTORIES: readonly string[] = ['node_modules', 'dist', 'build', '.git', 'coverage'];
+
+/**
+ * Files larger than this are not looked at. Hand-written stdio servers are a few kB to a few hundred kB;
+ * beyond a megabyte a file is a bundle or generated code, and the pipeline needs several hundred times a
+ * file's size in memory (a 10 MB file took 4 GB and minutes, 20 MB ran out of heap).
+ */
+export const MAX_SOURCE_BYTES = 1_000_000;
+
+/** `x.d.ts`, `x.d.mts`, `x.d.cts`, and `x.d.css.ts` (declarations for arbitrary extensions): types only, never a server. */
+const DECLARATION_FILE = /\.d(\.[^./\\]+)?\.[cm]?ts$/i;
 
 /** A path the run could not look at, and why. */
 export interface Problem {
@@ -20,26 +32,54 @@ export interface DiscoveryResult {
   files: string[];
   /** Paths that do not exist, unreadable directories, ... (each makes the run end with exit code 3). */
   problems: Problem[];
-  /** Things worth a line that do not fail the run (a symbolic link given on the command line). */
+  /** Things worth a line that do not fail the run (a symbolic link given on the command line, a file too large to be a server). */
   warnings: string[];
+  /** Candidate files left out on purpose, each with the reason (also in `warnings`). */
+  skipped: Problem[];
 }
 
+/** A JavaScript or TypeScript source file (declaration files are not: they hold types only). */
 export function isCandidatePath(path: string): boolean {
-  return CANDIDATE_EXTENSIONS.includes(extname(path).toLowerCase());
+  return CANDIDATE_EXTENSIONS.includes(extname(path).toLowerCase()) && !isDeclarationFile(path);
+}
+
+export function isDeclarationFile(path: string): boolean {
+  return DECLARATION_FILE.test(basename(path));
+}
+
+/** The reason a file of `size` bytes is not looked at, or null when it is small enough. */
+export function getSizeSkipReason(size: number): string | null {
+  if (size <= MAX_SOURCE_BYTES) return null;
+  return `${formatBytes(size)}, over the ${formatBytes(MAX_SOURCE_BYTES)} limit for a hand-written server (bundles and generated code are not migrated); skipped`;
+}
+
+function formatBytes(size: number): string {
+  return size >= 1_000_000 ? `${Number((size / 1_000_000).toFixed(1))} MB` : `${Math.round(size / 1000)} kB`;
+}
+
+/** What the walk collects. */
+interface Found {
+  /** Absolute path -> how warnings show it (relative to the cwd). */
+  shown: (path: string) => string;
+  files: Set<string>;
+  problems: Problem[];
+  warnings: string[];
+  skipped: Problem[];
 }
 
 /** Finds candidate source files under `paths` (files or directories, resolved against `cwd`). */
 export async function discoverFiles(paths: readonly string[], cwd: string): Promise<DiscoveryResult> {
-  const found = new Set<string>();
-  const problems: Problem[] = [];
-  const warnings: string[] = [];
+  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [] };
+  const { problems, warnings } = found;
   for (const given of paths) {
     const target = resolve(cwd, given);
     let stats;
     try {
       stats = await lstat(target);
     } catch (err) {
-      problems.push({ path: target, message: describeFsError(err) });
+      // Node.js turns bytes of an argument that are not UTF-8 into U+FFFD: the name cannot be passed on.
+      const why = given.includes('\uFFFD') && (err as NodeJS.ErrnoException).code === 'ENOENT' ? ' (its name is not valid UTF-8, which Node.js cannot pass on; name the directory holding it instead)' : '';
+      problems.push({ path: target, message: `${describeFsError(err)}${why}` });
       continue;
     }
     if (stats.isSymbolicLink()) {
@@ -51,46 +91,82 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
       if (isIgnoredByAncestors(rules, base, target)) {
         warnings.push(`${given}: is ignored by .gitignore; scanned anyway because it was named`);
       }
-      await walk(target, base, rules, found, problems);
+      await walk(target, base, rules, found);
     } else if (stats.isFile()) {
-      if (isCandidatePath(target)) found.add(target);
-      else problems.push({ path: target, message: `not a JavaScript or TypeScript file (expected one of ${CANDIDATE_EXTENSIONS.join(' ')})` });
+      if (isDeclarationFile(target)) warnings.push(`${given}: is a TypeScript declaration file (types only); skipped`);
+      else if (!isCandidatePath(target)) problems.push({ path: target, message: `not a JavaScript or TypeScript file (expected one of ${CANDIDATE_EXTENSIONS.join(' ')})` });
+      else addFile(target, given, stats.size, found);
     } else {
       problems.push({ path: target, message: 'not a regular file or directory' });
     }
   }
-  return { files: [...found].sort(), problems, warnings };
+  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped };
 }
 
-async function walk(dir: string, base: string, inherited: readonly IgnoreRule[], found: Set<string>, problems: Problem[]): Promise<void> {
-  let entries;
+/** Adds a candidate file, or skips it with the reason when it is too large to be a hand-written server. */
+function addFile(path: string, shown: string, size: number, found: Found): void {
+  const reason = getSizeSkipReason(size);
+  if (reason === null) {
+    found.files.add(path);
+    return;
+  }
+  found.skipped.push({ path, message: reason });
+  found.warnings.push(`${shown}: ${reason}`);
+}
+
+async function walk(dir: string, base: string, inherited: readonly IgnoreRule[], found: Found): Promise<void> {
+  let entries: Dirent<Buffer>[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    // Names as bytes: a name that is not UTF-8 would otherwise come back with U+FFFD in it, a path that
+    // does not exist, and be reported as missing.
+    entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' });
   } catch (err) {
-    problems.push({ path: dir, message: `cannot read directory: ${describeFsError(err)}` });
+    found.problems.push({ path: dir, message: `cannot read directory: ${describeFsError(err)}` });
     return;
   }
   let rules = inherited;
-  if (entries.some((entry) => entry.name === '.gitignore' && entry.isFile())) {
+  if (entries.some((entry) => entry.isFile() && entry.name.equals(GITIGNORE))) {
     const own = await readGitignore(join(dir, '.gitignore'), toPosix(relative(base, dir)));
     if (own.length > 0) rules = [...inherited, ...own];
   }
   // Sorted so the walk order (and any problem order) does not depend on the file system.
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries.sort((a, b) => Buffer.compare(a.name, b.name));
   for (const entry of entries) {
     if (entry.isSymbolicLink()) continue;
-    const full = join(dir, entry.name);
+    const name = decodeName(entry.name);
+    if (name === null) {
+      if (entry.isDirectory() || (entry.isFile() && isCandidatePath(entry.name.toString('latin1')))) {
+        found.warnings.push(`${found.shown(join(dir, escapeName(entry.name)))}: its name is not valid UTF-8; ${entry.isDirectory() ? 'directory not scanned' : 'skipped'} (rename it to migrate it)`);
+      }
+      continue;
+    }
+    const full = join(dir, name);
     const rel = toPosix(relative(base, full));
     if (entry.isDirectory()) {
-      if (SKIPPED_DIRECTORIES.includes(entry.name)) continue;
+      if (SKIPPED_DIRECTORIES.includes(name)) continue;
       if (isIgnored(rules, rel, true)) continue;
-      await walk(full, base, rules, found, problems);
+      await walk(full, base, rules, found);
     } else if (entry.isFile()) {
-      if (!isCandidatePath(entry.name)) continue;
+      if (!isCandidatePath(name)) continue;
       if (isIgnored(rules, rel, false)) continue;
-      found.add(full);
+      // Synchronous on purpose: one stat per candidate, several times faster than a promise round trip.
+      const size = statSync(full, { throwIfNoEntry: false })?.size ?? 0;
+      addFile(full, found.shown(full), size, found);
     }
   }
+}
+
+const GITIGNORE = Buffer.from('.gitignore');
+
+/** The name as a string, or null when its bytes are not UTF-8 (the string would name another file). */
+function decodeName(bytes: Buffer): string | null {
+  const name = bytes.toString('utf8');
+  return name.includes('\uFFFD') && !Buffer.from(name, 'utf8').equals(bytes) ? null : name;
+}
+
+/** A name for messages: ASCII as it is, every other byte as \xNN. */
+function escapeName(bytes: Buffer): string {
+  return [...bytes].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
 }
 
 async function readGitignore(path: string, base: string): Promise<IgnoreRule[]> {

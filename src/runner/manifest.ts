@@ -106,7 +106,8 @@ export function addDependencies(text: string, add: Record<string, string>): stri
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const unit = detectIndent(text);
   const root = scanObject(text, skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0));
-  const deps = root.members.find((m) => m.key === 'dependencies');
+  // With a key written twice, JSON.parse (and npm) keep the last one: that is the object to add to.
+  const deps = root.members.findLast((m) => m.key === 'dependencies');
   let result: string;
   if (deps === undefined) {
     result = insertDependenciesMember(text, root, names, add, unit, eol);

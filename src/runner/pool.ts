@@ -1,6 +1,10 @@
 // A fixed pool of worker threads running the pipeline, one file per task. Deliberately simple: a
 // FIFO queue, one task per worker at a time, and a crashed worker is replaced (its task fails, the
 // others go on). Files are read on the main thread; workers only parse and transform.
+//
+// One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
+// ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS fails that file only, and is
+// replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -15,6 +19,16 @@ export interface PoolTask {
 
 export type PoolReply = { id: number; result: FileResult } | { id: number; error: string };
 
+/** Stack of each worker (the default is 4 MB): deep nesting costs stack in every recursive phase. */
+export const WORKER_STACK_MB = 32;
+/** One file longer than this on a worker is given up on (the largest hand-written servers take a few seconds). */
+export const TASK_TIMEOUT_MS = 120_000;
+
+export interface PoolOptions {
+  /** Default TASK_TIMEOUT_MS. */
+  taskTimeoutMs?: number;
+}
+
 export interface WorkerPool {
   run(path: string, source: string, options: PipelineOptions): Promise<FileResult>;
   close(): Promise<void>;
@@ -26,44 +40,60 @@ export function getWorkerUrl(): URL | null {
   return existsSync(fileURLToPath(url)) ? url : null;
 }
 
-interface Slot {
-  worker: Worker;
-  busy: { task: PoolTask; resolve: (result: FileResult) => void; reject: (err: Error) => void } | null;
+interface Job {
+  task: PoolTask;
+  resolve: (result: FileResult) => void;
+  reject: (err: Error) => void;
 }
 
-export function createWorkerPool(size: number, workerUrl: URL): WorkerPool {
-  const queue: { task: PoolTask; resolve: (result: FileResult) => void; reject: (err: Error) => void }[] = [];
+interface Slot {
+  worker: Worker;
+  busy: Job | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export function createWorkerPool(size: number, workerUrl: URL, options: PoolOptions = {}): WorkerPool {
+  const taskTimeoutMs = options.taskTimeoutMs ?? TASK_TIMEOUT_MS;
+  const queue: Job[] = [];
   const slots: Slot[] = [];
   let nextId = 0;
   let closed = false;
 
+  const take = (slot: Slot): Job | null => {
+    const job = slot.busy;
+    slot.busy = null;
+    if (slot.timer !== null) clearTimeout(slot.timer);
+    slot.timer = null;
+    return job;
+  };
+
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(workerUrl), busy: null };
+    const slot: Slot = { worker: new Worker(workerUrl, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } }), busy: null, timer: null };
     slot.worker.on('message', (reply: PoolReply) => {
-      const job = slot.busy;
-      slot.busy = null;
+      const job = take(slot);
       if (job !== null) {
         if ('result' in reply) job.resolve(reply.result);
         else job.reject(new Error(reply.error));
       }
       pump();
     });
-    const fail = (err: Error): void => {
-      const job = slot.busy;
-      slot.busy = null;
-      const index = slots.indexOf(slot);
-      if (index !== -1) slots.splice(index, 1);
-      job?.reject(err);
-      if (!closed) {
-        slots.push(spawn());
-        pump();
-      }
-    };
-    slot.worker.on('error', fail);
+    slot.worker.on('error', (err) => retire(slot, err));
     slot.worker.on('exit', (code) => {
-      if (!closed && slots.includes(slot)) fail(new Error(`worker exited with code ${code}`));
+      if (!closed && slots.includes(slot)) retire(slot, new Error(`worker exited with code ${code}`));
     });
     return slot;
+  };
+
+  /** A worker that crashed or hung: its task fails with `err`, and a fresh worker takes its place. */
+  const retire = (slot: Slot, err: Error): void => {
+    const job = take(slot);
+    const index = slots.indexOf(slot);
+    if (index !== -1) slots.splice(index, 1);
+    job?.reject(err);
+    if (!closed) {
+      slots.push(spawn());
+      pump();
+    }
   };
 
   const pump = (): void => {
@@ -72,6 +102,10 @@ export function createWorkerPool(size: number, workerUrl: URL): WorkerPool {
       const job = queue.shift();
       if (job === undefined) return;
       slot.busy = job;
+      slot.timer = setTimeout(() => {
+        retire(slot, new Error(`gave up on this file after ${Math.round(taskTimeoutMs / 1000)} s`));
+        void slot.worker.terminate();
+      }, taskTimeoutMs);
       slot.worker.postMessage(job.task);
     }
   };
@@ -89,7 +123,12 @@ export function createWorkerPool(size: number, workerUrl: URL): WorkerPool {
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+      await Promise.all(
+        slots.splice(0).map((slot) => {
+          take(slot)?.reject(new Error('the worker pool is closed'));
+          return slot.worker.terminate();
+        }),
+      );
     },
   };
 }

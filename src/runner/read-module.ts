@@ -1,13 +1,12 @@
 // How the pipeline reads the other modules of a server (the files a candidate imports): synchronously,
-// text only, and never a file too large to be a hand-written module.
+// text only, and never a file too large to be a hand-written module (the same limit as discovery's).
 import { readFileSync, statSync } from 'node:fs';
-
-const MAX_BYTES = 1_000_000;
+import { MAX_SOURCE_BYTES } from './discover.js';
 
 export function readModuleSync(path: string): string | null {
   try {
     const stat = statSync(path);
-    if (!stat.isFile() || stat.size > MAX_BYTES) return null;
+    if (!stat.isFile() || stat.size > MAX_SOURCE_BYTES) return null;
     const bytes = readFileSync(path);
     if (bytes.includes(0)) return null;
     return bytes.toString('utf8');

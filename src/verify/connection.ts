@@ -1,8 +1,10 @@
 // A server process spoken to by a raw JSON-RPC client: starts it, frames what is sent, decodes and
-// keeps everything it writes (in order), and stops it — always, even when the probes throw.
+// keeps what it writes (in order, within bounds), and stops it and everything it started — always,
+// even when the probes throw, and within a bounded time whatever the server does.
 // It deliberately knows nothing about MCP or about which replies are right: that is ./probe.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createDecoder, frameBody, type Framing } from './framing.js';
+import { findDescendants, findPipeHolders, getStdioPipes, signalProcesses, type ProcessRef } from './process-tree.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -21,6 +23,26 @@ const STDERR_KEEP = 8_192;
 const EXIT_GRACE_MS = 500;
 /** After SIGTERM, how long before SIGKILL. */
 const TERM_GRACE_MS = 1_000;
+/** After SIGKILL, how long to wait for the exit to be reported (SIGKILL cannot be caught; this is a bound, not a grace). */
+const KILL_WAIT_MS = 1_000;
+/**
+ * After the server exited, how long its stdout may still deliver what it wrote before the pipes are
+ * taken as ended: a grandchild that inherited stdout keeps the pipe open for as long as it lives.
+ */
+const DRAIN_MS = 300;
+/** How often the server's descendants are noted while it runs (an orphan can no longer be traced to it). */
+const TREE_SNAPSHOT_MS = 200;
+
+/**
+ * What is kept of the server's output: it is measured, not archived, and a server that floods stdout
+ * must not grow this process without bound. Past MAX_MESSAGES only responses are kept (the probes wait
+ * for those), up to twice as many; past MAX_KEPT_CHARS of message text, nothing more. Stray text: the
+ * first MAX_STRAY pieces, each clipped to STRAY_KEEP_CHARS; the rest only counted.
+ */
+const MAX_MESSAGES = 10_000;
+const MAX_KEPT_CHARS = 256 * 1024 * 1024;
+const MAX_STRAY = 100;
+const STRAY_KEEP_CHARS = 2_000;
 
 export interface StartOptions {
   command: string;
@@ -31,18 +53,30 @@ export interface StartOptions {
 }
 
 export class ServerConnection {
-  /** Every JSON object the server wrote, in order. */
+  /** The JSON objects the server wrote, in order (bounded: see MAX_MESSAGES). */
   readonly messages: JsonObject[] = [];
+  /** Messages not kept because of the bounds. */
+  droppedMessages = 0;
   /** Everything on stdout that is not a JSON object: text lines, stray text between frames, JSON
-   *  scalars and arrays. */
+   *  scalars and arrays (the first MAX_STRAY pieces, clipped; `strayCount` counts them all). */
   readonly strayOutput: string[] = [];
+  strayCount = 0;
   /** Set when the process could not be started (e.g. `spawn foo ENOENT`). */
   startError: NodeJS.ErrnoException | null = null;
+  /** Set once the server has exited and its output is read (or, if something it started holds stdout open, DRAIN_MS after it exited). */
   exited: ExitInfo | null = null;
   private stderrText = '';
+  private keptChars = 0;
+  private processExit: ExitInfo | null = null;
+  private streamsClosed = false;
   private readonly wakeups = new Set<() => void>();
-  private readonly closed: Promise<void>;
   private readonly child: ChildProcess;
+  /** The server's stdio pipes (`pipe:[inode]`), to find whoever else holds them at the end. */
+  private readonly pipes: string[];
+  /** Every descendant seen while the server ran, by pid. */
+  private readonly descendants = new Map<number, ProcessRef>();
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private drainTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: StartOptions) {
     // POSIX: the server gets its own process group, so that stopping it also stops what it started
@@ -55,8 +89,13 @@ export class ServerConnection {
       detached: group,
       windowsHide: true,
     });
+    this.pipes = this.child.pid === undefined ? [] : getStdioPipes(this.child.pid);
+    if (this.child.pid !== undefined && this.pipes.length > 0) {
+      this.snapshotTimer = setInterval(() => this.rememberDescendants(), TREE_SNAPSHOT_MS);
+      this.snapshotTimer.unref();
+    }
     const decoder = createDecoder(options.framing, (decoded) => {
-      if (decoded.kind === 'stray') this.strayOutput.push(decoded.text);
+      if (decoded.kind === 'stray') this.onStray(decoded.text);
       else this.onBody(decoded.text);
       this.wake();
     });
@@ -67,18 +106,26 @@ export class ServerConnection {
     });
     // EPIPE after the server died: the exit is what gets reported.
     this.child.stdin?.on('error', () => undefined);
-    this.closed = new Promise((resolve) => {
-      this.child.on('error', (err) => {
-        // Only a failed spawn has no pid; errors of a running child (a failed kill) are not fatal.
-        if (this.child.pid === undefined) this.startError = err;
-        this.wake();
-      });
-      // 'close' comes after 'exit' and after stdout/stderr ended, or after 'error' for a failed spawn.
-      this.child.on('close', (code, signal) => {
-        this.exited = { code, signal };
-        this.wake();
-        resolve();
-      });
+    this.child.stdout?.on('error', () => undefined);
+    this.child.stderr?.on('error', () => undefined);
+    this.child.on('error', (err) => {
+      // Only a failed spawn has no pid; errors of a running child (a failed kill) are not fatal.
+      if (this.child.pid === undefined) this.startError = err;
+      this.wake();
+    });
+    this.child.on('exit', (code, signal) => {
+      this.processExit = { code, signal };
+      this.stopSnapshots();
+      // Normally 'close' follows at once; if a grandchild holds stdout it never does.
+      this.drainTimer = setTimeout(() => this.markExited(), DRAIN_MS);
+      this.drainTimer.unref();
+      this.wake();
+    });
+    // 'close' comes after 'exit' and after stdout/stderr ended, or after 'error' for a failed spawn.
+    this.child.on('close', (code, signal) => {
+      this.streamsClosed = true;
+      this.processExit ??= { code, signal };
+      this.markExited();
     });
   }
 
@@ -108,9 +155,13 @@ export class ServerConnection {
   /** The first message at index >= `from` that matches, or null after `timeoutMs` or when the server is gone. */
   async waitFor(from: number, matches: (message: JsonObject) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<JsonObject | null> {
     const deadline = Date.now() + timeoutMs;
+    // Each message is tested once, however many times this wakes (a flood wakes it on every line).
+    let next = from;
     for (;;) {
-      const found = this.messages.slice(from).find(matches);
-      if (found !== undefined) return found;
+      for (; next < this.messages.length; next++) {
+        const message = this.messages[next]!;
+        if (matches(message)) return message;
+      }
       const left = deadline - Date.now();
       if (left <= 0 || this.isGone() || signal?.aborted === true) return null;
       await this.sleep(left, signal);
@@ -125,35 +176,68 @@ export class ServerConnection {
 
   /**
    * Stops the server: closes its stdin (a well-behaved server exits on end of input), then SIGTERM,
-   * then SIGKILL, to the whole process group. Resolves once the process is gone.
+   * then SIGKILL, to its process group and every descendant it had; then whatever still holds its
+   * stdio pipes is killed and the pipes are let go. Every wait is bounded: this resolves within about
+   * EXIT_GRACE_MS + TERM_GRACE_MS + KILL_WAIT_MS + DRAIN_MS whatever the server and its children do.
    */
   async close(): Promise<void> {
-    if (this.startError !== null && this.child.pid === undefined) return;
-    if (this.exited === null) this.child.stdin?.end();
-    const term = setTimeout(() => this.kill('SIGTERM'), EXIT_GRACE_MS);
-    const kill = setTimeout(() => this.kill('SIGKILL'), EXIT_GRACE_MS + TERM_GRACE_MS);
-    try {
-      await this.closed;
-    } finally {
-      clearTimeout(term);
-      clearTimeout(kill);
+    if (this.child.pid === undefined) return;
+    if (this.processExit === null) {
+      this.child.stdin?.end();
+      if (!(await this.waitUntil(() => this.processExit !== null, EXIT_GRACE_MS))) {
+        this.signalTree('SIGTERM');
+        if (!(await this.waitUntil(() => this.processExit !== null, TERM_GRACE_MS))) {
+          this.signalTree('SIGKILL');
+          await this.waitUntil(() => this.processExit !== null, KILL_WAIT_MS);
+        }
+      }
     }
-    // The server is gone; anything it started in its group that is still there goes too.
-    this.kill('SIGKILL');
+    // The server is gone; anything it started that is still there goes too, and so does whatever else
+    // holds its stdout (a grandchild in a session of its own, re-parented to init).
+    this.signalTree('SIGKILL');
+    if (!(await this.waitUntil(() => this.streamsClosed, DRAIN_MS))) {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+      this.child.stdin?.destroy();
+    }
+    this.stopSnapshots();
+    if (this.drainTimer !== null) clearTimeout(this.drainTimer);
+    this.markExited();
   }
 
-  private kill(signal: NodeJS.Signals): void {
+  /** Notes the server's descendants while it is alive (after it dies they cannot be traced to it). */
+  private rememberDescendants(): void {
+    const pid = this.child.pid;
+    if (pid === undefined || this.processExit !== null) return;
+    for (const ref of findDescendants(pid)) this.descendants.set(ref.pid, ref);
+  }
+
+  private stopSnapshots(): void {
+    if (this.snapshotTimer !== null) clearInterval(this.snapshotTimer);
+    this.snapshotTimer = null;
+  }
+
+  /** `signal` to the server's process group, each descendant seen, and each holder of its stdio pipes. */
+  private signalTree(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
+    this.rememberDescendants();
     try {
       if (process.platform === 'win32') {
-        if (this.exited === null) this.child.kill(signal);
+        if (this.processExit === null) this.child.kill(signal);
       } else {
         process.kill(-pid, signal);
       }
     } catch {
-      // ESRCH: already gone.
+      // ESRCH: the group is empty.
     }
+    signalProcesses([...this.descendants.values(), ...findPipeHolders(this.pipes)], signal);
+  }
+
+  private markExited(): void {
+    if (this.exited !== null || this.processExit === null) return;
+    this.exited = this.processExit;
+    this.wake();
   }
 
   private onBody(text: string): void {
@@ -161,11 +245,37 @@ export class ServerConnection {
     try {
       parsed = JSON.parse(text);
     } catch {
-      this.strayOutput.push(text);
+      this.onStray(text);
       return;
     }
-    if (isJsonObject(parsed)) this.messages.push(parsed);
-    else this.strayOutput.push(text);
+    if (!isJsonObject(parsed)) {
+      this.onStray(text);
+      return;
+    }
+    const isResponse = 'result' in parsed || 'error' in parsed;
+    const full = this.messages.length >= (isResponse ? 2 * MAX_MESSAGES : MAX_MESSAGES) || this.keptChars + text.length > MAX_KEPT_CHARS;
+    if (full) {
+      this.droppedMessages++;
+      return;
+    }
+    this.keptChars += text.length;
+    this.messages.push(parsed);
+  }
+
+  private onStray(text: string): void {
+    this.strayCount++;
+    if (this.strayOutput.length < MAX_STRAY) this.strayOutput.push(text.length > STRAY_KEEP_CHARS ? `${text.slice(0, STRAY_KEEP_CHARS)}…` : text);
+  }
+
+  /** Resolves true as soon as `done()` holds, false after `ms`. */
+  private async waitUntil(done: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!done()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await this.sleep(left);
+    }
+    return true;
   }
 
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {

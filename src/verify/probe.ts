@@ -314,7 +314,10 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 /** The rules measured on everything the server wrote, then the result. */
 function finish(connection: ServerConnection, findings: Findings, serverInfo: { name: string; version: string } | null): VerifyResult {
   const rpc = connection.messages.filter(isJsonRpcShaped);
-  const noise = [...connection.strayOutput, ...connection.messages.filter((m) => !isJsonRpcShaped(m)).map((m) => JSON.stringify(m))];
+  const nonRpc = connection.messages.filter((m) => !isJsonRpcShaped(m));
+  const noise = [...connection.strayOutput, ...nonRpc.slice(0, 1).map((m) => JSON.stringify(m))];
+  // Stray text is kept only in part (a flood is counted, not stored): the count is the real one.
+  const noiseCount = connection.strayCount + nonRpc.length;
 
   const withoutJsonrpc = rpc.filter((m) => m.jsonrpc !== '2.0');
   findings.add(
@@ -337,8 +340,8 @@ function finish(connection: ServerConnection, findings: Findings, serverInfo: { 
 
   findings.add(
     'stdout-pollution',
-    noise.length === 0,
-    noise.length === 0 ? 'only JSON-RPC on stdout' : `${noise.length} line(s) on stdout that are not JSON-RPC, the first: ${clip(escapeControl(noise[0] ?? ''))}`,
+    noiseCount === 0,
+    noiseCount === 0 ? 'only JSON-RPC on stdout' : `${noiseCount} line(s) on stdout that are not JSON-RPC, the first: ${clip(escapeControl(noise[0] ?? ''))}`,
   );
 
   return {

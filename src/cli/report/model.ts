@@ -1,6 +1,7 @@
 // What every report derives from a RunSummary the same way: each file's status and package, the
 // totals, the tool's version. Pure functions over the summary (the version lookup reads our own
 // package.json once); the renderers only lay these out.
+import { sep } from 'node:path';
 import { RULE_IDS, type RuleId } from '../../model/audit-rules.js';
 import type { FileResult, RunSummary } from '../../model/types.js';
 
@@ -76,8 +77,12 @@ export function getTotals(summary: RunSummary): Totals {
   return totals;
 }
 
+/**
+ * A path with `/` separators. Only the platform separator is one: on POSIX a backslash is an ordinary
+ * character of a file name (`a\\b.js` is one file) and must stay as it is.
+ */
 export function toPosix(path: string): string {
-  return path.replace(/\\/g, '/');
+  return sep === '/' ? path : path.split(sep).join('/');
 }
 
 export { getToolVersion } from '../version.js';

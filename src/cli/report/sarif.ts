@@ -3,6 +3,7 @@
 // the code on disk, one `migration-pending` note per file with an unapplied rewrite, and the files
 // that could not be processed as tool execution notifications (they are failures of the tool, not
 // findings in the code).
+import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as Sarif from 'sarif';
 import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../model/audit-rules.js';
@@ -140,10 +141,13 @@ function getDecisionLine(decision: Decision): number {
   return (decision.kind === 'envelope' || decision.kind === 'leave') && decision.line !== undefined && decision.line > 0 ? decision.line : 1;
 }
 
-/** A relative path as a URI reference under SRCROOT (forward slashes, each segment percent-encoded). */
+/**
+ * A relative path as a URI reference under SRCROOT (forward slashes, each segment percent-encoded, so a
+ * `\` in a POSIX file name is `%5C`, not a separator); an absolute path as a file: URI.
+ */
 function getArtifactLocation(path: string): Sarif.ArtifactLocation {
+  if (isAbsolute(path)) return { uri: pathToFileURL(path).href };
   const posix = toPosix(path);
-  if (/^([a-zA-Z]:)?\//.test(posix)) return { uri: pathToFileURL(posix).href };
   return { uri: posix.split('/').map((segment) => encodeURIComponent(segment)).join('/'), uriBaseId: SRCROOT };
 }
 
