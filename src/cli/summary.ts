@@ -1,7 +1,7 @@
 // End of a run: the human summary (counts, files left alone and why, errors, install commands, per
 // package in a monorepo) and the RunSummary the reporters render. Returns data and strings only.
 import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
-import { isInside, type Problem } from '../runner/discover.js';
+import { isInside, type ExcludedDirectory, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { describeDecision, type Paint } from './render.js';
@@ -71,6 +71,8 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   const dry = mode !== 'apply';
 
   lines.push(paint.bold(`\nScanned ${plural(scan.scanned, 'file')}, ${plural(scan.candidates, 'candidate')}.`));
+  const excluded = getExcludedDirectories(scan);
+  if (excluded.length > 0) lines.push(`  not scanned, by rule: ${describeExcluded(excluded, display)}`);
   const counted = (label: string, files: FileResult[]): void => {
     const shown = dry ? files : files.filter((f) => applied.has(f.path));
     if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
@@ -117,6 +119,34 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Directories discovery did not enter because of their name (DiscoveryResult.excluded). ScanResult carries
+ * them once scan.ts passes discovery's list on (`excluded: discovery.excluded`, asked of its owner); until
+ * then there are none to show.
+ */
+export function getExcludedDirectories(scan: ScanResult): readonly ExcludedDirectory[] {
+  const value = (scan as ScanResult & { excluded?: unknown }).excluded;
+  return Array.isArray(value) ? (value as ExcludedDirectory[]) : [];
+}
+
+const EXCLUDED_WHY: Readonly<Record<string, string>> = { node_modules: 'dependencies', dist: 'build output', build: 'build output', coverage: 'coverage output' };
+
+/** `node_modules/ (dependencies), web/dist/ (build output)`; past three directories, counted per rule. */
+export function describeExcluded(excluded: readonly ExcludedDirectory[], display: (path: string) => string): string {
+  const why = (rule: string): string => EXCLUDED_WHY[rule] ?? 'by name';
+  let text: string;
+  if (excluded.length <= 3) {
+    text = excluded.map((e) => `${display(e.path)}/ (${why(e.rule)})`).join(', ');
+  } else {
+    const counts = new Map<string, number>();
+    for (const e of excluded) counts.set(e.rule, (counts.get(e.rule) ?? 0) + 1);
+    text = [...counts].map(([rule, n]) => `${n} ${rule}/ (${why(rule)})`).join(', ');
+  }
+  // Build output is only skipped by name outside a git work tree; inside one, git decides.
+  const byName = excluded.some((e) => e.rule !== 'node_modules');
+  return byName ? `${text}; not in a git work tree, so build folders are skipped by name (in one, committed files there are scanned)` : text;
 }
 
 function isReportableOrError(scan: ScanResult, path: string): boolean {

@@ -1,15 +1,30 @@
-// Discovery: which files a run looks at. Walks the given files and directories, never follows
-// symbolic links, skips dependency/build/VCS directories and whatever .gitignore files exclude, and
-// leaves out what cannot be a hand-written server: declaration files (`.d.ts`) and files larger than
-// MAX_SOURCE_BYTES (minified bundles, generated code). Deliberately does not read file contents (that is
-// the scan's job) and never throws for a bad path: problems come back as data.
-import { statSync, type Dirent } from 'node:fs';
+// Discovery: which files a run looks at. Inside a git work tree, git says: `git ls-files` lists the
+// tracked files plus the untracked ones git does not ignore (exactly what git ignores is left out, and a
+// committed `build/server.js` is found); only `node_modules` is skipped by rule there. Outside one, a walk
+// of the given directories skips dependency/build/VCS directories by name and whatever .gitignore files
+// exclude. Either way symbolic links are never followed, and what cannot be a hand-written server is
+// left out: declaration files (`.d.ts`) and files larger than MAX_SOURCE_BYTES (minified bundles,
+// generated code). Directories skipped by rule come back as data (the summary names them).
+// Deliberately does not read file contents (that is the scan's job) and never throws for a bad path:
+// problems come back as data.
+import { execFile } from 'node:child_process';
+import { lstatSync, statSync, type Dirent } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { SAFE_GIT_CONFIG } from './git.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
 
 export const CANDIDATE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
 export const SKIPPED_DIRECTORIES: readonly string[] = ['node_modules', 'dist', 'build', '.git', 'coverage'];
+/** Skipped by name inside a git work tree too (git decides the rest): dependencies are not the project's code. */
+export const SKIPPED_IN_GIT: readonly string[] = ['node_modules'];
+
+/** A directory not looked into because of its name (SKIPPED_DIRECTORIES / SKIPPED_IN_GIT), for the summary. */
+export interface ExcludedDirectory {
+  path: string;
+  /** The directory name that matched the rule: `node_modules`, `dist`, `build`, `coverage`. */
+  rule: string;
+}
 
 /**
  * Files larger than this are not looked at. Hand-written stdio servers are a few kB to a few hundred kB;
@@ -36,6 +51,8 @@ export interface DiscoveryResult {
   warnings: string[];
   /** Candidate files left out on purpose, each with the reason (also in `warnings`). */
   skipped: Problem[];
+  /** Directories not entered because of their name, sorted by path. */
+  excluded: ExcludedDirectory[];
 }
 
 /** A JavaScript or TypeScript source file (declaration files are not: they hold types only). */
@@ -50,11 +67,7 @@ export function isDeclarationFile(path: string): boolean {
 /** The reason a file of `size` bytes is not looked at, or null when it is small enough. */
 export function getSizeSkipReason(size: number): string | null {
   if (size <= MAX_SOURCE_BYTES) return null;
-  return `${formatBytes(size)}, over the ${formatBytes(MAX_SOURCE_BYTES)} limit for a hand-written server (bundles and generated code are not migrated); skipped`;
-}
-
-function formatBytes(size: number): string {
-  return size >= 1_000_000 ? `${Number((size / 1_000_000).toFixed(1))} MB` : `${Math.round(size / 1000)} kB`;
+  return `${size.toLocaleString('en-US')} bytes, over the ${MAX_SOURCE_BYTES / 1_000_000} MB limit for a hand-written server (bundles and generated code are not migrated); skipped`;
 }
 
 /** What the walk collects. */
@@ -65,11 +78,12 @@ interface Found {
   problems: Problem[];
   warnings: string[];
   skipped: Problem[];
+  excluded: ExcludedDirectory[];
 }
 
 /** Finds candidate source files under `paths` (files or directories, resolved against `cwd`). */
 export async function discoverFiles(paths: readonly string[], cwd: string): Promise<DiscoveryResult> {
-  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [] };
+  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [] };
   const { problems, warnings } = found;
   for (const given of paths) {
     const target = resolve(cwd, given);
@@ -89,9 +103,12 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
       const base = gitRoot ?? target;
       const rules = await loadAncestorRules(base, target);
       if (isIgnoredByAncestors(rules, base, target)) {
+        // git lists nothing untracked in an ignored directory: the walk looks at it, as it was named
         warnings.push(`${given}: is ignored by .gitignore; scanned anyway because it was named`);
+        await walk(target, base, rules, found);
+      } else if (gitRoot === null || !(await addGitFiles(target, found))) {
+        await walk(target, base, rules, found);
       }
-      await walk(target, base, rules, found);
     } else if (stats.isFile()) {
       if (isDeclarationFile(target)) warnings.push(`${given}: is a TypeScript declaration file (types only); skipped`);
       else if (!isCandidatePath(target)) problems.push({ path: target, message: `not a JavaScript or TypeScript file (expected one of ${CANDIDATE_EXTENSIONS.join(' ')})` });
@@ -100,7 +117,90 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
       problems.push({ path: target, message: 'not a regular file or directory' });
     }
   }
-  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped };
+  const excluded = [...new Map(found.excluded.map((e) => [e.path, e])).values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped, excluded };
+}
+
+/**
+ * Adds the files `git ls-files` lists under `dir` (tracked, plus untracked and not ignored), recursing into
+ * submodules and nested repositories (each its own work tree). False when git cannot list them (git not
+ * installed, `dir` not in a usable work tree): the caller walks instead.
+ */
+async function addGitFiles(dir: string, found: Found): Promise<boolean> {
+  // `--stage` for the tracked entries: a submodule is mode 160000, a directory to list on its own.
+  const tracked = await runGitListing(dir, ['ls-files', '-z', '--stage']);
+  const untracked = tracked === null ? null : await runGitListing(dir, ['ls-files', '-z', '--others', '--exclude-standard']);
+  if (tracked === null || untracked === null) return false;
+  const nested: string[] = [];
+  const entries: Buffer[] = [];
+  for (const line of tracked) {
+    const tab = line.indexOf(0x09);
+    if (tab === -1) continue;
+    const path = line.subarray(tab + 1);
+    if (line.subarray(0, 6).toString('latin1') === '160000') nested.push(join(dir, decodeName(path) ?? ''));
+    else entries.push(path);
+  }
+  for (const path of untracked) {
+    // an untracked nested repository is listed as its directory, with a trailing slash
+    if (path[path.length - 1] === 0x2f) nested.push(join(dir, decodeName(path.subarray(0, -1)) ?? ''));
+    else entries.push(path);
+  }
+  for (const bytes of entries) {
+    const name = decodeName(bytes);
+    if (name === null) {
+      if (isCandidatePath(bytes.toString('latin1'))) found.warnings.push(`${found.shown(join(dir, escapeName(bytes)))}: its name is not valid UTF-8; skipped (rename it to migrate it)`);
+      continue;
+    }
+    if (!isCandidatePath(name)) continue;
+    const parts = name.split('/');
+    const rule = parts.slice(0, -1).findIndex((part) => SKIPPED_IN_GIT.includes(part));
+    if (rule !== -1) {
+      found.excluded.push({ path: join(dir, ...parts.slice(0, rule + 1)), rule: parts[rule]! });
+      continue;
+    }
+    const full = join(dir, ...parts);
+    // Tracked but deleted in the work tree, a symbolic link, a directory: nothing to read.
+    const stats = statSyncNoFollow(full);
+    if (stats === null || !stats.isFile()) continue;
+    addFile(full, found.shown(full), stats.size, found);
+  }
+  for (const dirPath of nested) {
+    if (dirPath === dir || !(await lstat(dirPath).then((s) => s.isDirectory(), () => false))) continue;
+    if (!(await addGitFiles(dirPath, found))) await walk(dirPath, dirPath, [], found);
+  }
+  return true;
+}
+
+function statSyncNoFollow(path: string): { isFile(): boolean; size: number } | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** `git -C dir ...args` (with the repository's own programs overridden, see git.ts), its NUL-separated output as raw names; null when it fails. */
+function runGitListing(dir: string, args: readonly string[]): Promise<Buffer[] | null> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      'git',
+      [...SAFE_GIT_CONFIG, '-C', dir, ...args],
+      { encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
+      (err, stdout) => {
+        if (err) {
+          resolvePromise(null);
+          return;
+        }
+        const out: Buffer[] = [];
+        let start = 0;
+        for (let i = stdout.indexOf(0); i !== -1; i = stdout.indexOf(0, start)) {
+          if (i > start) out.push(stdout.subarray(start, i));
+          start = i + 1;
+        }
+        resolvePromise(out);
+      },
+    );
+  });
 }
 
 /** Adds a candidate file, or skips it with the reason when it is too large to be a hand-written server. */
@@ -143,7 +243,10 @@ async function walk(dir: string, base: string, inherited: readonly IgnoreRule[],
     const full = join(dir, name);
     const rel = toPosix(relative(base, full));
     if (entry.isDirectory()) {
-      if (SKIPPED_DIRECTORIES.includes(name)) continue;
+      if (SKIPPED_DIRECTORIES.includes(name)) {
+        if (name !== '.git') found.excluded.push({ path: full, rule: name });
+        continue;
+      }
       if (isIgnored(rules, rel, true)) continue;
       await walk(full, base, rules, found);
     } else if (entry.isFile()) {
