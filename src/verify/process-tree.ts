@@ -3,7 +3,7 @@
 // has a group of its own, and one that keeps the server's stdout open keeps the pipe from ever ending.
 // On Linux, /proc tells both: the descendants (by parent pid, collected while the server runs, since an
 // orphan is re-parented to init the moment its parent dies) and every process that still holds one of
-// the server's stdio pipes (whoever its parent now is). Elsewhere both lists are empty and the process
+// the server's stdio channels (whoever its parent now is). Elsewhere both lists are empty and the process
 // group is all there is.
 //
 // A process is named with its start time as well as its pid, so that a pid the system has reused for an
@@ -72,14 +72,17 @@ export function findDescendants(root: number): ProcessRef[] {
   return found;
 }
 
-/** `pipe:[<inode>]` for each of fds 0-2 of `pid` that is a pipe (what the server's stdio are, right after spawn). */
+/**
+ * `socket:[<inode>]` (what Node.js gives a child for a 'pipe' stdio on Linux: a socket pair) or
+ * `pipe:[<inode>]` for each of fds 0-2 of `pid`, read right after spawn, while they are still ours.
+ */
 export function getStdioPipes(pid: number): string[] {
   if (!HAS_PROC) return [];
   const pipes: string[] = [];
   for (const fd of [0, 1, 2]) {
     try {
       const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      if (target.startsWith('pipe:')) pipes.push(target);
+      if (target.startsWith('pipe:') || target.startsWith('socket:')) pipes.push(target);
     } catch {
       // gone already, or not ours to look at
     }
