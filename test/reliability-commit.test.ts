@@ -22,7 +22,7 @@ function deadPid(): number {
 describe('the write lock', () => {
   it('a second holder waits, then gets LockBusyError naming the lock and its owner', async () => {
     const root = await makeTree({ 'a.js': '' });
-    const path = await resolveLockPath([join(root, 'a.js')]);
+    const path = await resolveLockPath([root]);
     const first = await acquireWriteLock(path);
     try {
       const started = Date.now();
@@ -40,7 +40,7 @@ describe('the write lock', () => {
 
   it('is taken as soon as the holder releases it', async () => {
     const root = await makeTree({ 'a.js': '' });
-    const path = await resolveLockPath([join(root, 'a.js')]);
+    const path = await resolveLockPath([root]);
     const first = await acquireWriteLock(path);
     setTimeout(() => void first.release(), 150);
     const second = await acquireWriteLock(path, { waitMs: 5_000, pollMs: 20 });
@@ -50,7 +50,7 @@ describe('the write lock', () => {
 
   it('a lock left by a killed run (its pid is gone) is taken over', async () => {
     const root = await makeTree({ 'a.js': '' });
-    const path = await resolveLockPath([join(root, 'a.js')]);
+    const path = await resolveLockPath([root]);
     const { hostname } = await import('node:os');
     await writeFile(path, JSON.stringify({ tool: 'mcp-migrate', pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00Z', nonce: 'x' }));
     const lock = await acquireWriteLock(path, { waitMs: 0 });
@@ -60,14 +60,14 @@ describe('the write lock', () => {
 
   it('lives in the git directory of a work tree (never committed), else beside the files', async () => {
     const repo = await makeTree({ '.git/HEAD': 'ref: refs/heads/main\n', 'pkg/a.js': '', 'pkg/b/c.js': '' });
-    expect(await resolveLockPath([join(repo, 'pkg/a.js'), join(repo, 'pkg/b/c.js')])).toBe(join(repo, '.git', 'mcp-migrate.lock'));
+    expect(await resolveLockPath([join(repo, 'pkg'), join(repo, 'pkg/b')])).toBe(join(repo, '.git', 'mcp-migrate.lock'));
     const plain = await makeTree({ 'pkg/a.js': '', 'pkg/b/c.js': '' });
-    expect(await resolveLockPath([join(plain, 'pkg/a.js'), join(plain, 'pkg/b/c.js')])).toBe(join(plain, 'pkg', '.mcp-migrate.lock'));
+    expect(await resolveLockPath([join(plain, 'pkg'), join(plain, 'pkg/b')])).toBe(join(plain, 'pkg', '.mcp-migrate.lock'));
   });
 
   it('main --yes while another run holds the lock: waits briefly, then exit 3 naming the lock, nothing written', async () => {
     const root = await makeTree({ 'package.json': PKG, 'src/server.js': MIGRATE });
-    const lockPath = await resolveLockPath([join(root, 'src/server.js'), join(root, 'package.json')]);
+    const lockPath = await resolveLockPath([join(root, 'src'), root]);
     const other = await acquireWriteLock(lockPath);
     try {
       const h = makeHarness(root, { lockWaitMs: 200 });
@@ -84,6 +84,22 @@ describe('the write lock', () => {
     expect(await main(['--yes'], h.deps)).toBe(0);
     expect(await read(root, 'src/server.js')).toContain('MIGRATED_v1_server');
     await expect(lstat(lockPath)).rejects.toThrow();
+  });
+
+  it('the next --yes run takes over (or, with nothing to write, removes) a lock a killed run left, and says so', async () => {
+    const { hostname } = await import('node:os');
+    const dead = JSON.stringify({ tool: 'mcp-migrate', pid: deadPid(), host: hostname(), since: '2020-01-01T00:00:00Z', nonce: 'x' });
+    // No package.json: the only directory the run looks at is src/, where its lock lives.
+    const pending = await makeTree({ 'src/server.js': MIGRATE, 'src/.mcp-migrate.lock': dead });
+    const h = makeHarness(pending);
+    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(h.stdout()).toContain('Took over the write lock');
+    expect(await readdir(join(pending, 'src'))).toEqual(['server.js']);
+    const done = await makeTree({ 'src/server.js': `${SERVER_HINT}// nothing to do\n`, 'src/.mcp-migrate.lock': dead });
+    const h2 = makeHarness(done);
+    expect(await main(['--yes'], h2.deps)).toBe(0);
+    expect(h2.stdout()).toContain('Removed the write lock');
+    expect(await readdir(join(done, 'src'))).toEqual(['server.js']);
   });
 
   it('two runs started together: one writes, the other is refused or finds the files changed; never both', async () => {

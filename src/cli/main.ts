@@ -12,9 +12,11 @@ import {
   findStaleTempFiles,
   getWriteScope,
   LockBusyError,
+  removeStaleLock,
   removeStaleTempFiles,
   resolveLockPath,
   writeReportFile,
+  type LockOwner,
   type WriteLock,
 } from '../runner/commit.js';
 import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
@@ -192,17 +194,25 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   //    removing the temp files an interrupted run left (a dry run only names them).
   const stale = await findStaleTempFiles(scope.dirs);
   let lock: WriteLock | null = null;
-  if (options.mode === 'apply' && (getPendingFiles(scan).length > 0 || stale.length > 0)) {
-    const lockPath = await resolveLockPath([...scope.paths, ...stale]);
-    try {
-      lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs });
-    } catch (err) {
-      if (!(err instanceof LockBusyError)) throw err;
-      stderr.write(
-        `mcp-migrate: another run is writing in this tree: ${err.message}. Nothing was written.\n` +
-          `Run again once it has finished (if no run is going on, delete ${err.lockPath}).\n`,
-      );
-      return EXIT_FAILED;
+  if (options.mode === 'apply') {
+    const lockPath = await resolveLockPath(scope.dirs);
+    const describeOwner = (owner: LockOwner | null): string => (owner === null ? '' : ` (pid ${owner.pid}, since ${owner.since})`);
+    if (getPendingFiles(scan).length > 0 || stale.length > 0) {
+      try {
+        lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs });
+      } catch (err) {
+        if (!(err instanceof LockBusyError)) throw err;
+        stderr.write(
+          `mcp-migrate: another run is writing in this tree: ${err.message}. Nothing was written.\n` +
+            `Run again once it has finished (if no run is going on, delete ${err.lockPath}).\n`,
+        );
+        return EXIT_FAILED;
+      }
+      if (lock.tookOverFrom !== null) out(`Took over the write lock ${lockPath} left by an interrupted run${describeOwner(lock.tookOverFrom)}.\n`);
+    } else {
+      // Nothing to write, so no lock to take; but a lock a killed run left is not left behind.
+      const removed = await removeStaleLock(lockPath);
+      if (removed !== undefined) out(`Removed the write lock ${lockPath} left by an interrupted run${describeOwner(removed)}.\n`);
     }
   }
   let outcome: ReviewOutcome;

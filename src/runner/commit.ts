@@ -273,6 +273,8 @@ export class LockBusyError extends Error {
 
 export interface WriteLock {
   path: string;
+  /** The owner of the lock that was taken over, when it was left by a killed run. */
+  tookOverFrom: LockOwner | null;
   release(): Promise<void>;
 }
 
@@ -288,12 +290,14 @@ export const LOCK_WAIT_MS = 3_000;
 export const LOCK_FILE_NAME = 'mcp-migrate.lock';
 
 /**
- * Where the lock for writing `paths` lives: inside the git directory of the work tree that holds them
- * (never committed, never in `git status`), else beside the deepest directory holding them all
- * (`.mcp-migrate.lock`). Two runs on the same work tree, whatever paths they were given, take the same lock.
+ * Where the lock for writing in `dirs` (getWriteScope's `dirs`: every directory the run looks at or may
+ * write in, whether or not it has anything to write) lives: inside the git directory of the work tree
+ * that holds them (never committed, never in `git status`), else in the deepest directory holding them
+ * all (`.mcp-migrate.lock`). Two runs on the same work tree, whatever paths they were given, take the
+ * same lock; outside git, two runs take the same lock when they look at the same tree.
  */
-export async function resolveLockPath(paths: readonly string[]): Promise<string> {
-  const common = getCommonDirectory(paths.map((path) => dirname(path)));
+export async function resolveLockPath(dirs: readonly string[]): Promise<string> {
+  const common = getCommonDirectory(dirs);
   const gitRoot = await resolveGitRoot(common);
   if (gitRoot !== null) {
     const gitDir = await resolveGitDir(gitRoot);
@@ -343,6 +347,7 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
   const deadline = Date.now() + (options.waitMs ?? LOCK_WAIT_MS);
   const owner: LockOwner = { tool: 'mcp-migrate', pid: process.pid, host: hostname(), since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
   const text = `${JSON.stringify(owner)}\n`;
+  let tookOverFrom: LockOwner | null = null;
   for (;;) {
     try {
       const handle = await open(lockPath, 'wx', 0o644);
@@ -351,7 +356,7 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
       } finally {
         await handle.close();
       }
-      return { path: lockPath, release: () => releaseLock(lockPath, text) };
+      return { path: lockPath, tookOverFrom, release: () => releaseLock(lockPath, text) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
@@ -362,11 +367,26 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
       // The owner was killed. Re-read right before removing, so that a lock another run has just
       // taken over in between is not the one removed.
       if ((await readFile(lockPath, 'utf8').catch(() => null)) === held) await unlink(lockPath).catch(() => undefined);
+      tookOverFrom = current;
       continue;
     }
     if (Date.now() >= deadline) throw new LockBusyError(lockPath, current);
     await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(options.pollMs ?? 100, deadline - Date.now()))));
   }
+}
+
+/**
+ * Removes the lock at `lockPath` when a killed run left it (for a run that writes nothing, and so takes
+ * no lock, but should not leave a dead run's lock behind). Returns its owner when it was removed.
+ */
+export async function removeStaleLock(lockPath: string): Promise<LockOwner | null | undefined> {
+  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  if (held === null) return undefined;
+  const owner = parseLockOwner(held);
+  if (!(await isStaleLock(lockPath, owner, hostname()))) return undefined;
+  if ((await readFile(lockPath, 'utf8').catch(() => null)) !== held) return undefined;
+  await unlink(lockPath).catch(() => undefined);
+  return owner;
 }
 
 /** A killed owner on this host, or a lock with no readable owner that is older than a write could take to fill it in. */
