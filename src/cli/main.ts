@@ -194,7 +194,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   //    removing the temp files an interrupted run left (a dry run only names them).
   const stale = await findStaleTempFiles(scope.dirs);
   let lock: WriteLock | null = null;
-  if (options.mode === 'apply') {
+  if (options.mode === 'apply' && scope.dirs.length > 0) {
     const lockPath = await resolveLockPath(scope.dirs);
     const describeOwner = (owner: LockOwner | null): string => (owner === null ? '' : ` (pid ${owner.pid}, since ${owner.since})`);
     if (getPendingFiles(scan).length > 0 || stale.length > 0) {
