@@ -186,5 +186,8 @@ describe('the stdout decoder', () => {
     const out = decodeAll('content-length', [...noise, Buffer.from('Content-Length: 2\r\n\r\n{}')]);
     expect(out.filter((d) => d.kind === 'stray').length).toBeGreaterThan(0);
     expect(out.at(-1)).toEqual({ kind: 'body', text: '{}' });
+    // A header split across chunks right where the noise is passed on is still a header.
+    const split = decodeAll('content-length', [Buffer.from(`${'n'.repeat(70_000)}\nContent-Length: 2\r\n\r`), Buffer.from('\n{}')]);
+    expect(split.at(-1)).toEqual({ kind: 'body', text: '{}' });
   });
 });

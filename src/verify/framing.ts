@@ -27,6 +27,8 @@ export const MAX_BODY_BYTES = 128 * 1024 * 1024;
  * has piled up without a header, so that it never grows without bound.
  */
 const MAX_HEADER_BYTES = 64 * 1024;
+/** What is kept of text outside frames when it is passed on: room for a header block that has only begun. */
+const HEADER_TAIL = 1024;
 
 export interface DecoderOptions {
   /** Default MAX_BODY_BYTES. */
@@ -165,11 +167,11 @@ function createFrameDecoder(emit: (decoded: Decoded) => void, maxBodyBytes: numb
       }
       return rest; // the bytes after the header belong to the body
     }
-    // No complete header: past the bound, pass what cannot be part of one on as stray text (whole
-    // lines only, so a header arriving split across chunks is not cut).
+    // No complete header: past the bound, pass what cannot be part of one on as stray text. The last
+    // HEADER_TAIL bytes stay (from a line start), so a header arriving split across chunks is not cut.
     if (header.length > MAX_HEADER_BYTES) {
-      const lastNewline = header.lastIndexOf(0x0a);
-      const cut = lastNewline > 0 ? lastNewline + 1 : header.length;
+      const lastNewline = header.lastIndexOf(0x0a, header.length - HEADER_TAIL);
+      const cut = lastNewline > 0 ? lastNewline + 1 : header.length - HEADER_TAIL;
       stray(header.subarray(0, cut).toString('utf8').replace(/\r?\n$/, ''));
       header = header.subarray(cut);
     }
