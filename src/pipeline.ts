@@ -5,7 +5,7 @@ import type { File } from '@babel/types';
 import { checkRewrite } from './analysis/check.js';
 import { buildFacts, type FileFacts } from './analysis/facts.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
-import { auditSource, markFixed } from './audit/index.js';
+import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
 import type { Decision, FileResult, PipelineOptions } from './model/types.js';
@@ -86,15 +86,12 @@ export function processSource(path: string, source: string, options: PipelineOpt
     throw err;
   }
   const facts = buildFacts(path, source, ast, read);
-  let findings: FileResult['findings'] = [];
-  try {
-    findings = auditSource(ast, source);
-  } catch {
-    findings = [];
-  }
-  const plan = decidePlan(detectServer(facts));
+  const detection = detectServer(facts);
+  const model = detection.kind === 'server' ? detection.model : null;
+  const findings = auditFacts(facts, model);
+  const plan = decidePlan(detection);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
-  return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision) };
+  return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
 }
 
 type Outcome = Partial<FileResult> & { decision: Decision };

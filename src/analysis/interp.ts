@@ -587,6 +587,8 @@ export class Interpreter {
       case 'promise':
       case 'json':
         return [{ s, truth: true }];
+      case 'pred':
+        return this.cond(v.node, s, v.frame);
       default:
         return [{ s, truth: true }];
     }
@@ -1380,6 +1382,10 @@ export class Interpreter {
         const left = this.evalPure(expr.left, s, frame);
         const right = this.evalPure(expr.right, s, frame);
         if (expr.operator === '+') return this.withOrigin(this.concat(left, right), origin);
+        // a test of the message kept for later: evaluated again (with the path's constraints) where it is used
+        if (['===', '!==', '==', '!=', 'in'].includes(expr.operator) && [left, right].some((v) => v.k === 'sym' || v.k === 'msg' || v.k === 'pred') && !(left.k === 'lit' && right.k === 'lit')) {
+          return { k: 'pred', node: expr, frame, origin };
+        }
         if (left.k === 'lit' && right.k === 'lit') {
           try {
             return lit(evalBinary(expr.operator, left.value, right.value), origin);
@@ -2392,6 +2398,7 @@ function isTruthy(v: Val, s: PathState): boolean | null {
       return Boolean(v.value);
     case 'unknown':
     case 'text':
+    case 'pred':
       return null;
     case 'sym': {
       const c = s.cons.get(v.key);

@@ -64,7 +64,9 @@ export type Val =
   | { k: 'json'; value: Val; suffix: string; header: boolean; origin?: Origin }
   | { k: 'promise'; value: Val; rejected?: boolean; origin?: Origin }
   /** `new Error(message)` or an instance of a subclass: an object with `message` (in `cell`). */
-  | { k: 'error'; cell: number; origin?: Origin };
+  | { k: 'error'; cell: number; origin?: Origin }
+  /** A test of a message member kept in a variable (`const isNotification = msg.id === undefined`): tested again where it is used. */
+  | { k: 'pred'; node: t.Node; frame: Frame; origin?: Origin };
 
 export interface NewSite {
   node: t.NewExpression | t.CallExpression | null;

@@ -6,6 +6,7 @@ import * as t from '@babel/types';
 import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import type { Event, PathResult, WriteData } from '../analysis/interp.js';
+import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
@@ -29,21 +30,6 @@ export type Detection =
   | { kind: 'sdk-server'; line: number }
   | { kind: 'server'; model: ServerModel };
 
-/** One path of a parsed message, with what it wrote. */
-interface MessagePath {
-  path: PathResult;
-  events: Event[];
-  parseIndex: number;
-  parseFrame: Frame;
-  /** The method this path is for, `null` for a method none of the dispatch's names matched. */
-  method: string | null;
-  /** The dispatch never looked at the method on this path. */
-  methodFree: boolean;
-  notification: boolean;
-  replies: { index: number; event: Extract<Event, { e: 'write' }>; kind: 'result' | 'error' }[];
-  otherJson: Extract<Event, { e: 'write' }>[];
-}
-
 export function detectServer(facts: FileFacts): Detection {
   const entry = facts.entry;
   if (facts.sdkImport) return { kind: 'sdk-server', line: facts.sdkImport.loc?.start.line ?? 1 };
@@ -66,58 +52,6 @@ export function detectServer(facts: FileFacts): Detection {
   if ('blockers' in sdk) model.blockers = sdk.blockers;
   else model.sdk = sdk;
   return { kind: 'server', model };
-}
-
-// ---------------------------------------------------------------- paths
-
-function collectMessagePaths(facts: FileFacts): MessagePath[] {
-  const out: MessagePath[] = [];
-  for (const path of facts.paths) {
-    const events = path.state.events;
-    const parseIndex = events.findIndex((e) => e.e === 'parse' && e.ok);
-    if (parseIndex === -1) continue;
-    const cons = path.state.cons;
-    // a message the SDK never delivers: bad jsonrpc, a method that is not a string
-    const jsonrpc = cons.get('jsonrpc');
-    if (jsonrpc && ((jsonrpc.eq !== undefined && jsonrpc.eq !== '2.0') || jsonrpc.neq.includes('2.0') || jsonrpc.defined === false)) continue;
-    const method = cons.get('method');
-    if (method?.defined === false) continue;
-    const id = cons.get('id');
-    const replies: MessagePath['replies'] = [];
-    const otherJson: MessagePath['otherJson'] = [];
-    events.forEach((e, index) => {
-      if (index < parseIndex || e.e !== 'write' || e.data.kind !== 'json') return;
-      const kind = getReplyKind(facts, path, e);
-      if (kind) replies.push({ index, event: e, kind });
-      else otherJson.push(e);
-    });
-    out.push({
-      path,
-      events,
-      parseIndex,
-      parseFrame: (events[parseIndex] as Extract<Event, { e: 'parse' }>).frame,
-      method: method?.eq !== undefined ? String(method.eq) : null,
-      methodFree: method === undefined || (method.eq === undefined && method.neq.length === 0 && method.prefixes.length === 0),
-      notification: id?.defined === false,
-      replies,
-      otherJson,
-    });
-  }
-  return out;
-}
-
-function getReplyKind(facts: FileFacts, path: PathResult, e: Extract<Event, { e: 'write' }>): 'result' | 'error' | null {
-  const value = (e.data as Extract<WriteData, { kind: 'json' }>).value;
-  const fields = value.k === 'obj' ? facts.interp.getFields(value, path.state, e.frame) : null;
-  if (!fields) return null;
-  if (fields.has('method') && !fields.has('result') && !fields.has('error')) return null;
-  if (fields.has('error')) {
-    const error = fields.get('error')!;
-    // `error: undefined` next to a result (a helper that spreads both)
-    if (!(error.k === 'lit' && (error.value === undefined || error.value === null)) || !fields.has('result')) return 'error';
-  }
-  if (fields.has('result')) return 'result';
-  return null;
 }
 
 function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
@@ -684,11 +618,6 @@ function findDispatcherFrame(p: MessagePath, d: Extract<Dispatcher, { kind: 'fun
   return null;
 }
 
-function isWithinFrame(frame: Frame | null, outer: Frame): boolean {
-  for (let f = frame; f; f = f.caller) if (f === outer) return true;
-  return false;
-}
-
 // ---------------------------------------------------------------- reply sites
 
 function analyseSite(
@@ -860,45 +789,6 @@ function analyseSite(
   };
   site.chain = chainCalls;
   return site;
-}
-
-/**
- * Writer helpers: functions that, on every path that runs them, write exactly one JSON message and do
- * nothing else (`send(msg)`, `respond(id, result)`). A call is a helper call when it always calls the
- * same helper: a handler looked up in a table that happens to only write is not one.
- */
-function findWriterHelpers(paths: MessagePath[]): (frame: Frame) => boolean {
-  const candidates = new Set<FunctionNode>();
-  const rejected = new Set<FunctionNode>();
-  const callees = new Map<t.Node, Set<FunctionNode>>();
-  for (const p of paths) {
-    p.events.forEach((e, i) => {
-      if (i < p.parseIndex || e.e !== 'enter' || !e.frame.fn || !e.frame.call) return;
-      const set = callees.get(e.frame.call) ?? new Set();
-      set.add(e.frame.fn);
-      callees.set(e.frame.call, set);
-      if (writesOneMessage(p.events, i, e.frame)) candidates.add(e.frame.fn);
-      else rejected.add(e.frame.fn);
-    });
-  }
-  return (frame) => frame.fn !== null && frame.call !== null && candidates.has(frame.fn) && !rejected.has(frame.fn) && callees.get(frame.call)?.size === 1;
-}
-
-/** Between its enter and leave, the frame writes one JSON text (and its framing) and does nothing else. */
-function writesOneMessage(events: Event[], start: number, frame: Frame): boolean {
-  let json = 0;
-  for (let i = start + 1; i < events.length; i++) {
-    const e = events[i]!;
-    if (e.e === 'leave' && e.frame === frame) return json === 1;
-    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct') continue;
-    if (e.e === 'write' && (e.data.kind === 'newline' || e.data.kind === 'header')) continue;
-    if (e.e === 'write' && e.data.kind === 'json') {
-      json++;
-      continue;
-    }
-    return false;
-  }
-  return json === 1;
 }
 
 function lastIndexBefore(events: Event[], before: number, test: (e: Event) => boolean): number {
