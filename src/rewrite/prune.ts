@@ -53,7 +53,9 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   }
   const edits = new EditList();
   const importsTouched = new Map<t.ImportDeclaration, t.Node[]>();
+  const patternsTouched = new Map<t.VariableDeclaration, t.Node[]>();
   for (const info of dead.values()) {
+    if ((info.node as t.Node & { _statement?: t.Node })._statement) continue;
     if (t.isImportSpecifier(info.node) || t.isImportDefaultSpecifier(info.node) || t.isImportNamespaceSpecifier(info.node)) {
       const declaration = (info.node as t.Node & { _parent?: t.ImportDeclaration })._parent!;
       importsTouched.set(declaration, [...(importsTouched.get(declaration) ?? []), info.node]);
@@ -64,18 +66,39 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     const range = getRemovalRange(rewritten, info.node.start!, info.node.end!);
     if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
   }
+  for (const info of dead.values()) {
+    const statement = (info.node as t.Node & { _statement?: t.VariableDeclaration })._statement;
+    if (statement) patternsTouched.set(statement, [...(patternsTouched.get(statement) ?? []), info.node]);
+  }
+  for (const [statement, properties] of patternsTouched) {
+    const pattern = statement.declarations[0]!.id as t.ObjectPattern;
+    if (properties.length === pattern.properties.length) {
+      const range = getRemovalRange(rewritten, statement.start!, statement.end!);
+      if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
+      continue;
+    }
+    for (const property of properties) removeListItem(rewritten, edits, property);
+  }
   for (const [declaration, specifiers] of importsTouched) {
     if (specifiers.length === declaration.specifiers.length) {
       const range = getRemovalRange(rewritten, declaration.start!, declaration.end!);
       edits.remove(range.start, range.end);
     } else {
-      for (const specifier of specifiers) {
-        const next = rewritten.slice(specifier.end!).match(/^\s*,\s*/);
-        edits.remove(specifier.start!, specifier.end! + (next ? next[0].length : 0));
-      }
+      for (const specifier of specifiers) removeListItem(rewritten, edits, specifier);
     }
   }
   return edits.apply(rewritten);
+}
+
+/** Removes one item of a comma list with the comma after it (or, for the last item, the one before it). */
+function removeListItem(text: string, edits: EditList, node: t.Node): void {
+  const next = text.slice(node.end!).match(/^\s*,\s*/);
+  if (next) {
+    edits.remove(node.start!, node.end! + next[0].length);
+    return;
+  }
+  const previous = text.slice(0, node.start!).match(/,\s*$/);
+  edits.remove(node.start! - (previous ? previous[0].length : 0), node.end!);
 }
 
 /**
@@ -172,7 +195,7 @@ function collectBindings(ast: t.File): Map<string, BindingInfo> {
         const key = `${owner}>${name}`;
         const paths = [...binding.referencePaths, ...binding.constantViolations];
         const referenceRanges = paths.map((p): [number, number] => [p.node.start!, p.node.end!]);
-        bindings.set(key, { references: paths.length, referenceRanges, ...getRemovable(binding.path) });
+        bindings.set(key, { references: paths.length, referenceRanges, ...getRemovable(binding.path, binding.identifier) });
       }
     },
   });
@@ -193,7 +216,7 @@ function getOwnerChain(path: NodePath): string {
   return names.reverse().join('>');
 }
 
-function getRemovable(path: NodePath): { node: t.Node; removable: boolean } {
+function getRemovable(path: NodePath, identifier: t.Identifier): { node: t.Node; removable: boolean } {
   const node = path.node;
   if (t.isFunctionDeclaration(node)) return { node, removable: t.isBlockStatement(path.parent) || t.isProgram(path.parent) };
   if (t.isImportSpecifier(node) || t.isImportDefaultSpecifier(node) || t.isImportNamespaceSpecifier(node)) {
@@ -204,7 +227,14 @@ function getRemovable(path: NodePath): { node: t.Node; removable: boolean } {
     const declaration = path.parent;
     const pure = (!node.init || isPure(node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
     const inStatementList = t.isBlockStatement(path.parentPath?.parent) || t.isProgram(path.parentPath?.parent);
-    return { node: declaration, removable: pure && inStatementList && (!t.isObjectPattern(node.id) || node.id.properties.length === 1) };
+    if (t.isObjectPattern(node.id) && node.id.properties.length > 1) {
+      // `const { send, listen } = require('./io')`: each name goes alone, the statement once all have
+      const property = node.id.properties.find((p) => t.isObjectProperty(p) && t.isIdentifier(p.value) && p.value === identifier);
+      if (!property) return { node: declaration, removable: false };
+            (property as t.Node & { _statement?: t.Node })._statement = declaration;
+      return { node: property, removable: pure && inStatementList };
+    }
+    return { node: declaration, removable: pure && inStatementList };
   }
   return { node, removable: false };
 }

@@ -12,7 +12,7 @@
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
 import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
-import type { ModuleUnit } from '../analysis/program.js';
+import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
@@ -158,9 +158,24 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     }
     if (after !== mod.source) changes.set(mod.path, { before: mod.source, after });
   }
+  dropUnreachableChanges(model, changes);
   ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
   if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
   return { changes, notes: ctx.notes, fixes: ctx.fixes };
+}
+
+/**
+ * A module the rewritten program no longer imports (the transport module whose only user was the removed
+ * loop) keeps its bytes: edits there would change dead code, and the smallest diff leaves it alone.
+ */
+function dropUnreachableChanges(model: ServerModel, changes: Map<string, { before: string; after: string }>): void {
+  const entry = model.facts.program.entry;
+  const sources = new Map(model.facts.program.modules.map((m) => [m.path, m.source]));
+  const read = (path: string): string | null => changes.get(path)?.after ?? sources.get(path) ?? null;
+  const entryText = read(entry.path)!;
+  const reachable = new Program(entry.path, entryText, parseSource(entry.path, entryText), read).loadReachable();
+  const paths = new Set(reachable.map((m) => m.path));
+  for (const path of [...changes.keys()]) if (!paths.has(path)) changes.delete(path);
 }
 
 /** ESM or CommonJS, as Node decides: the extension, else the package type the runner read (the same package for every module). */
@@ -195,7 +210,7 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
       if (calls.length === 0) continue;
       const onlyWriters = calls.every((c) => {
         const target = model.facts.interp.evalStatic(c.callee, mod);
-        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify');
+        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify') || (target.k === 'global' && PURE_GLOBALS.has(target.name));
       });
       if (onlyWriters && fn.body.body.every((st) => st.type === 'ExpressionStatement' || st.type === 'ReturnStatement' || st.type === 'VariableDeclaration')) {
         writers.add(fn);
@@ -213,6 +228,9 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   }
   return names;
 }
+
+/** Globals a writer may call while building its message (`String(id)`, `Number(id)`) without doing anything else. */
+const PURE_GLOBALS = new Set(['String', 'Number', 'Boolean', 'Array', 'Object']);
 
 function findEnclosing(mod: ModuleUnit, node: t.Node): FunctionNode | null {
   let current = mod.index.parent.get(node);

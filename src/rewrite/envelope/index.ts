@@ -99,7 +99,11 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
       const name = nameIn(mod).envelope;
       const text = `${name}.send({ error: { code: -32601, message: ${quoted(style, 'Method not found')} } })${semi(style)}`;
       if (end.kind === 'return') {
-        edit(mod).insert(end.node.start!, `${text}${style.eol}${getLineIndent(mod.source, end.node.start!)}`);
+        const parent = mod.index.parent.get(end.node);
+        const inList = parent?.type === 'BlockStatement' || parent?.type === 'Program' || parent?.type === 'SwitchCase' || parent?.type === 'StaticBlock';
+        // `if (x) return;` takes one statement: the send and the return go in a block of their own
+        if (inList) edit(mod).insert(end.node.start!, `${text}${style.eol}${getLineIndent(mod.source, end.node.start!)}`);
+        else edit(mod).replace(end.node.start!, end.node.end!, `{ ${text} ${mod.source.slice(end.node.start!, end.node.end!)} }`);
       } else if (end.fn.body.type === 'BlockStatement') {
         const body = end.fn.body;
         const last = body.body[body.body.length - 1];
