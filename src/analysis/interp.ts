@@ -59,6 +59,7 @@ export type Event =
   | { e: 'construct'; node: t.ObjectExpression; frame: Frame }
   | { e: 'computed-key'; node: t.Node; frame: Frame }
   | { e: 'runtime-table'; node: t.Node; frame: Frame }
+  | { e: 'branch'; node: t.IfStatement; truth: boolean }
   | { e: 'incomplete'; node: t.Node; why: string };
 
 export type Completion =
@@ -258,6 +259,7 @@ export class Interpreter {
       case 'IfStatement': {
         const out: Res[] = [];
         for (const branch of this.cond(node.test, s, frame)) {
+          if (branch.s.parsed) branch.s.events.push({ e: 'branch', node, truth: branch.truth });
           if (branch.truth) out.push(...this.exec(node.consequent, branch.s, frame));
           else if (node.alternate) out.push(...this.exec(node.alternate, branch.s, frame));
           else out.push({ s: branch.s, c: { type: 'normal' } });
@@ -1082,6 +1084,8 @@ export class Interpreter {
         if (s.parsed) return [{ s, v: UNKNOWN }];
         const ok = this.fork(s);
         ok.parsed = true;
+        // the requests the analysis follows are valid JSON-RPC 2.0 (the SDK transport drops the others)
+        this.constrain(ok, 'jsonrpc', { eq: '2.0' });
         ok.events.push({ e: 'parse', call: expr, frame, ok: true });
         s.events.push({ e: 'parse', call: expr, frame, ok: false });
         return [
@@ -1230,6 +1234,8 @@ export class Interpreter {
   private pureNative(name: string, args: Val[]): Val {
     const a = args[0] ?? UNDEFINED;
     if (name === 'pure.String') return a.k === 'lit' ? lit(String(a.value)) : a.k === 'text' || a.k === 'json' ? a : UNKNOWN;
+    // the bytes of a JSON text are that JSON text (`write(Buffer.from(JSON.stringify(msg)))`)
+    if (name === 'pure.Buffer.from') return a.k === 'json' || a.k === 'text' ? a : UNKNOWN;
     if (name === 'pure.Buffer') return args.some((x) => x.k === 'text') ? { k: 'text' } : UNKNOWN;
     if (name === 'pure.Error') return UNKNOWN;
     return UNKNOWN;
@@ -1468,7 +1474,7 @@ export class Interpreter {
     }
     const origin: Origin = { node: expr, frame };
     if (fnVal.k === 'native') {
-      const pureNames = new Set(['JSON.stringify', 'Promise.resolve', 'Promise.reject', 'func.bind', 'readline.createInterface', 'require', 'string.op', 'Object.assign', 'pure.String', 'pure.Buffer', 'map.get', 'array.join', 'array.map', 'array.includes', 'array.indexOf', 'array.pop', 'array.shift']);
+      const pureNames = new Set(['JSON.stringify', 'Promise.resolve', 'Promise.reject', 'func.bind', 'readline.createInterface', 'require', 'string.op', 'Object.assign', 'pure.String', 'pure.Buffer', 'pure.Buffer.from', 'map.get', 'array.join', 'array.map', 'array.includes', 'array.indexOf', 'array.pop', 'array.shift']);
       if (pureNames.has(fnVal.name) || fnVal.name.startsWith('pure')) {
         const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
         const outcomes = this.callNative(fnVal, args, expr as t.CallExpression, s, frame);
@@ -1972,7 +1978,7 @@ export class Interpreter {
         if (name === 'reject') return { k: 'native', name: 'Promise.reject' };
         return UNKNOWN;
       case 'Buffer':
-        return { k: 'native', name: 'pure.Buffer' };
+        return { k: 'native', name: name === 'from' ? 'pure.Buffer.from' : 'pure.Buffer' };
       case 'Math':
       case 'Number':
       case 'String':

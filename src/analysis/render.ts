@@ -42,7 +42,7 @@ export function renderNodeAt(node: t.Node, frame: Frame | null, place: RenderPla
       if (text !== n.name) {
         const parent = mod.index.parent.get(n);
         if (parent?.type === 'ObjectProperty' && parent.shorthand && parent.value === n && n !== node) replacements.push({ start: parent.start!, end: parent.end!, text: `${n.name}: ${text}` });
-        else replacements.push({ start: n.start!, end: n.end!, text: needsParens(text) ? `(${text})` : text });
+        else replacements.push({ start: n.start!, end: n.end!, text: needsParens(text) && !isListPlace(n, parent, node) ? `(${text})` : text });
       }
       return;
     }
@@ -185,6 +185,15 @@ function thisOwner(mod: ModuleUnit, node: t.Node): t.Node | null {
 }
 
 const SIMPLE = /^(?:[\w$.]+|'[^'\\]*'|"[^"\\]*"|-?\d+(?:\.\d+)?|[\w$.]+\([^()]*\)|`[^`$]*`)$/;
+
+/** An identifier in a place that takes any expression but a comma one (an argument, a property value, the whole node). */
+function isListPlace(n: t.Node, parent: t.Node | undefined, whole: t.Node): boolean {
+  if (n === whole || !parent) return true;
+  if ((parent.type === 'CallExpression' || parent.type === 'NewExpression') && parent.arguments.includes(n as t.Expression)) return true;
+  if (parent.type === 'ObjectProperty' && parent.value === n) return true;
+  if (parent.type === 'ArrayExpression' || parent.type === 'TemplateLiteral') return true;
+  return false;
+}
 
 function needsParens(text: string): boolean {
   return !SIMPLE.test(text.trim()) && !/^\{[\s\S]*\}$|^\[[\s\S]*\]$/.test(text.trim());

@@ -14,6 +14,7 @@ import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS } from '../mode
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
 import type {
   Anchor,
+  CatchWrite,
   Dispatcher,
   InitializeInfo,
   NoReplyEnd,
@@ -109,6 +110,8 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
   let methods: string[] | null = null;
   if (!computed && !runtime && !openResult && !facts.incomplete) {
     methods = [...new Set(requests.filter((p) => p.method !== null && p.replies.length > 0).map((p) => p.method!))];
+    // no answered method seen at all: the replies were not recognised, and an empty list would refuse everything
+    if (methods.length === 0) methods = null;
   }
   return { parses: [...parses.values()], methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [] };
 }
@@ -157,40 +160,37 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     }
   }
 
-  // 1. The dispatcher: the first function handed the message whose run holds every reply of the path.
-  const dispatchers = new Map<string, { d: Dispatcher; paths: MessagePath[] }>();
-  for (const p of requests) {
-    if (p.replies.length === 0) continue;
-    const d = findDispatcher(p);
-    if (!d) {
-      block('NO_DISPATCH', p.replies[0]!.event.call, 'a reply is written outside any function handed the message');
-      return { blockers };
-    }
-    const key = d.kind === 'function' ? `fn:${d.fn.start}:${d.mod.path}:${d.call.start}` : `inline:${d.parseStatement.start}:${d.mod.path}`;
-    const entry = dispatchers.get(key) ?? { d, paths: [] };
-    entry.paths.push(p);
-    dispatchers.set(key, entry);
-  }
-  if (dispatchers.size === 0) {
+  // 1. The dispatcher: the first function handed the message whose run holds every reply, the same on
+  // every answered path (a writer handed only the id holds its own reply, but not the other paths'),
+  // else the function that parsed the message (inline dispatch). Paths of SDK-owned methods may answer
+  // elsewhere (an initialize shortcut in the loop): those go with the loop.
+  const answered = requests.filter((p) => p.replies.length > 0);
+  if (answered.length === 0) {
     block('NO_DISPATCH', consumer.node, 'no request is answered');
     return { blockers };
   }
-  // Paths of SDK-owned methods may answer elsewhere (an initialize shortcut in the loop): those go with the loop.
-  const candidates = [...dispatchers.values()];
-  const main = candidates.find((c) => c.paths.some((p) => p.method === null || !isSdkOwned(p.method))) ?? candidates[0]!;
-  for (const other of candidates) {
-    if (other === main) continue;
-    const real = other.paths.find((p) => p.method === null || !isSdkOwned(p.method));
-    if (real) {
-      block('SEVERAL_DISPATCHERS', real.replies[0]!.event.call, `${real.method ?? 'an unknown method'} is answered by another dispatcher than the others`);
+  const real = answered.filter((p) => p.method === null || !isSdkOwned(p.method));
+  const basis = real.length > 0 ? real : answered;
+  const helpers = findWriterHelpers(paths);
+  const options = new Map(answered.map((p) => [p, getDispatcherOptions(p, helpers)]));
+  for (const p of basis) {
+    if (options.get(p)!.length === 0) {
+      block('NO_DISPATCH', p.replies[0]!.event.call, 'a reply is written outside any function handed the message');
       return { blockers };
     }
   }
+  const chosen = options.get(basis[0]!)!.find((o) => basis.every((p) => options.get(p)!.some((x) => x.key === o.key)));
+  if (!chosen) {
+    const first = options.get(basis[0]!)![0]!;
+    const odd = basis.find((p) => !options.get(p)!.some((x) => x.key === first.key))!;
+    block('SEVERAL_DISPATCHERS', odd.replies[0]!.event.call, `${odd.method ?? 'an unknown method'} is answered by another dispatcher than the others`);
+    return { blockers };
+  }
+  const main = { d: chosen.d, paths: answered.filter((p) => options.get(p)!.some((x) => x.key === chosen.key)) };
   const dispatcher = main.d;
   const inDispatcher = requests.filter((p) => p.replies.length === 0 || main.paths.includes(p));
 
   // 2. Every reply site, with its rendering and checks.
-  const helpers = findWriterHelpers(paths);
   const sites = new Map<t.Node, ReplySite>();
   const returnedCalls = new Map<t.Node, ReturnedCall>();
   for (const p of inDispatcher) {
@@ -255,10 +255,11 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   }
 
   const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (runtimeMethods && m === '\0other'));
-  resolveCaughtErrors([...sites.values()], isLive);
+  const catchWrites = dispatcher.kind === 'inline' ? findCatchWrites(facts, dispatcher) : [];
+  resolveCaughtErrors([...sites.values()], isLive, catchWrites);
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
-  const removable = findSdkOwnedBranches(facts, paths, dispatcher);
+  const removable = [...findSdkOwnedBranches(facts, paths, dispatcher), ...findDeadReplyGuards(facts, paths, dispatcher)];
 
   // 5. Server construction from the initialize reply.
   const initialize = getInitializeInfo(facts, paths, block);
@@ -270,9 +271,16 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     block('UNSUPPORTED_INPUT_LOOP', consumer.node, 'no place was found where the dispatcher can be handed to the SDK server');
     return { blockers };
   }
-  const usesMessageId = referencesMessageId(dispatcher, [...sites.values()]);
+  // what the rewrite removes (of an if-chain link, its test and branch: the `else` part stays)
+  const goes = [
+    ...[...sites.values()].map((s) => ({ mod: s.mod, node: s.statement as t.Node })),
+    ...removable.flatMap((b) => (b.kind === 'if' && b.node.type === 'IfStatement' ? [{ mod: b.mod, node: b.node.test as t.Node }, { mod: b.mod, node: b.node.consequent as t.Node }] : [b])),
+  ];
+  const usesMessageId = readsMessageMember(dispatcher, goes, 'id');
+  // the SDK hands handlers `{ method, params }`: a dispatcher that checks the version gets it back
+  const usesJsonrpc = readsMessageMember(dispatcher, goes, 'jsonrpc');
   const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
-  const handler = renderHandler(dispatcher, anchor, usesMessageId, handlerName);
+  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId, jsonrpc: usesJsonrpc }, handlerName);
   if (handler === null) {
     block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
     return { blockers };
@@ -301,6 +309,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     construct: { serverInfo, capabilities, capabilityKeys: getCapabilityKeys(facts, initialize.capabilities, paths), instructions },
     consumer,
     inputStatements,
+    catchWrites,
     dispatcher,
     sites: [...sites.values()],
     returnedCalls: [...returnedCalls.values()],
@@ -332,6 +341,60 @@ function hasContentsWithoutUri(facts: FileFacts, paths: MessagePath[]): boolean 
         if (fields && !fields.has('uri')) return true;
       }
     }
+  }
+  return false;
+}
+
+/**
+ * `try { const msg = JSON.parse(line); ...dispatch... } catch (e) { send(parseError) }`: once the handler
+ * starts from a parsed message, such a catch only sees errors of the dispatch. Its writes (to stdout,
+ * directly or through a writer) are the statements that become `throw e`, so the SDK answers the request
+ * with -32603 and its id (the original's id-null reply left the client waiting).
+ */
+function findCatchWrites(facts: FileFacts, d: Extract<Dispatcher, { kind: 'inline' }>): CatchWrite[] {
+  const mod = d.mod;
+  const out: CatchWrite[] = [];
+  let node: t.Node = d.parseStatement;
+  for (let parent = mod.index.parent.get(node); parent && parent !== d.fn; node = parent, parent = mod.index.parent.get(parent)) {
+    if (parent.type !== 'TryStatement' || parent.block !== node || !parent.handler) continue;
+    const block = parent.block;
+    // `try { msg = JSON.parse(line) } catch { ... }` guards the parse alone: it goes with the input side
+    if (block.body.length === 1 && block.body[0] === d.parseStatement) continue;
+    const clause = parent.handler;
+    const writes = (statement: t.Node): boolean => {
+      for (const call of mod.index.calls) {
+        if (call.start! < statement.start! || call.end! > statement.end! || isInsideFunction(mod, call, clause)) continue;
+        if (facts.sinks.some((sink) => sink.call === call)) return true;
+        const target = facts.interp.evalStatic(call.callee, mod);
+        if (target.k === 'func' && facts.interp.mayWrite(target.fn)) return true;
+      }
+      return false;
+    };
+    const statements = collectStatements(clause.body).filter((st) => st.type === 'ExpressionStatement' && writes(st));
+    if (statements.length > 0) out.push({ clause, statements });
+  }
+  return out;
+}
+
+/** Every statement inside a block, nested blocks and branches included, functions not. */
+function collectStatements(block: t.BlockStatement): t.Statement[] {
+  const out: t.Statement[] = [];
+  const visit = (st: t.Statement): void => {
+    out.push(st);
+    if (st.type === 'BlockStatement') st.body.forEach(visit);
+    if (st.type === 'IfStatement') {
+      visit(st.consequent);
+      if (st.alternate) visit(st.alternate);
+    }
+  };
+  block.body.forEach(visit);
+  return out;
+}
+
+/** `node` sits in a function nested inside `outer`. */
+function isInsideFunction(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean {
+  for (let current = mod.index.parent.get(node); current && current !== outer; current = mod.index.parent.get(current)) {
+    if (isFunctionNode(current)) return true;
   }
   return false;
 }
@@ -447,16 +510,17 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
 }
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
-function renderHandler(d: Dispatcher, anchor: Anchor, usesMessageId: boolean, inlineName: string): string | null {
+function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string): string | null {
   const place = { mod: anchor.mod, node: anchor.statement };
-  if (d.kind === 'inline') return usesMessageId ? `(request, extra) => ${inlineName}({ ...request, id: extra.requestId })` : inlineName;
-  const message = usesMessageId ? '{ ...request, id: extra.requestId }' : 'request';
-  const call = renderDispatcherCall(d, place, message);
+  const wrapped = reads.id || reads.jsonrpc;
+  const message = `{ ...request${reads.jsonrpc ? ", jsonrpc: '2.0'" : ''}${reads.id ? ', id: extra.requestId' : ''} }`;
+  const params = reads.id ? '(request, extra)' : '(request)';
+  if (d.kind === 'inline') return wrapped ? `${params} => ${inlineName}(${message})` : inlineName;
+  const call = renderDispatcherCall(d, place, wrapped ? message : 'request');
   if (call === null) return null;
-  const params = usesMessageId ? '(request, extra)' : '(request)';
   // a plain function called with the message alone is handed over as it is
   const ref = getDispatcherRef(d, place);
-  if (!usesMessageId && ref !== null && !ref.startsWith('this.') && call === `${ref}(request)` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
+  if (!wrapped && ref !== null && !ref.startsWith('this.') && call === `${ref}(request)` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
     return ref;
   }
   return `${params} => ${call}`;
@@ -478,41 +542,41 @@ function usesThis(fn: FunctionNode): boolean {
   return found;
 }
 
-/** The dispatcher reads the message id outside the replies it writes (a guard, a log): it must be handed the id. */
-function referencesMessageId(d: Dispatcher, sites: ReplySite[]): boolean {
+/**
+ * The dispatcher reads a member of the message outside the replies it writes (`id` in a guard or a log,
+ * `jsonrpc` in a version check): the SDK's handler does not get it, so it must be handed over.
+ */
+function readsMessageMember(d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string): boolean {
   const mod = d.mod;
-  const region: t.Node = d.kind === 'function' ? d.fn.body : d.fn.body;
-  const skip = sites.filter((s) => s.mod === mod).map((s) => s.statement);
+  const region = d.fn.body;
+  const skip = removed.filter((s) => s.mod === mod).map((s) => s.node);
   const inSkipped = (n: t.Node): boolean => skip.some((s) => n.start! >= s.start! && n.end! <= s.end!);
-  // names bound to the id: `const { id } = msg`, `const id = msg.id`
-  const idBindings = new Set<Binding>();
+  // names bound to the member: `const { id } = msg`, `const id = msg.id`, a parameter `id`
+  const bindings = new Set<Binding>();
   for (const [scope, names] of mod.index.scopes) {
-    if (scope.start! < region.start! || scope.end! > region.end! + 1) {
-      if (!(d.kind === 'function' && scope === d.fn)) continue;
-    }
+    if ((scope.start! < region.start! || scope.end! > region.end! + 1) && scope !== d.fn) continue;
     for (const binding of names.values()) {
-      if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.pattern.length === 1 && binding.pattern[0] === 'id') idBindings.add(binding);
-      if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.pattern.length === 0 && binding.declarator.init) {
-        const init = unwrapExpression(binding.declarator.init);
-        if (init.type === 'MemberExpression' && getMemberName(init) === 'id') idBindings.add(binding);
+      if (binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') {
+        if (binding.pattern.length === 1 && binding.pattern[0] === member) bindings.add(binding);
+        const init = binding.pattern.length === 0 && binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
+        if (init?.type === 'MemberExpression' && getMemberName(init) === member) bindings.add(binding);
       }
-      if (binding.kind === 'param' && binding.pattern.length === 1 && binding.pattern[0] === 'id' && binding.fn === d.fn) idBindings.add(binding);
+      if (binding.kind === 'param' && binding.pattern.length === 1 && binding.pattern[0] === member && binding.fn === d.fn) bindings.add(binding);
     }
   }
   for (const id of mod.index.identifiers) {
     if (id.start! < region.start! || id.end! > region.end! || inSkipped(id)) continue;
     const parent = mod.index.parent.get(id);
-    if (parent?.type === 'MemberExpression' && parent.property === id && !parent.computed && id.name === 'id') return true;
-    if (idBindings.size > 0) {
-      const binding = resolveIdentifier(mod.index, id);
-      if (binding && idBindings.has(binding) && !(parent?.type === 'ObjectProperty' && mod.index.parent.get(parent)?.type === 'ObjectPattern')) {
-        if (binding.kind !== 'param' && 'declarator' in binding && (binding.declarator.id === id || (binding.declarator.id.start! <= id.start! && id.end! <= binding.declarator.id.end!))) continue;
-        return true;
-      }
-    }
+    if (parent?.type === 'MemberExpression' && parent.property === id && !parent.computed && id.name === member) return true;
+    if (bindings.size === 0) continue;
+    const binding = resolveIdentifier(mod.index, id);
+    if (!binding || !bindings.has(binding) || (parent?.type === 'ObjectProperty' && mod.index.parent.get(parent)?.type === 'ObjectPattern')) continue;
+    // the declaration itself is not a read
+    if (binding.kind !== 'param' && 'declarator' in binding && binding.declarator.id.start! <= id.start! && id.end! <= binding.declarator.id.end!) continue;
+    return true;
   }
-  for (const node of mod.index.stringValues) if (node === 'id') void node;
-  return /['"]id['"]\s+in\s/.test(mod.source.slice(region.start!, region.end!));
+  const text = mod.source.slice(region.start!, region.end!);
+  return new RegExp(`\\[\\s*['"]${member}['"]\\s*\\]|['"]${member}['"]\\s+in\\s`).test(text);
 }
 
 function pickFreeName(mod: ModuleUnit, options: string[]): string {
@@ -557,26 +621,36 @@ function isSdkOwned(method: string): boolean {
 }
 
 /** The first frame after the parse that was handed the message and holds every reply of the path. */
-function findDispatcher(p: MessagePath): Dispatcher | null {
-  const replyFrames = p.replies.map((r) => r.event.frame);
+/**
+ * Every function that could be the dispatcher of one path, outermost first: each function handed the
+ * message (or a member of it) whose run holds every reply of the path, then the function that parsed it
+ * when the replies are written there (inline dispatch). Keyed by function and call site.
+ */
+function getDispatcherOptions(p: MessagePath, isHelper: (frame: Frame) => boolean): { key: string; d: Dispatcher }[] {
+  const out: { key: string; d: Dispatcher }[] = [];
+  const parseCall = (p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>).call;
   for (let i = p.parseIndex + 1; i < p.events.length; i++) {
     const e = p.events[i]!;
     if (e.e !== 'enter' || !e.frame.fn || !e.frame.call || !e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text')) continue;
     // every reply is written inside its run, or built there and returned out of it (`out(await handle(msg))`)
     const holds = p.replies.every((r) => isWithinFrame(r.event.frame, e.frame) || isReturnedFrom(r.event, e.frame));
     if (!holds) continue;
+    // a writer handed the id (`sendResult(msg.id, result)`) writes the reply, it does not choose it
+    if (isHelper(e.frame) && !e.args.some((a) => a.k === 'msg')) continue;
     const call = e.frame.call;
     if (call.type !== 'CallExpression') continue;
-    const parseCall = (p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>).call;
+    const key = `fn:${e.frame.fn.start}:${e.frame.mod.path}:${call.start}`;
+    if (out.some((o) => o.key === key)) continue;
     const callMod = e.frame.caller?.mod ?? e.frame.mod;
-    return { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall) };
+    out.push({ key, d: { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall) } });
   }
   // replies written in the frame that parsed the message: dispatch inline
-  if (!replyFrames.every((f) => isWithinFrame(f, p.parseFrame))) return null;
+  if (!p.replies.every((r) => isWithinFrame(r.event.frame, p.parseFrame))) return out;
   const parseEvent = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
   const statement = getEnclosingStatement(p.parseFrame.mod, parseEvent.call);
-  if (!statement || !p.parseFrame.fn) return null;
-  return { kind: 'inline', fn: p.parseFrame.fn, mod: p.parseFrame.mod, parseStatement: statement, parse: parseEvent.call };
+  if (!statement || !p.parseFrame.fn) return out;
+  out.push({ key: `inline:${statement.start}:${p.parseFrame.mod.path}`, d: { kind: 'inline', fn: p.parseFrame.fn, mod: p.parseFrame.mod, parseStatement: statement, parse: parseEvent.call } });
+  return out;
 }
 
 /** The variable `JSON.parse(line)` is stored in: `const msg = ...` / `msg = ...`. */
@@ -885,13 +959,13 @@ function getFollowingExits(mod: ModuleUnit, statement: t.Statement): t.Statement
  * becomes `return Promise.reject(...)` (a rejection the local catch never sees), and the calls on its
  * way up hand the promise back without awaiting it inside such a try.
  */
-function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => boolean): void {
+function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => boolean, catchWrites: CatchWrite[]): void {
   for (const site of sites) {
     if (site.reply.kind === 'result' || !live(site)) continue;
-    if (isInsideRewritingTry(site.mod, site.statement, site.fn, sites)) site.bypass = true;
+    if (isInsideRewritingTry(site.mod, site.statement, site.fn, sites, catchWrites)) site.bypass = true;
     for (const call of site.chain ?? []) {
       const fn = findFunctionOf(call.mod, call.statement);
-      if (isInsideRewritingTry(call.mod, call.statement, fn, sites)) {
+      if (isInsideRewritingTry(call.mod, call.statement, fn, sites, catchWrites)) {
         site.bypass = true;
         call.dropAwait = true;
       }
@@ -900,11 +974,13 @@ function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => bool
 }
 
 /** Whether `node` sits in the block of a try (in its own function) whose catch does not pass a caught error on. */
-function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | null, sites: ReplySite[]): boolean {
+function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | null, sites: ReplySite[], catchWrites: CatchWrite[]): boolean {
   let child: t.Node = node;
   for (let parent = mod.index.parent.get(node); parent && parent !== fn; child = parent, parent = mod.index.parent.get(parent)) {
     if (parent.type !== 'TryStatement' || parent.block !== child || !parent.handler) continue;
     const handler = parent.handler;
+    // its writes become a rethrow: the error passes on
+    if (catchWrites.some((c) => c.clause === handler)) return false;
     const name = handler.param?.type === 'Identifier' ? handler.param.name : null;
     if (name === null) return true;
     const body = mod.source.slice(handler.body.start!, handler.body.end!);
@@ -940,6 +1016,37 @@ function findNoReplyEnd(p: MessagePath, d: Dispatcher): NoReplyEnd | null {
 // ---------------------------------------------------------------- SDK-owned branches
 
 /** Switch cases, if branches and table entries that only initialize / ping / notifications/initialized reach. */
+/**
+ * `if (msg.jsonrpc !== '2.0') { sendError(...); return; }`: a guard no request the SDK delivers can
+ * take (on every path the test was false), whose body writes to stdout. The SDK validates the envelope
+ * itself; the guard goes, since its write could only corrupt the transport.
+ */
+function findDeadReplyGuards(facts: FileFacts, paths: MessagePath[], d: Dispatcher): RemovableBranch[] {
+  const truths = new Map<t.IfStatement, Set<boolean>>();
+  for (const p of paths) {
+    for (const e of p.events) if (e.e === 'branch') truths.set(e.node, (truths.get(e.node) ?? new Set()).add(e.truth));
+  }
+  const out: RemovableBranch[] = [];
+  for (const [node, seen] of truths) {
+    if (seen.has(true) || node.alternate) continue;
+    const mod = facts.interp.moduleOf(node);
+    if (!mod || !isInside(mod, node, d.fn)) continue;
+    const writes = mod.index.calls.some((call) => {
+      if (call.start! < node.consequent.start! || call.end! > node.consequent.end!) return false;
+      if (facts.sinks.some((sink) => sink.call === call)) return true;
+      const target = facts.interp.evalStatic(call.callee, mod);
+      return target.k === 'func' && facts.interp.mayWrite(target.fn);
+    });
+    if (writes) out.push({ kind: 'statement', node, mod });
+  }
+  return out;
+}
+
+function isInside(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean {
+  for (let current = mod.index.parent.get(node); current; current = mod.index.parent.get(current)) if (current === outer) return true;
+  return false;
+}
+
 function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatcher): RemovableBranch[] {
   const out: RemovableBranch[] = [];
   const owned = new Set<string>([...SDK_OWNED_METHODS]);

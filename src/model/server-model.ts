@@ -115,6 +115,8 @@ export interface SdkShape {
   consumer: StdinConsumer;
   /** Statements next to the loop that only serve stdin (`setEncoding`, `rl.on('close', ...)`): removed with it. */
   inputStatements: t.Statement[];
+  /** Inline dispatch inside the parse's `try`: the catch's writes, which become a rethrow in the handler. */
+  catchWrites: CatchWrite[];
   dispatcher: Dispatcher;
   sites: ReplySite[];
   returnedCalls: ReturnedCall[];
@@ -155,4 +157,10 @@ export interface ServerModel {
     /** Where a request for an unknown method ends without a reply (only when `methods` is not known). */
     unansweredEnds: NoReplyEnd[];
   };
+}
+
+/** The writes of one catch clause around an inline dispatch. */
+export interface CatchWrite {
+  clause: t.CatchClause;
+  statements: t.Statement[];
 }

@@ -39,7 +39,10 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   }
   // a writer helper goes once nothing calls it, even one the original never called: the SDK writes now
   const simpleName = (key: string): string => key.slice(Math.max(key.lastIndexOf('>'), key.lastIndexOf('.')) + 1);
-  const candidates = [...after].filter(([key, info]) => info.removable && ((before.get(key)?.references ?? 0) > 0 || writers.has(simpleName(key))));
+  // code the rewrite moved (an inline dispatch that became a handler) has new owner keys: matched by name
+  const usedBefore = new Set([...before].filter(([, info]) => info.references > 0).map(([key]) => simpleName(key)));
+  const wasUsed = (key: string): boolean => (before.has(key) ? before.get(key)!.references > 0 : usedBefore.has(simpleName(key)));
+  const candidates = [...after].filter(([key, info]) => info.removable && (wasUsed(key) || writers.has(simpleName(key))));
   const dead = new Map<string, BindingInfo>();
   const inDead = ([start, end]: [number, number]) => [...dead.values()].some((d) => start >= d.node.start! && end <= d.node.end!);
   for (let changed = true; changed; ) {

@@ -120,6 +120,25 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if (callee.property.name !== 'error') edit(sink.mod).replace(callee.property.start!, callee.property.end!, 'error');
   }
 
+  // a catch around the inline dispatch that answered with a parse error: it rethrows, the SDK answers
+  for (const { clause, statements } of shape.catchWrites) {
+    const mod = shape.dispatcher.mod;
+    const list = edit(mod);
+    const free = statements.filter((st) => !list.touches(st.start!, st.end!));
+    if (free.length === 0) continue;
+    const param = clause.param?.type === 'Identifier' ? clause.param.name : null;
+    if (clause.param && !param) continue;
+    // a catch without a binding gets one whose name nothing in the clause uses
+    const used = mod.source.slice(clause.start!, clause.end!);
+    const name = param ?? ['error', 'err', 'caught'].find((n) => !new RegExp(`\\b${n}\\b`).test(used)) ?? 'caughtError';
+    if (!clause.param) list.insert(clause.body.start!, `(${name}) `);
+    list.replace(free[0]!.start!, free[0]!.end!, `throw ${name}${semi(getStyle(ctx, mod))}`);
+    for (const st of free.slice(1)) {
+      const range = getRemovalRange(mod.source, getNodeRange(mod.source, st).start, st.end!);
+      list.remove(range.start, range.end);
+    }
+  }
+
   for (const statement of shape.inputStatements) {
     const range = getRemovalRange(anchorMod.source, getNodeRange(anchorMod.source, statement).start, statement.end!);
     if (!edit(anchorMod).touches(range.start, range.end)) edit(anchorMod).remove(range.start, range.end);
@@ -135,7 +154,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   let handlerText = '';
   if (shape.dispatcher.kind === 'inline') {
     // the code after the parse becomes the handler, placed where the loop was (its edits move with it)
-    const extracted = buildInlineHandler(shape.dispatcher, edit(anchorMod), style, indent, shape.handlerName);
+    const extracted = buildInlineHandler(shape.dispatcher, edit(anchorMod), style, indent, shape.handlerName, shape.catchWrites);
     if ('failed' in extracted) return extracted;
     handlerText = extracted.text + style.eol;
     ctx.edits.set(anchorMod, edit(anchorMod).without(anchor.statement.start!, anchor.statement.end!));
@@ -380,7 +399,7 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
  * a `try` around them is kept (its catch still handles their errors); a loop over lines ends there (its
  * `continue` and `break` end this message: they become `return`).
  */
-function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' }>, list: EditList, style: CodeStyle, indent: string, name: string): { text: string } | { failed: string; line: number } {
+function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' }>, list: EditList, style: CodeStyle, indent: string, name: string, catchWrites: SdkShape['catchWrites']): { text: string } | { failed: string; line: number } {
   const mod = d.mod;
   const source = mod.source;
   const eol = style.eol;
@@ -434,7 +453,8 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
   for (let i = 0; i < levels.length; i++) {
     const level = levels[i]!;
     const own = renderStatements(mod, list, level.statements, depth, protectedStarts, eol);
-    if (level.wrap) {
+    const rethrowOnly = level.wrap && !level.wrap.finalizer && level.wrap.handler && isRethrowOnly(level.wrap.handler, catchWrites);
+    if (level.wrap && !rethrowOnly) {
       const inner = [body, own].filter(Boolean).join(eol);
       const t = level.wrap;
       let text = `${depth}try {${eol}${reindentBlock(inner, unit)}${eol}${depth}}`;
@@ -446,6 +466,13 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
     }
   }
   return { text: `${indent}const ${name} = async (${message}${messageType}) => {${eol}${body}${eol}${indent}}${semi(style)}` };
+}
+
+/** A catch that, once its writes rethrow, does nothing else: the `try` around the handler can go. */
+function isRethrowOnly(clause: t.CatchClause, catchWrites: SdkShape['catchWrites']): boolean {
+  const writes = catchWrites.find((c) => c.clause === clause);
+  if (!writes) return false;
+  return clause.body.body.every((st) => writes.statements.includes(st) || (st.type === 'ReturnStatement' && !st.argument) || st.type === 'EmptyStatement');
 }
 
 /** `: JsonRpcRequest` of `let msg: JsonRpcRequest;` (TypeScript), so the handler's parameter keeps the type. */
