@@ -107,7 +107,7 @@ function writesOneMessage(events: Event[], start: number, frame: Frame): boolean
   for (let i = start + 1; i < events.length; i++) {
     const e = events[i]!;
     if (e.e === 'leave' && e.frame === frame) return json === 1;
-    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct') continue;
+    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct' || e.e === 'branch') continue;
     if (e.e === 'write' && (e.data.kind === 'newline' || e.data.kind === 'header')) continue;
     if (e.e === 'write' && e.data.kind === 'json') {
       json++;

@@ -202,8 +202,11 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     }
     // The first reply is the one a client sees; later writes for the same request (a catch that answers
     // and falls through to another answer) are ignored by clients, and the SDK sends one reply only.
+    // a site only SDK-owned methods reach (`return answerInitialize(id, params)`) goes with its branch;
+    // what it could not render does not matter
+    const owned = p.method !== null && isSdkOwned(p.method);
     for (const reply of p.replies.slice(0, 1)) {
-      const site = analyseSite(facts, p, reply, dFrame, dispatcher, returnedCalls, helpers, block);
+      const site = analyseSite(facts, p, reply, dFrame, dispatcher, returnedCalls, helpers, owned ? () => undefined : block);
       if (!site) continue;
       const known = sites.get(site.statement);
       if (known) {
@@ -495,7 +498,13 @@ function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, plac
 function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace): string | null {
   const fn = d.fn;
   const mod = d.mod;
-  if (place.mod !== mod) return null;
+  // else named as the input side called it: `import { dispatch } from './lib/dispatch.js'`, `server.handleRequest`
+  const asCalled = (): string | null => {
+    const callee = unwrapExpression(d.call.callee);
+    if (place.mod !== d.callMod || (callee.type !== 'Identifier' && callee.type !== 'MemberExpression')) return null;
+    return renderNodeAt(callee, null, place, 0, d.callMod);
+  };
+  if (place.mod !== mod) return asCalled();
   const declared = (id: t.Identifier): string | null => (resolveName(mod.index, place.node, id.name) === resolveIdentifier(mod.index, id) ? id.name : null);
   if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id);
   const parent = mod.index.parent.get(fn);
@@ -506,7 +515,7 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
     const scope = getThisScope(mod.index, place.node);
     if (cls && scope && scope.type === 'ClassMethod' && !scope.static && getEnclosingClass(mod.index, scope) === cls) return `this.${member.key.name}`;
   }
-  return null;
+  return asCalled();
 }
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
@@ -803,16 +812,19 @@ function analyseSite(
   const root = objectOrigin ? { node: objectOrigin.node, frame: objectOrigin.frame, mod: objectOrigin.frame?.mod ?? mod } : null;
   let rendered: ReplySite['reply'];
   if (reply.kind === 'result') {
-    const text = field(root, 'result');
+    // a member set after the literal (`const msg = { jsonrpc, id }; msg.result = result`): from its value
+    let text = field(root, 'result');
+    if (text === null && fields.has('result')) text = renderVal(fields.get('result')!, place) ?? false;
     if (text === false || text === null) {
       block('UNRENDERABLE_REPLY', siteCall, 'the result cannot be written where the reply is');
       return null;
     }
     rendered = { kind: 'result', value: text };
   } else {
-    const errorNode = root ? getFieldNode(root.node, root.frame, root.mod, 'error') : null;
-    const resolved = errorNode ? resolveExpr(errorNode.node, errorNode.frame, errorNode.mod) : null;
     const error = fields.get('error')!;
+    let errorNode = root ? getFieldNode(root.node, root.frame, root.mod, 'error') : null;
+    if (!errorNode && error.origin) errorNode = { node: error.origin.node, frame: error.origin.frame, mod: error.origin.frame?.mod ?? mod };
+    const resolved = errorNode ? resolveExpr(errorNode.node, errorNode.frame, errorNode.mod) : null;
     if (resolved && resolved.node.type === 'ObjectExpression') {
       const code = field(resolved, 'code');
       const message = field(resolved, 'message');
