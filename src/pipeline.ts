@@ -89,7 +89,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decidePlan(detection);
+  const plan = decidePlan(detection, options.style);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
 }
@@ -123,7 +123,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       return {
         after: entry?.after,
         related,
-        decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: rewritten.notes },
+        decision: { kind: 'sdk', sdk: options.sdk, style: plan.style, notes: [...plan.notes, ...rewritten.notes] },
         detected: model.summary,
         fixes: rewritten.fixes,
       };

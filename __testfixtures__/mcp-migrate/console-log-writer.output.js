@@ -4,10 +4,7 @@
 var catalog = require("./catalog.json");
 const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
-const {
-  CallToolRequestSchema,
-  ListToolsRequestSchema
-} = require("@modelcontextprotocol/sdk/types.js");
+const { CallToolRequestSchema, ListToolsRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 console.error("inventory-mcp starting, " + catalog.length + " SKUs loaded");
 
@@ -65,35 +62,33 @@ function runTool(name, args) {
   return null;
 }
 
-const server = new Server({ name: "warehouse-inventory", version: "0.1.0" }, {
-  capabilities: { tools: {} }
-});
+const handleMessage = async (msg) => {
+  console.error("<- " + msg.method);
 
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return { tools: tools };
-});
-
-server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-  var result = runTool(msg.params.name, msg.params.arguments || {});
-  if (result === null) {
-    console.error("unknown tool requested: " + msg.params.name);
-    throw Object.assign(new Error("Unknown tool"), { code: -32602 });
-  }
-  return result;
-});
-
-async function main() {
-  const transport = new StdioServerTransport();
-  // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
-  transport.onerror = (error) => {
-    if (error instanceof SyntaxError) {
-      void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+  if (msg.method === "tools/list") {
+    return { tools: tools };
+  } else if (msg.method === "tools/call") {
+    var result = runTool(msg.params.name, msg.params.arguments || {});
+    if (result === null) {
+      console.error("unknown tool requested: " + msg.params.name);
+      throw Object.assign(new Error("Unknown tool"), { code: -32602 });
     }
-  };
-  await server.connect(transport);
-}
-
-main().catch((error) => {
+    return result;
+  } else {
+    throw Object.assign(new Error("Method not found: " + msg.method), { code: -32601 });
+  }
+};
+const server = new Server({ name: "warehouse-inventory", version: "0.1.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, handleMessage);
+server.setRequestHandler(CallToolRequestSchema, handleMessage);
+const transport = new StdioServerTransport();
+// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
+transport.onerror = (error) => {
+  if (error instanceof SyntaxError) {
+    void transport.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+  }
+};
+server.connect(transport).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -4,10 +4,7 @@
 import { datasets } from '../data/datasets.mjs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const datasetName = process.env.SHOPDB_DATASET || 'demo';
 const db = datasets[datasetName];
@@ -59,32 +56,34 @@ function stats(params) {
   return { dataset: datasetName, tables: Object.keys(db).length, rows: total, perTable };
 }
 
-const server = new Server({ name: 'shopdb', version: '1.0.3' }, {
-  capabilities: { tools: {} },
-  instructions: 'Read-only. Use list_tables first.',
-});
-
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return { tools: TOOLS };
-});
-
-server.setRequestHandler(CallToolRequestSchema, async (msg) => {
+function onRequest(msg) {
   const params = msg.params || {};
-  const result = runTool(params.name, params.arguments || {});
-  if (!result) throw Object.assign(new Error(`Unknown tool: ${params.name}`), { code: -32602 });
-  return result;
-});
 
-server.fallbackRequestHandler = async (msg) => {
+  if (msg.method === 'tools/list') return { tools: TOOLS };
+  if (msg.method === 'tools/call') {
+    const result = runTool(params.name, params.arguments || {});
+    if (!result) throw Object.assign(new Error(`Unknown tool: ${params.name}`), { code: -32602 });
+    return result;
+  }
   if (msg.method === 'db/stats') {
-    const params = msg.params || {};
     const result = stats(params);
     if (!result) throw Object.assign(new Error(`Unknown table: ${params.table}`), { code: -32602 });
     return result;
   }
-  throw Object.assign(new Error('Method not found'), { code: -32601 });
-};
+  throw Object.assign(new Error(`Method not found: ${msg.method}`), { code: -32601 });
+}
 
+const server = new Server({ name: 'shopdb', version: '1.0.3' }, {
+  capabilities: { tools: {} },
+  instructions: 'Read-only. Use list_tables first.',
+});
+server.setRequestHandler(ListToolsRequestSchema, onRequest);
+server.setRequestHandler(CallToolRequestSchema, onRequest);
+server.fallbackRequestHandler = async (request, extra) => {
+  // the server's own methods; any other method is answered -32601, as JSON-RPC requires
+  if (!['db/stats'].includes(request.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
+  return onRequest(request, extra);
+};
 const transport = new StdioServerTransport();
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

@@ -8,10 +8,7 @@
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema
-} from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
 const SERVER_INFO = { name: 'textkit', version: '1.4.0' }
 
@@ -53,52 +50,59 @@ const TOOLS = [
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] })
 
-const server = new Server(SERVER_INFO, { capabilities: { tools: {} } })
+function handleRequest (request) {
+  switch (request.method) {
+    case 'tools/list':
+      return { tools: TOOLS }
 
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return { tools: TOOLS }
-})
-
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
-  const { name, arguments: args = {} } = request.params || {}
-  let result
-  switch (name) {
-    case 'word_count': {
-      const words = args.text.split(/\s+/).filter(Boolean).length
-      const lines = args.text === '' ? 0 : args.text.split('\n').length
-      result = text(`${words} words, ${lines} lines, ${args.text.length} characters`)
-      break
-    }
-    case 'slugify': {
-      const sep = args.separator ?? '-'
-      const slug = args.text
-        .toLowerCase()
-        .normalize('NFKD')
-        .replace(/[\u0300-\u036f]/g, '')
-        .replace(/[^a-z0-9]+/g, sep)
-        .split(sep)
-        .filter(Boolean)
-        .join(sep)
-      result = slug
-        ? text(slug)
-        : { content: [{ type: 'text', text: 'Nothing left to slugify' }], isError: true }
-      break
-    }
-    case 'truncate':
-      if (args.max < 2) {
-        result = { content: [{ type: 'text', text: 'max must be at least 2' }], isError: true }
-      } else if (args.text.length <= args.max) {
-        result = text(args.text)
-      } else {
-        result = text(args.text.slice(0, args.max - 1).trimEnd() + '…')
+    case 'tools/call': {
+      const { name, arguments: args = {} } = request.params || {}
+      let result
+      switch (name) {
+        case 'word_count': {
+          const words = args.text.split(/\s+/).filter(Boolean).length
+          const lines = args.text === '' ? 0 : args.text.split('\n').length
+          result = text(`${words} words, ${lines} lines, ${args.text.length} characters`)
+          break
+        }
+        case 'slugify': {
+          const sep = args.separator ?? '-'
+          const slug = args.text
+            .toLowerCase()
+            .normalize('NFKD')
+            .replace(/[\u0300-\u036f]/g, '')
+            .replace(/[^a-z0-9]+/g, sep)
+            .split(sep)
+            .filter(Boolean)
+            .join(sep)
+          result = slug
+            ? text(slug)
+            : { content: [{ type: 'text', text: 'Nothing left to slugify' }], isError: true }
+          break
+        }
+        case 'truncate':
+          if (args.max < 2) {
+            result = { content: [{ type: 'text', text: 'max must be at least 2' }], isError: true }
+          } else if (args.text.length <= args.max) {
+            result = text(args.text)
+          } else {
+            result = text(args.text.slice(0, args.max - 1).trimEnd() + '…')
+          }
+          break
+        default:
+          throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 })
       }
-      break
-    default:
-      throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 })
-  }
-  return result
-})
+      return result
+    }
 
+    default:
+      throw Object.assign(new Error(`Method not found: ${request.method}`), { code: -32601 })
+  }
+}
+
+const server = new Server(SERVER_INFO, { capabilities: { tools: {} } })
+server.setRequestHandler(ListToolsRequestSchema, handleRequest)
+server.setRequestHandler(CallToolRequestSchema, handleRequest)
 const transport = new StdioServerTransport()
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

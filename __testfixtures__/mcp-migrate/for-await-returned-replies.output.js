@@ -5,10 +5,7 @@
  */
 const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-const {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} = require('@modelcontextprotocol/sdk/types.js');
+const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 const tools = [
   {
@@ -72,22 +69,26 @@ const callTool = (name, args) => {
   }
 };
 
-const server = new Server({ name: 'palette', version: '0.2.0' }, { capabilities: { tools: {} } });
-
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return { tools };
-});
-
-server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-  try {
-    const text = callTool(params.name, params.arguments || {});
-    return { content: [{ type: 'text', text }] };
-  } catch (err) {
-    throw Object.assign(new Error(err.message), { code: -32602 });
+const handle = async ({ id, method, params }) => {
+  switch (method) {
+    case 'tools/list':
+      return { tools };
+    case 'tools/call':
+      try {
+        const text = callTool(params.name, params.arguments || {});
+        return { content: [{ type: 'text', text }] };
+      } catch (err) {
+        throw Object.assign(new Error(err.message), { code: -32602 });
+      }
+    default:
+      throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
   }
-});
+};
 
 async function main() {
+  const server = new Server({ name: 'palette', version: '0.2.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => handle(request));
+  server.setRequestHandler(CallToolRequestSchema, (request) => handle(request));
   const transport = new StdioServerTransport();
   // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
   transport.onerror = (error) => {
@@ -98,7 +99,4 @@ async function main() {
   await server.connect(transport);
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main();

@@ -1,10 +1,7 @@
 // datecalc MCP server -- date arithmetic in UTC, no external deps.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-    CallToolRequestSchema,
-    ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const SERVER = { name: "datecalc", version: "1.2.0" };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -43,11 +40,8 @@ const tools = {
 };
 
 // One entry per JSON-RPC method we understand.
-const server = new Server(SERVER, { capabilities: { tools: {} } });
-
-server.setRequestHandler(ListToolsRequestSchema, async (message) => {
-    // Errors thrown here reached the client as -32000 with their message; they still do.
-    try {
+const handlers = {
+    "tools/list"() {
         return {
             tools: Object.entries(tools).map(([name, tool]) => ({
                 name,
@@ -55,25 +49,36 @@ server.setRequestHandler(ListToolsRequestSchema, async (message) => {
                 inputSchema: tool.inputSchema,
             })),
         };
-    } catch (error) {
-        throw Object.assign(new Error(error.message), { code: -32000 });
-    }
-});
+    },
 
-server.setRequestHandler(CallToolRequestSchema, async (message) => {
-    // Errors thrown here reached the client as -32000 with their message; they still do.
-    try {
-        const params = message.params ?? {};
+    "tools/call"(params) {
         const tool = tools[params.name];
         if (!tool) {
             throw new Error(`Unknown tool: ${params.name}`);
         }
         return { content: [{ type: "text", text: tool.run(params.arguments ?? {}) }] };
-    } catch (error) {
-        throw Object.assign(new Error(error.message), { code: -32000 });
-    }
-});
+    },
+};
 
+async function dispatch(message) {
+    const isNotification = message.id === undefined;
+    const handler = handlers[message.method];
+
+    if (!handler) {
+        if (!isNotification) throw Object.assign(new Error(`Unknown method: ${message.method}`), { code: -32000 });
+        return;
+    }
+    try {
+        const result = await handler(message.params ?? {});
+        if (!isNotification) return result;
+    } catch (err) {
+        if (!isNotification) throw Object.assign(new Error(err.message), { code: -32000 });
+    }
+}
+
+const server = new Server(SERVER, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, (request, extra) => dispatch({ ...request, id: extra.requestId }));
+server.setRequestHandler(CallToolRequestSchema, (request, extra) => dispatch({ ...request, id: extra.requestId }));
 const transport = new StdioServerTransport();
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

@@ -4,10 +4,7 @@
 
 const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-const {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} = require('@modelcontextprotocol/sdk/types.js');
+const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 function createServer(info) {
   const registry = new Map();
@@ -17,30 +14,35 @@ function createServer(info) {
     registry.set(name, { description, inputSchema, fn });
   }
 
-  const server = new Server(info, { capabilities: { tools: { listChanged: false } } });
+  async function onMessage(msg) {
+    if (msg.id === undefined || msg.id === null) return; // notifications: nothing to say
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = [];
-    for (const [name, t] of registry) {
-      tools.push({ name, description: t.description, inputSchema: t.inputSchema });
+    if (msg.method === 'tools/list') {
+      const tools = [];
+      for (const [name, t] of registry) {
+        tools.push({ name, description: t.description, inputSchema: t.inputSchema });
+      }
+      return { tools };
     }
-    return { tools };
-  });
-
-  server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-    const { name, arguments: args } = msg.params || {};
-    const tool = registry.get(name);
-    if (!tool) throw Object.assign(new Error(`Tool not found: ${name}`), { code: -32601 });
-    try {
-      const value = await tool.fn(args || {});
-      const text = typeof value === 'string' ? value : JSON.stringify(value);
-      return { content: [{ type: 'text', text }] };
-    } catch (e) {
-      throw Object.assign(new Error(e.message), { code: -32603 });
+    if (msg.method === 'tools/call') {
+      const { name, arguments: args } = msg.params || {};
+      const tool = registry.get(name);
+      if (!tool) throw Object.assign(new Error(`Tool not found: ${name}`), { code: -32601 });
+      try {
+        const value = await tool.fn(args || {});
+        const text = typeof value === 'string' ? value : JSON.stringify(value);
+        return { content: [{ type: 'text', text }] };
+      } catch (e) {
+        throw Object.assign(new Error(e.message), { code: -32603 });
+      }
     }
-  });
+    throw Object.assign(new Error(`Method not found: ${msg.method}`), { code: -32601 });
+  }
 
   function start() {
+    const server = new Server(info, { capabilities: { tools: { listChanged: false } } });
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => onMessage({ ...request, id: extra.requestId }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => onMessage({ ...request, id: extra.requestId }));
     const transport = new StdioServerTransport();
     // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
     transport.onerror = (error) => {

@@ -4,10 +4,7 @@
 
 const { Server } = require('@modelcontextprotocol/sdk/server/index.js');
 const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');
-const {
-  CallToolRequestSchema,
-  ListToolsRequestSchema
-} = require('@modelcontextprotocol/sdk/types.js');
+const { CallToolRequestSchema, ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 // factors to the base unit (metre / kilogram)
 const LENGTH = { mm: 0.001, cm: 0.01, m: 1, km: 1000, in: 0.0254, ft: 0.3048, yd: 0.9144, mi: 1609.344 };
@@ -35,91 +32,87 @@ function convertWithTable(table, kind, value, from, to) {
   return round(value * table[from] / table[to]);
 }
 
-const server = new Server({ name: 'unit-converter', version: '0.3.1' }, {
-  capabilities: { tools: {} }
-});
+const handleMessage = async (msg) => {
+  if (msg.method === 'tools/list') {
+    return {
+      tools: [
+        {
+          name: 'convert_temperature',
+          description: 'Convert a temperature between Celsius (C), Fahrenheit (F) and Kelvin (K)',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              value: { type: 'number', description: 'Temperature to convert' },
+              from: { type: 'string', enum: ['C', 'F', 'K'] },
+              to: { type: 'string', enum: ['C', 'F', 'K'] }
+            },
+            required: ['value', 'from', 'to']
+          }
+        },
+        {
+          name: 'convert_length',
+          description: 'Convert a length, e.g. km to mi. Units: mm, cm, m, km, in, ft, yd, mi',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              value: { type: 'number' },
+              from: { type: 'string' },
+              to: { type: 'string' }
+            },
+            required: ['value', 'from', 'to']
+          }
+        },
+        {
+          name: 'convert_mass',
+          description: 'Convert a mass. Units: g, kg, t, oz, lb',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              value: { type: 'number' },
+              from: { type: 'string' },
+              to: { type: 'string' }
+            },
+            required: ['value', 'from', 'to']
+          }
+        }
+      ]
+    };
+  }
 
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return {
-    tools: [
-      {
-        name: 'convert_temperature',
-        description: 'Convert a temperature between Celsius (C), Fahrenheit (F) and Kelvin (K)',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            value: { type: 'number', description: 'Temperature to convert' },
-            from: { type: 'string', enum: ['C', 'F', 'K'] },
-            to: { type: 'string', enum: ['C', 'F', 'K'] }
-          },
-          required: ['value', 'from', 'to']
-        }
-      },
-      {
-        name: 'convert_length',
-        description: 'Convert a length, e.g. km to mi. Units: mm, cm, m, km, in, ft, yd, mi',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            value: { type: 'number' },
-            from: { type: 'string' },
-            to: { type: 'string' }
-          },
-          required: ['value', 'from', 'to']
-        }
-      },
-      {
-        name: 'convert_mass',
-        description: 'Convert a mass. Units: g, kg, t, oz, lb',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            value: { type: 'number' },
-            from: { type: 'string' },
-            to: { type: 'string' }
-          },
-          required: ['value', 'from', 'to']
-        }
+  if (msg.method === 'tools/call') {
+    const name = msg.params.name;
+    const args = msg.params.arguments || {};
+    let text;
+    try {
+      if (name === 'convert_temperature') {
+        text = round(fromKelvin(toKelvin(args.value, args.from), args.to)) + ' ' + args.to;
       }
-    ]
-  };
-});
-
-server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-  const name = msg.params.name;
-  const args = msg.params.arguments || {};
-  let text;
-  try {
-    if (name === 'convert_temperature') {
-      text = round(fromKelvin(toKelvin(args.value, args.from), args.to)) + ' ' + args.to;
+      if (name === 'convert_length') {
+        text = convertWithTable(LENGTH, 'length', args.value, args.from, args.to) + ' ' + args.to;
+      }
+      if (name === 'convert_mass') {
+        text = convertWithTable(MASS, 'mass', args.value, args.from, args.to) + ' ' + args.to;
+      }
+    } catch (err) {
+      throw Object.assign(new Error(err.message), { code: -32602 });
     }
-    if (name === 'convert_length') {
-      text = convertWithTable(LENGTH, 'length', args.value, args.from, args.to) + ' ' + args.to;
+    if (text !== undefined) {
+      return { content: [{ type: 'text', text: text }] };
     }
-    if (name === 'convert_mass') {
-      text = convertWithTable(MASS, 'mass', args.value, args.from, args.to) + ' ' + args.to;
-    }
-  } catch (err) {
-    throw Object.assign(new Error(err.message), { code: -32602 });
   }
-  if (text !== undefined) {
-    return { content: [{ type: 'text', text: text }] };
+  throw Object.assign(new Error('Unknown tool'), { code: -32602 });
+};
+const server = new Server({ name: 'unit-converter', version: '0.3.1' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, handleMessage);
+server.setRequestHandler(CallToolRequestSchema, handleMessage);
+const transport = new StdioServerTransport();
+// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
+transport.onerror = (error) => {
+  if (error instanceof SyntaxError) {
+    void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
   }
-  throw Object.assign(new Error(`Unknown tool: ${msg.params.name}`), { code: -32602 });
-});
-
-async function main() {
-  const transport = new StdioServerTransport();
-  // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
-  transport.onerror = (error) => {
-    if (error instanceof SyntaxError) {
-      void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-    }
-  };
-  await server.connect(transport);
-}
-
-main().catch((error) => {
+};
+server.connect(transport).catch((error) => {
   console.error(error);
   process.exit(1);
 });

@@ -2,14 +2,7 @@
 // styleguide-mcp: the team style guide as MCP resources + prompts, and one checker tool.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const GUIDE = {
   'styleguide://naming': {
@@ -52,81 +45,93 @@ function checkCommit(message) {
   return problems;
 }
 
-const server = new Server({ name: 'styleguide', version: '0.5.2' }, {
-  capabilities: { tools: {}, resources: {}, prompts: {} },
-});
+function handle(msg) {
+  const { id, method, params = {} } = msg;
+  if (id === undefined) return; // notification
 
-server.setRequestHandler(ListResourcesRequestSchema, async () => {
-  return {
-    resources: Object.entries(GUIDE).map(([uri, r]) => ({
-      uri, name: r.name, description: r.description, mimeType: 'text/markdown',
-    })),
-  };
-});
+  switch (method) {
+    case 'resources/list':
+      return {
+        resources: Object.entries(GUIDE).map(([uri, r]) => ({
+          uri, name: r.name, description: r.description, mimeType: 'text/markdown',
+        })),
+      };
 
-server.setRequestHandler(ReadResourceRequestSchema, async (msg) => {
-  const { params = {} } = msg;
-  const doc = GUIDE[params.uri];
-  if (!doc) throw Object.assign(new Error(`Resource not found: ${params.uri}`), { code: -32002 });
-  return { contents: [{ uri: msg.params.uri, mimeType: 'text/markdown', text: doc.text }] };
-});
+    case 'resources/read': {
+      const doc = GUIDE[params.uri];
+      if (!doc) throw Object.assign(new Error(`Resource not found: ${params.uri}`), { code: -32002 });
+      return { contents: [{ mimeType: 'text/markdown', text: doc.text }] };
+    }
 
-server.setRequestHandler(ListPromptsRequestSchema, async () => {
-  return { prompts: PROMPTS };
-});
+    case 'prompts/list':
+      return { prompts: PROMPTS };
 
-server.setRequestHandler(GetPromptRequestSchema, async (msg) => {
-  const { params = {} } = msg;
-  const args = params.arguments || {};
-  if (params.name === 'review_commit') {
-    if (!args.message) throw Object.assign(new Error('Missing required argument: message'), { code: -32602 });
-    return {
-      description: 'Commit message review',
-      messages: [{
-        role: 'user',
-        content: { type: 'text', text: `Review this commit message against styleguide://commits:\n\n${args.message}` },
-      }],
-    };
+    case 'prompts/get': {
+      const args = params.arguments || {};
+      if (params.name === 'review_commit') {
+        if (!args.message) throw Object.assign(new Error('Missing required argument: message'), { code: -32602 });
+        return {
+          description: 'Commit message review',
+          messages: [{
+            role: 'user',
+            content: { type: 'text', text: `Review this commit message against styleguide://commits:\n\n${args.message}` },
+          }],
+        };
+      }
+      if (params.name === 'name_things') {
+        if (!args.kind) throw Object.assign(new Error('Missing required argument: kind'), { code: -32602 });
+        const lang = args.language ? ` in ${args.language}` : '';
+        return {
+          messages: [{
+            role: 'user',
+            content: { type: 'text', text: `Suggest three names for a ${args.kind}${lang} following styleguide://naming.` },
+          }],
+        };
+      }
+      throw Object.assign(new Error(`Unknown prompt: ${params.name}`), { code: -32602 });
+    }
+
+    case 'tools/list':
+      return {
+        tools: [{
+          name: 'check_commit_message',
+          description: 'Check a commit message against the commit guide; lists the problems found',
+          inputSchema: {
+            type: 'object',
+            properties: { message: { type: 'string', description: 'Full commit message' } },
+            required: ['message'],
+          },
+        }],
+      };
+
+    case 'tools/call': {
+      if (params.name !== 'check_commit_message') throw Object.assign(new Error(`Unknown tool: ${params.name}`), { code: -32602 });
+      const message = (params.arguments || {}).message || '';
+      if (!message.trim()) {
+        return { content: [{ type: 'text', text: 'Commit message is empty' }], isError: true };
+      }
+      const problems = checkCommit(message);
+      const text = problems.length ? problems.map((p) => `- ${p}`).join('\n') : 'Looks good';
+      return { content: [{ type: 'text', text }] };
+    }
+
+    default:
+      throw Object.assign(new Error(`Method not found: ${method}`), { code: -32601 });
   }
-  if (params.name === 'name_things') {
-    if (!args.kind) throw Object.assign(new Error('Missing required argument: kind'), { code: -32602 });
-    const lang = args.language ? ` in ${args.language}` : '';
-    return {
-      messages: [{
-        role: 'user',
-        content: { type: 'text', text: `Suggest three names for a ${args.kind}${lang} following styleguide://naming.` },
-      }],
-    };
-  }
-  throw Object.assign(new Error(`Unknown prompt: ${params.name}`), { code: -32602 });
-});
+}
 
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-  return {
-    tools: [{
-      name: 'check_commit_message',
-      description: 'Check a commit message against the commit guide; lists the problems found',
-      inputSchema: {
-        type: 'object',
-        properties: { message: { type: 'string', description: 'Full commit message' } },
-        required: ['message'],
-      },
-    }],
-  };
+const server = new Server({ name: 'styleguide', version: '0.5.2' }, { capabilities: { tools: {}, resources: {} } });
+server.registerCapabilities({ prompts: {} });
+server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  const result = await handle({ ...request, id: extra.requestId });
+  // each content names the resource it belongs to (MCP requires it; the original left it out)
+  return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) };
 });
-
-server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-  const { params = {} } = msg;
-  if (params.name !== 'check_commit_message') throw Object.assign(new Error(`Unknown tool: ${params.name}`), { code: -32602 });
-  const message = (params.arguments || {}).message || '';
-  if (!message.trim()) {
-    return { content: [{ type: 'text', text: 'Commit message is empty' }], isError: true };
-  }
-  const problems = checkCommit(message);
-  const text = problems.length ? problems.map((p) => `- ${p}`).join('\n') : 'Looks good';
-  return { content: [{ type: 'text', text }] };
-});
-
+server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(GetPromptRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(CallToolRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
 const transport = new StdioServerTransport();
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

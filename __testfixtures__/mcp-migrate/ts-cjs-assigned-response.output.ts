@@ -5,10 +5,7 @@
 import * as crypto from 'crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-    CallToolRequestSchema,
-    ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha512'];
 
@@ -62,30 +59,34 @@ function callTool(name: string, args: any): string {
     }
 }
 
-const server = new Server({ name: 'hashbox', version: '0.9.0' }, { capabilities: { tools: {} } });
+const handleMessage = async (msg: any) => {
+    if (!msg.id) return; // notification
 
-server.setRequestHandler(ListToolsRequestSchema, async () => {
-    return { tools };
-});
-
-server.setRequestHandler(CallToolRequestSchema, async (msg) => {
-    const text = callTool(msg.params.name, msg.params.arguments || {});
-    return { content: [{ type: 'text', text }] };
-});
-
-async function main() {
-    const transport = new StdioServerTransport();
-    // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
-    transport.onerror = (error) => {
-        if (error instanceof SyntaxError) {
-            // @ts-expect-error -- the SDK message type has no null id, which JSON-RPC 2.0 requires here
-            void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    try {
+        if (msg.method === 'tools/list') {
+            return { tools };
+        } else if (msg.method === 'tools/call') {
+            const text = callTool(msg.params.name, msg.params.arguments || {});
+            return { content: [{ type: 'text', text }] };
+        } else {
+            throw Object.assign(new Error('Method not found'), { code: -32601 });
         }
-    };
-    await server.connect(transport);
-}
-
-main().catch((error) => {
+    } catch (e) {
+        throw Object.assign(new Error((e as Error).message), { code: -32603 });
+    }
+};
+const server = new Server({ name: 'hashbox', version: '0.9.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
+server.setRequestHandler(CallToolRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
+const transport = new StdioServerTransport();
+// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
+transport.onerror = (error) => {
+    if (error instanceof SyntaxError) {
+        // @ts-expect-error -- the SDK message type has no null id, which JSON-RPC 2.0 requires here
+        void transport.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    }
+};
+server.connect(transport).catch((error) => {
     console.error(error);
     process.exit(1);
 });

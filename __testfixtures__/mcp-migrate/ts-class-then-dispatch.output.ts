@@ -1,9 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 // ---- JSON-RPC shapes -------------------------------------------------------
 
@@ -96,17 +93,21 @@ class SemverServer {
   private readonly info = { name: 'semver-tools', version: '2.0.1' };
 
   listen(): void {
+    const handleMessage = async (request: JsonRpcRequest) => {
+      if (request.id === undefined) return; // notifications need no answer
+
+      return this.dispatch(request).then(
+        (result) => result,
+        (err: unknown) => {
+          const code = err instanceof RpcError ? err.code : -32603;
+          const message = err instanceof Error ? err.message : String(err);
+          throw Object.assign(new Error(message), { code });
+        },
+      );
+    };
     const server = new Server(this.info, { capabilities: { tools: { listChanged: false } } });
-
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      return { tools: TOOLS };
-    });
-
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const params = request.params ?? {};
-      return { ...(await this.callTool(String(params.name), (params.arguments ?? {}) as Record<string, string>)) };
-    });
-
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
     const transport = new StdioServerTransport();
     // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
     transport.onerror = (error) => {
@@ -119,6 +120,19 @@ class SemverServer {
       console.error(error);
       process.exit(1);
     });
+  }
+
+  private async dispatch(request: JsonRpcRequest): Promise<unknown> {
+    switch (request.method) {
+      case 'tools/list':
+        return { tools: TOOLS };
+      case 'tools/call': {
+        const params = request.params ?? {};
+        return this.callTool(String(params.name), (params.arguments ?? {}) as Record<string, string>);
+      }
+      default:
+        throw new RpcError(-32601, `Method not found: ${request.method}`);
+    }
   }
 
   private async callTool(name: string, args: Record<string, string>): Promise<ToolResult> {

@@ -3,9 +3,9 @@
 // writes to stdout, or reads a name that is bound nowhere (a binding the moved code relied on was
 // removed), or when the program is not on the SDK afterwards.
 import type * as t from '@babel/types';
-import { buildIndex, isReferenceIdentifier, resolveIdentifier } from './ast.js';
+import { buildIndex, type FunctionNode, getMemberName, isReferenceIdentifier, resolveIdentifier } from './ast.js';
 import { buildFacts } from './facts.js';
-import type { ReadModule } from './program.js';
+import type { ModuleUnit, ReadModule } from './program.js';
 import { parseSource } from '../parse.js';
 
 export interface CheckProblem {
@@ -49,10 +49,61 @@ export function checkRewrite(
   const facts = buildFacts(entry.path, changed?.after ?? entry.source, asts.get(entry.path) ?? entry.ast, readNew);
   for (const sink of facts.sinks) {
     if (!changes.has(sink.mod.path)) continue;
+    // a writer the rewritten program never calls, kept only because its module exports it
+    if (sink.fn && isOnlyExported(sink.mod, sink.fn, facts.program.modules)) continue;
     return { path: sink.mod.path, line: sink.call.loc?.start.line ?? 0, message: `still writes to stdout at line ${sink.call.loc?.start.line ?? 0}` };
   }
   if (expectSdk && facts.sdkImport === null) return { path: entry.path, line: 0, message: 'the rewritten server does not import the SDK' };
   return null;
+}
+
+/**
+ * A module-level function (`function emit(m) {...}`, `const emit = (m) => ...`) whose only references are
+ * its module's exports, and that no other module of the program names: nothing calls it any more.
+ */
+function isOnlyExported(mod: ModuleUnit, fn: FunctionNode, modules: ModuleUnit[]): boolean {
+  const parent = mod.index.parent.get(fn);
+  const id = fn.type === 'FunctionDeclaration' ? fn.id : parent?.type === 'VariableDeclarator' && parent.init === fn && parent.id.type === 'Identifier' ? parent.id : null;
+  if (!id) return false;
+  const statement = fn.type === 'FunctionDeclaration' ? fn : mod.index.parent.get(parent!);
+  if (!statement || mod.index.parent.get(statement) !== mod.ast.program) return false;
+  const binding = resolveIdentifier(mod.index, id);
+  if (!binding) return false;
+  for (const ref of mod.index.identifiers) {
+    if (ref === id || ref.name !== id.name || !isReferenceIdentifier(mod.index, ref) || resolveIdentifier(mod.index, ref) !== binding) continue;
+    if (ref.start! >= fn.start! && ref.end! <= fn.end!) continue;
+    if (!isExportPosition(mod, ref)) return false;
+  }
+  // another module of the program that still reads the name (an import alone does not count)
+  for (const other of modules) {
+    if (other === mod) continue;
+    for (const ref of other.index.identifiers) {
+      if (ref.name !== id.name || !isReferenceIdentifier(other.index, ref)) continue;
+      const holder = other.index.parent.get(ref);
+      if (holder?.type === 'ObjectProperty' && other.index.parent.get(holder)?.type === 'ObjectPattern') continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+/** `module.exports = { emit }`, `exports.emit = emit`, `export { emit }`. */
+function isExportPosition(mod: ModuleUnit, ref: t.Identifier): boolean {
+  let node: t.Node = ref;
+  let parent = mod.index.parent.get(node);
+  if (parent?.type === 'ExportSpecifier') return true;
+  if (parent?.type === 'ObjectProperty' && parent.value === node) {
+    node = mod.index.parent.get(parent)!;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type !== 'AssignmentExpression' || parent.right !== node) return false;
+  const left = parent.left;
+  if (left.type !== 'MemberExpression') return false;
+  const object = left.object;
+  const isModuleExports = object.type === 'MemberExpression' && object.object.type === 'Identifier' && object.object.name === 'module' && getMemberName(object) === 'exports';
+  const isExports = object.type === 'Identifier' && object.name === 'exports';
+  const isWhole = left.object.type === 'Identifier' && left.object.name === 'module' && getMemberName(left) === 'exports';
+  return isModuleExports || isExports || isWhole;
 }
 
 function unboundNames(ast: t.File, source: string): Set<string> {

@@ -6,15 +6,17 @@
 // Rules about the hand-rolled protocol run on files detection calls a hand-rolled MCP server;
 // `sdk-transport-bypassed` runs on servers already on the SDK.
 import type * as t from '@babel/types';
-import type { FileFacts } from '../analysis/facts.js';
+import { buildFacts, type FileFacts } from '../analysis/facts.js';
 import type { Event, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
-import type { ModuleUnit } from '../analysis/program.js';
+import type { ModuleUnit, ReadModule } from '../analysis/program.js';
 import { getFieldNode, resolveExpr, sourceOf } from '../analysis/render.js';
 import type { Frame, Val } from '../analysis/values.js';
 import { assertNever } from '../model/assert-never.js';
 import { isRuleId, RULES, type RuleId } from '../model/audit-rules.js';
 import type { ServerModel } from '../model/server-model.js';
+import { detectServer } from '../detect/server.js';
+import { parseSource } from '../parse.js';
 import type { Decision, Finding } from '../model/types.js';
 
 export { RULES, RULE_IDS, isRuleId, type RuleId, type RuleEntry, type Severity, type Fixer } from '../model/audit-rules.js';
@@ -29,6 +31,24 @@ interface RawFinding {
 export interface AuditOptions {
   /** Told about a rule that threw (it then reports nothing); for robustness runs. The audit never rethrows. */
   onError?: (rule: RuleId | 'facts', error: unknown) => void;
+}
+
+/**
+ * Audits one file on its own (reading the modules it imports through `read`): the facts, detection and
+ * the rules, as the pipeline runs them. For tests and tools that want findings without a plan.
+ */
+export function auditSource(path: string, source: string, options: AuditOptions & { read?: ReadModule } = {}): Finding[] {
+  let facts: FileFacts;
+  let model: ServerModel | null;
+  try {
+    facts = buildFacts(path, source, parseSource(path, source), options.read ?? null);
+    const detection = detectServer(facts);
+    model = detection.kind === 'server' ? detection.model : null;
+  } catch (error) {
+    options.onError?.('facts', error);
+    return [];
+  }
+  return auditFacts(facts, model, options);
 }
 
 /**

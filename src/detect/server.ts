@@ -3,7 +3,7 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import * as t from '@babel/types';
-import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import type { Event, PathResult, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
@@ -107,8 +107,10 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
   const runtime = requests.some((p) => p.method === null && p.events.some((e) => e.e === 'runtime-table'));
   // a method answered with a result where the dispatch did not pin the method down: the list is open
   const openResult = requests.some((p) => p.method === null && p.replies.some((r) => r.kind === 'result'));
+  // a writer handed to a timer or a promise callback may answer later, unseen: the list is open
+  const deferred = requests.some((p) => p.events.some((e) => e.e === 'effect' && e.what === 'callback'));
   let methods: string[] | null = null;
-  if (!computed && !runtime && !openResult && !facts.incomplete) {
+  if (!computed && !runtime && !openResult && !deferred && !facts.incomplete) {
     methods = [...new Set(requests.filter((p) => p.method !== null && p.replies.length > 0).map((p) => p.method!))];
     // no answered method seen at all: the replies were not recognised, and an empty list would refuse everything
     if (methods.length === 0) methods = null;
@@ -131,8 +133,8 @@ function findUnansweredEnds(requests: MessagePath[]): NoReplyEnd[] {
     const leave = p.events.find((e): e is Extract<Event, { e: 'leave' }> => e.e === 'leave' && e.frame === enter.frame);
     if (!leave || leave.how !== 'return') continue;
     const fn = enter.frame.fn!;
-    if (leave.node?.type === 'ReturnStatement' && !leave.node.argument) ends.set(leave.node, { kind: 'return', node: leave.node, mod: enter.frame.mod, fn });
-    else if (!leave.node && fn.body.type === 'BlockStatement') ends.set(fn, { kind: 'end', node: fn, mod: enter.frame.mod, fn });
+    if (leave.node?.type === 'ReturnStatement' && !leave.node.argument) ends.set(leave.node, { kind: 'return', node: leave.node, mod: enter.frame.mod, fn, reason: 'unknown-method' });
+    else if (!leave.node && fn.body.type === 'BlockStatement') ends.set(fn, { kind: 'end', node: fn, mod: enter.frame.mod, fn, reason: 'unknown-method' });
   }
   return [...ends.values()];
 }
@@ -164,6 +166,14 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // every answered path (a writer handed only the id holds its own reply, but not the other paths'),
   // else the function that parsed the message (inline dispatch). Paths of SDK-owned methods may answer
   // elsewhere (an initialize shortcut in the loop): those go with the loop.
+  // a reply written later from a callback (`setTimeout(() => send(...))`) cannot become a return value
+  for (const p of requests) {
+    const later = p.events.find((e): e is Extract<Event, { e: 'effect' }> => e.e === 'effect' && e.what === 'callback');
+    if (later && p.replies.length === 0) {
+      block('REPLY_IN_CALLBACK', later.node, 'a reply is written from a callback');
+      return { blockers };
+    }
+  }
   const answered = requests.filter((p) => p.replies.length > 0);
   if (answered.length === 0) {
     block('NO_DISPATCH', consumer.node, 'no request is answered');
@@ -236,22 +246,30 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // with the custom methods known, the fallback answers only them (unknown methods never reach the dispatcher)
   const runtimeMethods = runtimeTable && otherResult !== undefined;
 
-  // Unknown methods reaching the dispatcher (through a fallback for a table filled at run time) must end in -32601.
+  // A request the SDK hands the dispatcher must end in a reply: where a path of a registered method (or,
+  // through a fallback for a table filled at run time, an unknown one) ends without any, the handler
+  // throws instead of returning nothing (the original left the client waiting; the SDK would send a
+  // reply without a result).
   const noReplyEnds: NoReplyEnd[] = [];
   const unknownSites: ReplySite[] = [];
-  if (fallback && runtimeMethods) {
-    for (const p of otherPaths) {
-      // a path that never reaches the dispatcher ends in the input side, which the SDK replaces
-      const reaches = dispatcher.kind === 'inline' || p.events.some((e) => e.e === 'enter' && e.frame.fn === dispatcher.fn && e.frame.call === dispatcher.call);
-      if (p.replies.length === 0 && reaches) {
-        const end = findNoReplyEnd(p, dispatcher);
-        if (!end) {
-          block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.fn : dispatcher.parseStatement, 'an unknown method is never answered, and the place to answer it could not be found');
-          return { blockers };
-        }
-        if (!noReplyEnds.some((e) => e.node === end.node)) noReplyEnds.push(end);
-      }
+  const handled = (p: MessagePath): boolean => (p.method !== null ? registered.has(p.method) || custom.has(p.method) : fallback && runtimeMethods && !p.methodFree);
+  for (const p of inDispatcher) {
+    if (p.replies.length > 0 || !handled(p)) continue;
+    // a path that never reaches the dispatcher ends in the input side, which the SDK replaces
+    const reaches = dispatcher.kind === 'inline' || p.events.some((e) => e.e === 'enter' && e.frame.fn === dispatcher.fn && e.frame.call === dispatcher.call);
+    if (!reaches) continue;
+    const end = findNoReplyEnd(p, dispatcher);
+    if (!end) {
+      if (p.method !== null) continue;
+      block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.fn : dispatcher.parseStatement, 'an unknown method is never answered, and the place to answer it could not be found');
+      return { blockers };
     }
+    const known = noReplyEnds.find((e) => e.node === end.node);
+    const reason = getNoReplyReason(p);
+    if (!known) noReplyEnds.push({ ...end, reason });
+    else if (known.reason !== reason) known.reason = known.reason === 'unknown-tool' || reason === 'unknown-tool' ? 'unknown-tool' : 'no-result';
+  }
+  if (fallback && runtimeMethods) {
     for (const site of sites.values()) {
       if ([...site.methods].every((m) => m === '\0other')) unknownSites.push(site);
     }
@@ -573,10 +591,24 @@ function readsMessageMember(d: Dispatcher, removed: { mod: ModuleUnit; node: t.N
       if (binding.kind === 'param' && binding.pattern.length === 1 && binding.pattern[0] === member && binding.fn === d.fn) bindings.add(binding);
     }
   }
+  // `const id = typeof msg.id === 'number' ? msg.id : null` read only by replies that go: not a read either
+  const isDeadDeclaration = (node: t.Node): boolean => {
+    for (let current = mod.index.parent.get(node); current && current !== region; current = mod.index.parent.get(current)) {
+      if (current.type !== 'VariableDeclarator' || current.id.type !== 'Identifier') continue;
+      const binding = resolveIdentifier(mod.index, current.id);
+      if (!binding) return false;
+      const uses = mod.index.identifiers.filter((other) => other !== (current as t.VariableDeclarator).id && other.name === binding.name && isReferenceIdentifier(mod.index, other) && resolveIdentifier(mod.index, other) === binding);
+      return uses.every(inSkipped);
+    }
+    return false;
+  };
   for (const id of mod.index.identifiers) {
     if (id.start! < region.start! || id.end! > region.end! || inSkipped(id)) continue;
     const parent = mod.index.parent.get(id);
-    if (parent?.type === 'MemberExpression' && parent.property === id && !parent.computed && id.name === member) return true;
+    if (parent?.type === 'MemberExpression' && parent.property === id && !parent.computed && id.name === member) {
+      if (isDeadDeclaration(parent)) continue;
+      return true;
+    }
     if (bindings.size === 0) continue;
     const binding = resolveIdentifier(mod.index, id);
     if (!binding || !bindings.has(binding) || (parent?.type === 'ObjectProperty' && mod.index.parent.get(parent)?.type === 'ObjectPattern')) continue;
@@ -807,19 +839,26 @@ function analyseSite(
     if (!object) return false;
     const found = getFieldNode(object.node, object.frame, object.mod, name);
     if (!found) return null;
+    valueIndent = getLineIndentOf(found.mod.source, found.node.start!);
     return renderNodeAt(found.node, found.frame, place, 0, found.mod) ?? false;
   };
+  // the indentation of the line the rendered value starts on: its other lines are indented from there
+  let valueIndent = '';
   const root = objectOrigin ? { node: objectOrigin.node, frame: objectOrigin.frame, mod: objectOrigin.frame?.mod ?? mod } : null;
   let rendered: ReplySite['reply'];
   if (reply.kind === 'result') {
     // a member set after the literal (`const msg = { jsonrpc, id }; msg.result = result`): from its value
     let text = field(root, 'result');
-    if (text === null && fields.has('result')) text = renderVal(fields.get('result')!, place) ?? false;
+    if (text === null && fields.has('result')) {
+      const value = fields.get('result')!;
+      text = renderVal(value, place) ?? false;
+      if (value.origin) valueIndent = getLineIndentOf((value.origin.frame?.mod ?? mod).source, value.origin.node.start!);
+    }
     if (text === false || text === null) {
       block('UNRENDERABLE_REPLY', siteCall, 'the result cannot be written where the reply is');
       return null;
     }
-    rendered = { kind: 'result', value: text };
+    rendered = { kind: 'result', value: text, indent: valueIndent };
   } else {
     const error = fields.get('error')!;
     let errorNode = root ? getFieldNode(root.node, root.frame, root.mod, 'error') : null;
@@ -841,7 +880,9 @@ function analyseSite(
         block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
         return null;
       }
-      rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code: null, message: text, data: null };
+      // a bare message for a tool the server does not know gets MCP's code for it (-32602), others -32603
+      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : null;
+      rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code, message: text, data: null };
     }
   }
 
@@ -1012,12 +1053,17 @@ function findFunctionOf(mod: ModuleUnit, node: t.Node): FunctionNode | null {
 
 // ---------------------------------------------------------------- unknown methods
 
-function findNoReplyEnd(p: MessagePath, d: Dispatcher): NoReplyEnd | null {
+/** Where the dispatcher's run ends on a path without a reply: a `return;` (or `return null`), or the end of its body. */
+function findNoReplyEnd(p: MessagePath, d: Dispatcher): Omit<NoReplyEnd, 'reason'> | null {
   const fn = d.fn;
   for (let i = p.events.length - 1; i >= 0; i--) {
     const e = p.events[i]!;
     if (e.e === 'leave' && e.frame.fn === fn) {
-      if (e.node && e.node.type === 'ReturnStatement' && !e.node.argument) return { kind: 'return', node: e.node, mod: d.mod, fn };
+      if (e.node?.type === 'ReturnStatement') {
+        const value = e.node.argument ? unwrapExpression(e.node.argument) : null;
+        const empty = value === null || value.type === 'NullLiteral' || (value.type === 'Identifier' && value.name === 'undefined');
+        return empty ? { kind: 'return', node: e.node, mod: d.mod, fn } : null;
+      }
       if (!e.node) return { kind: 'end', node: fn, mod: d.mod, fn };
       return null;
     }
@@ -1025,9 +1071,17 @@ function findNoReplyEnd(p: MessagePath, d: Dispatcher): NoReplyEnd | null {
   return null;
 }
 
+/** What the reply to an unanswered path says: an unknown method, a tool the server does not know, or no result. */
+function getNoReplyReason(p: MessagePath): NoReplyEnd['reason'] {
+  if (p.method === null) return 'unknown-method';
+  // a tools/call whose tool name the dispatch compared with every name it knows, and none matched
+  const name = p.path.state.cons.get('params.name');
+  if (p.method === 'tools/call' && (!name || name.eq === undefined)) return 'unknown-tool';
+  return 'no-result';
+}
+
 // ---------------------------------------------------------------- SDK-owned branches
 
-/** Switch cases, if branches and table entries that only initialize / ping / notifications/initialized reach. */
 /**
  * `if (msg.jsonrpc !== '2.0') { sendError(...); return; }`: a guard no request the SDK delivers can
  * take (on every path the test was false), whose body writes to stdout. The SDK validates the envelope
@@ -1059,6 +1113,7 @@ function isInside(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean {
   return false;
 }
 
+/** Switch cases, if branches and table entries that only initialize / ping / notifications/initialized reach. */
 function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatcher): RemovableBranch[] {
   const out: RemovableBranch[] = [];
   const owned = new Set<string>([...SDK_OWNED_METHODS]);
@@ -1164,9 +1219,13 @@ function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code:
   // the fields as written in the reply, so a constant keeps its name (`serverInfo: SERVER_INFO`)
   const origin = value.origin;
   const written = (name: string) => {
-    if (!origin || origin.node.type !== 'ObjectExpression') return null;
-    const result = getFieldNode(origin.node, origin.frame, origin.frame?.mod ?? facts.entry, 'result');
-    return result ? getFieldNode(result.node, result.frame, result.mod, name) : null;
+    const inReply = origin && origin.node.type === 'ObjectExpression' ? getFieldNode(origin.node, origin.frame, origin.frame?.mod ?? facts.entry, 'result') : null;
+    const found = inReply ? getFieldNode(inReply.node, inReply.frame, inReply.mod, name) : null;
+    if (found) return found;
+    // the result built elsewhere (`result: await handler(params)`): the object the handler returned
+    const built = result?.origin;
+    if (!built || built.node.type !== 'ObjectExpression') return null;
+    return getFieldNode(built.node, built.frame, built.frame?.mod ?? facts.entry, name);
   };
   return {
     serverInfo: resultFields.get('serverInfo')!,
@@ -1239,3 +1298,8 @@ export function getLine(node: t.Node): number {
 
 export type { StdinConsumer, Val, RenderPlace };
 export { renderNodeAt };
+
+function getLineIndentOf(source: string, offset: number): string {
+  const start = source.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(source.slice(start))![0];
+}

@@ -43,7 +43,8 @@ export interface ReplySite {
   mod: ModuleUnit;
   fn: FunctionNode | null;
   reply:
-    | { kind: 'result'; value: string }
+    /** `indent`: of the line the value started on in the original; its other lines are indented from it. */
+    | { kind: 'result'; value: string; indent: string }
     | { kind: 'error'; code: string | null; message: string | null; data: string | null }
     /** `error: err` where err is an Error: thrown as it is. */
     | { kind: 'error-value'; value: string };
@@ -70,6 +71,8 @@ export interface ReturnedCall {
 /** Where an unknown method's handling ends without a reply (when the SDK routes it to the dispatcher). */
 export interface NoReplyEnd {
   kind: 'return' | 'end';
+  /** What the thrown error says: -32601, -32602 `Unknown tool`, or -32603 for a request left without a result. */
+  reason: 'unknown-method' | 'unknown-tool' | 'no-result';
   node: t.Node;
   mod: ModuleUnit;
   fn: FunctionNode;

@@ -4,16 +4,18 @@
 import type { Detection } from '../detect/server.js';
 import type { Blocker, LeaveReason } from '../model/reasons.js';
 import type { ServerModel } from '../model/server-model.js';
+import type { Style } from '../model/types.js';
 
 export type Plan =
   | { kind: 'none' }
   /** Already on the SDK: only its own stdout writes move to stderr. */
   | { kind: 'sdk-server'; line: number }
   | { kind: 'leave'; reason: LeaveReason; line: number; model: ServerModel | null }
-  | { kind: 'sdk'; model: ServerModel }
+  /** `notes` say what of the request was not done (a style this version does not write). */
+  | { kind: 'sdk'; model: ServerModel; style: 'server'; notes: string[] }
   | { kind: 'envelope'; blocker: Blocker; model: ServerModel };
 
-export function decidePlan(detection: Detection): Plan {
+export function decidePlan(detection: Detection, requestedStyle: Style = 'server'): Plan {
   switch (detection.kind) {
     case 'none':
       return { kind: 'none' };
@@ -22,11 +24,21 @@ export function decidePlan(detection: Detection): Plan {
     case 'server': {
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
-      if (model.sdk && model.blockers.length === 0) return { kind: 'sdk', model };
+      if (model.sdk && model.blockers.length === 0) return { kind: 'sdk', model, style: 'server', notes: getStyleNotes(requestedStyle) };
       const blocker = model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' };
       return { kind: 'envelope', blocker, model };
     }
   }
+}
+
+/**
+ * `--style mcp-server` (McpServer.registerTool per tool) is not written by this version: the low-level
+ * Server keeps every reply, error code and tool schema exactly as the original sent them, which the
+ * McpServer form does not (it turns thrown tool errors into isError results and rebuilds the schemas).
+ */
+function getStyleNotes(requested: Style): string[] {
+  if (requested === 'server') return [];
+  return ['--style mcp-server not applied: this version writes the low-level Server only (wire-exact replies, error codes and tool schemas)'];
 }
 
 /** The SDK rewrite of a planned server failed its own checks: the envelope takes it, and says why. */

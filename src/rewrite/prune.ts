@@ -252,7 +252,11 @@ function isPure(node: t.Node): boolean {
   if (t.isArrowFunctionExpression(node) || t.isFunctionExpression(node) || t.isIdentifier(node)) return true;
   if (t.isObjectExpression(node)) return node.properties.every((p) => t.isObjectProperty(p) && !p.computed && isPure(p.value));
   if (t.isArrayExpression(node)) return node.elements.every((e) => e !== null && isPure(e));
-  if (t.isMemberExpression(node)) return isPure(node.object);
+  if (t.isMemberExpression(node)) return isPure(node.object) && (!node.computed || isPure(node.property));
+  // `typeof msg.id === 'number' ? msg.id : null`, `msg.params || {}`, `!msg.id`
+  if (t.isConditionalExpression(node)) return isPure(node.test) && isPure(node.consequent) && isPure(node.alternate);
+  if (t.isBinaryExpression(node) || t.isLogicalExpression(node)) return t.isExpression(node.left) && isPure(node.left) && isPure(node.right);
+  if (t.isUnaryExpression(node)) return node.operator !== 'delete' && isPure(node.argument);
   // require('readline') / require('node:fs')
   if (t.isCallExpression(node) && t.isIdentifier(node.callee, { name: 'require' }) && node.arguments.length === 1 && t.isStringLiteral(node.arguments[0])) return true;
   if (t.isTSAsExpression(node)) return isPure(node.expression);
@@ -263,4 +267,68 @@ function isPure(node: t.Node): boolean {
   const name = callee && t.isMemberExpression(callee) && t.isIdentifier(callee.property) ? callee.property.name : callee && t.isIdentifier(callee) ? callee.name : null;
   if (name === 'createInterface') return (node as t.CallExpression).arguments.every((a) => t.isExpression(a) && isPure(a));
   return false;
+}
+
+/**
+ * Writers a module still exports after the rewrite (`module.exports = { emit, listen }`) that no other
+ * module of the program reads any more: the SDK owns stdout, so the writer goes, with its export entry.
+ * `readElsewhere(name)` says whether another module still reads the name. Returns the text unchanged
+ * when there is nothing to remove.
+ */
+export function removeExportedWriters(path: string, text: string, writers: ReadonlySet<string>, readElsewhere: (name: string) => boolean): string {
+  const ast = parseSource(path, text);
+  const edits = new EditList();
+  traverse(ast, {
+    Program(programPath: NodePath<t.Program>) {
+      for (const [name, binding] of Object.entries(programPath.scope.bindings)) {
+        if (!writers.has(name) || readElsewhere(name)) continue;
+        const declaration = getModuleLevelDeclaration(binding.path);
+        if (!declaration) continue;
+        const exportsAt: t.Node[] = [];
+        const onlyExported = binding.referencePaths.every((ref) => {
+          const entry = getExportEntry(ref);
+          if (entry) exportsAt.push(entry);
+          return entry !== null;
+        });
+        if (!onlyExported || binding.constantViolations.length > 0) continue;
+        for (const entry of exportsAt) removeListItem(text, edits, entry);
+        const range = getRemovalRange(text, declaration.start!, declaration.end!);
+        edits.remove(range.start, range.end);
+      }
+    },
+  });
+  return edits.apply(text);
+}
+
+/** `function emit() {}` or `const emit = (...) => ...` at the top of the module (the statement to remove). */
+function getModuleLevelDeclaration(path: NodePath): t.Statement | null {
+  const node = path.node;
+  if (t.isFunctionDeclaration(node) && t.isProgram(path.parent)) return node;
+  // `export function emit() {}`: the export goes with it
+  if (t.isFunctionDeclaration(node) && t.isExportNamedDeclaration(path.parent) && t.isProgram(path.parentPath?.parent)) return path.parent;
+  if (t.isVariableDeclarator(node) && (t.isArrowFunctionExpression(node.init) || t.isFunctionExpression(node.init))) {
+    const statement = path.parentPath;
+    if (statement && t.isVariableDeclaration(statement.node) && statement.node.declarations.length === 1 && t.isProgram(statement.parent)) return statement.node;
+  }
+  return null;
+}
+
+/** The entry a reference is in, when it is an export: `{ emit }` of `module.exports = {...}`, `export { emit }`. */
+function getExportEntry(ref: NodePath): t.Node | null {
+  const parent = ref.parentPath;
+  if (!parent) return null;
+  if (t.isExportSpecifier(parent.node)) {
+    const declaration = parent.parent as t.ExportNamedDeclaration;
+    return declaration.specifiers.length > 1 ? parent.node : null;
+  }
+  if (t.isObjectProperty(parent.node) && parent.node.value === ref.node) {
+    const object = parent.parentPath;
+    const assignment = object?.parentPath?.node;
+    if (object && t.isObjectExpression(object.node) && object.node.properties.length > 1 && t.isAssignmentExpression(assignment) && isModuleExports(assignment.left)) return parent.node;
+  }
+  return null;
+}
+
+function isModuleExports(node: t.Node): boolean {
+  return t.isMemberExpression(node) && t.isIdentifier(node.object, { name: 'module' }) && t.isIdentifier(node.property, { name: 'exports' });
 }

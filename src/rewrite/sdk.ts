@@ -15,13 +15,13 @@ import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapEx
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
-import type { ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
+import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
 import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource } from '../parse.js';
 import { EditList } from './edits.js';
-import { pruneUnusedDeclarations } from './prune.js';
+import { pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
-import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, renderRange } from './text.js';
+import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, reindentExpression, renderRange } from './text.js';
 
 export interface SdkRewrite {
   /** The new text of every module that changed (the entry included when it changed). */
@@ -98,7 +98,8 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   }
   for (const end of shape.noReplyEnds) {
     const style = getStyle(ctx, end.mod);
-    const text = buildThrow(style, sdk, '-32601', quoted(style, 'Method not found'), null);
+    const [code, message] = NO_REPLY_ERRORS[end.reason];
+    const text = buildThrow(style, sdk, code, quoted(style, message), null);
     if (end.kind === 'return') edit(end.mod).replace(end.node.start!, end.node.end!, text);
     else if (end.fn.body.type === 'BlockStatement') {
       const body = end.fn.body;
@@ -106,7 +107,8 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
       edit(end.mod).insert(body.end! - 1, `${indent}${text}${style.eol}${getLineIndent(end.mod.source, body.end! - 1)}`.replace(/^(?=)/, ''));
     }
   }
-  if (shape.fallback && shape.noReplyEnds.length > 0) ctx.fixes.push('unknown methods are answered with -32601 instead of never');
+  if (shape.noReplyEnds.some((e) => e.reason === 'unknown-method')) ctx.fixes.push('unknown methods are answered with -32601 instead of never');
+  if (shape.noReplyEnds.some((e) => e.reason !== 'unknown-method')) ctx.fixes.push('requests the original never answered (an unknown tool, a path without a result) get an error reply');
 
   // 3. Text on stdout goes to stderr (it would corrupt the transport).
   for (const sink of model.facts.sinks) {
@@ -178,6 +180,14 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if (after !== mod.source) changes.set(mod.path, { before: mod.source, after });
   }
   dropUnreachableChanges(model, changes);
+  // a writer only its module's exports still name, and no other module reads: it goes too
+  for (const [path, change] of changes) {
+    const mod = model.facts.program.modules.find((m) => m.path === path)!;
+    const others = [...model.facts.program.modules].filter((m) => m !== mod).map((m) => changes.get(m.path)?.after ?? m.source);
+    const readElsewhere = (name: string): boolean => others.some((text) => new RegExp(`\\b${name}\\b`).test(text));
+    const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), readElsewhere);
+    if (after !== change.after) change.after = pruneUnusedDeclarations(path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
+  }
   ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
   if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
   return { changes, notes: ctx.notes, fixes: ctx.fixes };
@@ -196,6 +206,13 @@ function dropUnreachableChanges(model: ServerModel, changes: Map<string, { befor
   const paths = new Set(reachable.map((m) => m.path));
   for (const path of [...changes.keys()]) if (!paths.has(path)) changes.delete(path);
 }
+
+/** The error thrown where a request would otherwise end without a reply. */
+const NO_REPLY_ERRORS: Record<NoReplyEnd['reason'], [string, string]> = {
+  'unknown-method': ['-32601', 'Method not found'],
+  'unknown-tool': ['-32602', 'Unknown tool'],
+  'no-result': ['-32603', 'The server produced no result for this request'],
+};
 
 /** ESM or CommonJS, as Node decides: the extension, else the package type the runner read (the same package for every module). */
 function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): ModuleKind {
@@ -301,7 +318,11 @@ function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget, 
   const s = semi(style);
   const reply = site.reply;
   const arrow = site.form === 'arrow-body';
-  if (reply.kind === 'result') return arrow ? (/^[{]/.test(reply.value) ? `(${reply.value})` : reply.value) : `return ${reply.value}${s}`;
+  if (reply.kind === 'result') {
+    // the value's later lines follow it from where it was written to the statement's line
+    const value = reindentExpression(reply.value, reply.indent, getLineIndent(site.mod.source, site.statement.start!));
+    return arrow ? (/^[{]/.test(value) ? `(${value})` : value) : `return ${value}${s}`;
+  }
   let error: string;
   if (reply.kind === 'error-value') error = reply.value;
   else {
@@ -408,7 +429,8 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
   const parent = (node: t.Node): t.Node | undefined => mod.index.parent.get(node);
   const message = getParsedName(mod, d.parse);
   if (message === null) return fail('the parsed message is not stored in a variable', d.parse);
-  const messageType = getDeclaredType(mod, d.parse);
+  // TypeScript: the parameter keeps the variable's declared type; an undeclared one was `any` (strict mode refuses an implicit one)
+  const messageType = getDeclaredType(mod, d.parse) || (/\.[cm]?tsx?$/i.test(mod.path) ? ': any' : '');
 
   // `try { msg = JSON.parse(line) } catch { ... }`: the whole try is the parse
   let node: t.Node = d.parseStatement;

@@ -1,5 +1,6 @@
 // Line-oriented helpers over the original source text: ranges that include a node's comments and
 // whole lines, indentation, and the lines whose leading whitespace is part of a string (never reindented).
+import { parseExpression } from '@babel/parser';
 import * as t from '@babel/types';
 
 import { forEachChild } from '../analysis/ast.js';
@@ -46,15 +47,19 @@ export function widenToLines(source: string, start: number, end: number): { star
 
 /**
  * The range to cut to remove [start, end): whole lines when nothing else shares them, plus one blank
- * line when the removal would otherwise leave two blank lines in a row.
+ * line when the removal would otherwise leave two blank lines in a row or a blank line after a `{`.
  */
 export function getRemovalRange(source: string, start: number, end: number): { start: number; end: number } {
   const range = widenToLines(source, start, end);
   if (range.start !== getLineStart(source, start)) return range;
   const before = source.slice(0, range.start);
-  const blankBefore = range.start === 0 || /\n[ \t]*\r?\n$/.test(before) || /^[ \t]*\r?\n$/.test(before);
+  // a blank line before, or the opening of a block (`switch (x) {` then the removed first case)
+  const blankBefore = range.start === 0 || /\n[ \t]*\r?\n$/.test(before) || /^[ \t]*\r?\n$/.test(before) || /[{[(][ \t]*\r?\n$/.test(before);
   const next = /^[ \t]*\r?\n/.exec(source.slice(range.end));
   if (blankBefore && next) return { start: range.start, end: range.end + next[0].length };
+  // the last item of a block after a blank line: the blank line goes too (no blank line before the `}`)
+  const blank = /\n([ \t]*\r?\n)$/.exec(before);
+  if (blank && /^[ \t]*[}\])]/.test(source.slice(range.end))) return { start: range.start - blank[1]!.length, end: range.end };
   return range;
 }
 
@@ -73,6 +78,27 @@ export function findProtectedLineStarts(ast: t.File, source: string): Set<number
     }
   }
   return protectedStarts;
+}
+
+/**
+ * An expression's text moved from a line indented `from` to one indented `to`: its later lines move
+ * with it, except those that begin inside a string or template (their whitespace is content). Text that
+ * does not parse as an expression is returned as it is.
+ */
+export function reindentExpression(text: string, from: string, to: string): string {
+  if (!text.includes('\n')) return text;
+  // a literal closes on a line indented like the one it opened on: the surest measure of `from`
+  const closing = /\n([ \t]*)[}\])][^\n]*$/.exec(text);
+  if (closing) from = closing[1]!;
+  if (from === to) return text;
+  let expression: t.Node;
+  try {
+    expression = parseExpression(text, { plugins: ['typescript'] });
+  } catch {
+    return text;
+  }
+  const protectedStarts = findProtectedLineStarts(t.file(t.program([t.expressionStatement(expression as t.Expression)])), text);
+  return renderRange(text, 0, text.length, from, to, protectedStarts);
 }
 
 /** Re-indents every line after the first of `text` by replacing the prefix `from` with `to`. */

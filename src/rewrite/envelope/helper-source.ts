@@ -47,6 +47,8 @@ const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), sha
 //   - every message carries "jsonrpc": "2.0", framed as the server frames (NDJSON or Content-Length,
 //     with the length counted in bytes);
 //   - a reply carries the id of the request it answers, taken from the request itself;
+//   - a reply written where no request is waiting for one (a queue drained from the callbacks of an
+//     earlier request) answers the request its id names, if that one is still waiting;
 //   - a notification (no "id" member) is never answered, and a request is answered once;
 //   - an error is { code: <integer>, message: <string> } (a bare string becomes -32603, and a generic
 //     code on a message that says the method is unknown becomes -32601);
@@ -54,10 +56,13 @@ const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), sha
 //   - ping is answered with {} (by the envelope itself, as the specification defines it);
 //   - when the server's methods are known, an unknown method is answered with -32601 (whatever the
 //     server would have written for it);
-//   - text that is not a message goes to stderr instead of corrupting the protocol.
+//   - text that is not a message (a log line, JSON that is no JSON-RPC message) goes to stderr
+//     instead of corrupting the protocol; log() formats like console.log() and never throws;
+//   - write() calls its callback once the text is out, as stdout.write() does.
 // Which request a reply answers: parse() starts a scope that follows the callbacks and promises of
 // the code handling that message (AsyncLocalStorage), so replies of requests in flight never swap ids.
-// One envelope per process: every module of the server that calls createEnvelope() shares it.
+// One envelope per process: every module of the server that calls createEnvelope() shares it
+// (the output / errorOutput options, for tests, give a separate one).
 `;
 
 const JS_BODY = `const STATE = Symbol.for('mcp-migrate.envelope');
@@ -77,7 +82,20 @@ function isId(value) {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-const UNKNOWN_METHOD = /\\b(method not found|(unknown|unsupported|no such) method)\\b/i;
+// a JSON-RPC message has at least one of these members; other JSON written to stdout is a log
+function isMessage(value) {
+  return isObject(value) && ('jsonrpc' in value || 'id' in value || 'method' in value || 'result' in value || 'error' in value);
+}
+
+function stringify(value) {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined; // a cycle, a BigInt
+  }
+}
+
+const UNKNOWN_METHOD = /\\b(method not found|(unknown|unsupported|no such) method)\\b|\\bmethod\\s+['"\\u0060]?[\\w/.$-]+['"\\u0060]?\\s+(is\\s+)?(not found|not supported|unknown|not implemented)\\b/i;
 
 function toError(error) {
   const fields = isObject(error) ? error : { message: error };
@@ -121,6 +139,8 @@ function createEnvelope(options = {}) {
   const output = options.output || ((text) => stdout(text));
   const errorOutput = options.errorOutput || ((text) => process.stderr.write(text));
   const scopes = new AsyncLocalStorage();
+  const inFlight = new Map(); // id -> the scope of a request that is not answered yet
+  const decoder = new TextDecoder();
   let pending = '';
 
   function emit(message) {
@@ -130,6 +150,7 @@ function createEnvelope(options = {}) {
 
   function answer(scope, reply) {
     scope.answered = true;
+    if (inFlight.get(scope.request.id) === scope) inFlight.delete(scope.request.id);
     if (reply.error !== undefined && reply.error !== null) emit({ jsonrpc: '2.0', id: scope.request.id, error: toError(reply.error) });
     else emit({ jsonrpc: '2.0', id: scope.request.id, result: reply.result === undefined ? {} : reply.result });
   }
@@ -159,6 +180,7 @@ function createEnvelope(options = {}) {
     if (!('id' in message)) scope.answered = true; // a notification is never answered
     else if (message.method === 'ping') answer(scope, { result: {} }); // the spec says what ping answers
     else if (methods !== null && !methods.has(message.method)) answer(scope, { error: { code: -32601, message: 'Method not found' } });
+    else if (isId(message.id)) inFlight.set(message.id, scope);
     return message;
   }
 
@@ -173,8 +195,8 @@ function createEnvelope(options = {}) {
 
   // One message the server wrote (already parsed).
   function send(message) {
-    if (!isObject(message)) {
-      errorOutput(JSON.stringify(message) + '\\n');
+    if (!isMessage(message)) {
+      errorOutput(format('%j', message) + '\\n');
       return;
     }
     if (typeof message.method === 'string' && !('result' in message) && !('error' in message)) {
@@ -182,15 +204,22 @@ function createEnvelope(options = {}) {
       return;
     }
     const scope = scopes.getStore();
-    if (scope === undefined) {
-      // written outside the handling of any message: keep the server's id
-      const id = isId(message.id) ? message.id : null;
-      if (message.error !== undefined && message.error !== null) emit({ jsonrpc: '2.0', id, error: toError(message.error) });
-      else emit({ jsonrpc: '2.0', id, result: message.result === undefined ? {} : message.result });
+    if (scope !== undefined && scope.request !== undefined && !scope.answered) {
+      answer(scope, message);
       return;
     }
-    if (scope.answered || scope.request === undefined) return;
-    answer(scope, message);
+    // no request of this handling waits for a reply: the one its id names, if that one still waits
+    // (a queue of requests drained from the callbacks of the first one)
+    const named = isId(message.id) ? inFlight.get(message.id) : undefined;
+    if (named !== undefined) {
+      answer(named, message);
+      return;
+    }
+    if (scope !== undefined) return; // a second reply, a reply to a notification or to bad input
+    // written outside the handling of any message: keep the server's id
+    const id = isId(message.id) ? message.id : null;
+    if (message.error !== undefined && message.error !== null) emit({ jsonrpc: '2.0', id, error: toError(message.error) });
+    else emit({ jsonrpc: '2.0', id, result: message.result === undefined ? {} : message.result });
   }
 
   function sendText(text) {
@@ -207,11 +236,19 @@ function createEnvelope(options = {}) {
 
   // A drop-in for stdout.write(): frames the text the server writes into messages.
   function write(chunk, encoding, callback) {
-    pending += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }); // a character may span two chunks
     for (;;) {
       if (framing === 'ndjson') {
         const newline = pending.indexOf('\\n');
-        if (newline === -1) break;
+        if (newline === -1) {
+          // a message written without its newline goes out now (a client would wait for the line)
+          const text = pending.trim();
+          if (/^[[{]/.test(text) && findJsonEnd(text) === text.length) {
+            pending = '';
+            sendText(text);
+          }
+          break;
+        }
         const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
         sendText(line);
@@ -237,15 +274,20 @@ function createEnvelope(options = {}) {
       pending = rest.slice(end);
       sendText(rest.slice(0, end));
     }
+    // like stdout.write(): call back once the text is out, never before write() returns
     const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') done();
+    if (typeof done === 'function') {
+      if (options.output) process.nextTick(done);
+      else stdout('', undefined, done);
+    }
     return true;
   }
 
-  // A drop-in for console.log(): what it would print, as a message or (for anything else) on stderr.
+  // A drop-in for console.log(): what it would print (util.format), as a message or (anything else) on stderr.
   function log(...args) {
-    const text = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
-    sendText(text);
+    // console.log(message) printed util.inspect text no client can read: the message as JSON instead
+    const json = args.length === 1 && isMessage(args[0]) ? stringify(args[0]) : undefined;
+    sendText(json === undefined ? format(...args) : json);
   }
 
   const envelope = { parse, receive, send, write, log };

@@ -103,7 +103,8 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
         const inList = parent?.type === 'BlockStatement' || parent?.type === 'Program' || parent?.type === 'SwitchCase' || parent?.type === 'StaticBlock';
         // `if (x) return;` takes one statement: the send and the return go in a block of their own
         if (inList) edit(mod).insert(end.node.start!, `${text}${style.eol}${getLineIndent(mod.source, end.node.start!)}`);
-        else edit(mod).replace(end.node.start!, end.node.end!, `{ ${text} ${mod.source.slice(end.node.start!, end.node.end!)} }`);
+        // (on one line the statements need a `;` between them, whatever the file's style)
+        else edit(mod).replace(end.node.start!, end.node.end!, `{ ${text.replace(/;?$/, ';')} ${mod.source.slice(end.node.start!, end.node.end!)} }`);
       } else if (end.fn.body.type === 'BlockStatement') {
         const body = end.fn.body;
         const last = body.body[body.body.length - 1];
