@@ -23,7 +23,8 @@ import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
 export function mayContainServer(source: string): boolean {
   // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
   if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
-  if (source.includes(USES_SDK_STDIO)) return /console\.(log|info|debug)\(|process\.stdout\.write/.test(source);
+  // a server already on the SDK: said so (left alone), and its own stdout writes moved if it has any
+  if (source.includes(USES_SDK_STDIO)) return true;
   // an entry whose server (and stdin loop) live in modules it imports
   return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
 }

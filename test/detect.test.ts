@@ -1,99 +1,120 @@
-// Detection: what each fixture server is, checked against what reading the file shows.
+// Detection on the shared facts: what each server is, which function dispatches, what gets registered,
+// and every reason an SDK rewrite is not offered; checked against what reading each file shows.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { detectServer } from '../src/detect/server-model.js';
-import { toModelSnapshot } from '../src/model/server-model.js';
+import { buildFacts } from '../src/analysis/facts.js';
+import { detectServer, type Detection } from '../src/detect/server.js';
+import type { ServerModel } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
-import { processSource } from '../src/pipeline.js';
-import { getFixtureCase } from './fixtures/fixture-cases.js';
 
-const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
+const CORPUS = join(import.meta.dirname, 'fixtures', 'corpus');
 
-function detect(name: string) {
-  const { input } = getFixtureCase(DIR, name);
-  return detectServer(parseSource(input, readFileSync(input, 'utf8')));
+const readModule = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+function detect(path: string, source = readFileSync(path, 'utf8')): Detection {
+  return detectServer(buildFacts(path, source, parseSource(path, source), readModule));
 }
 
-function model(name: string): Record<string, unknown> {
-  const detection = detect(name);
-  if (detection.kind !== 'server') throw new Error(`${name}: ${JSON.stringify(detection)}`);
-  return toModelSnapshot(detection.model);
+function model(path: string, source?: string): ServerModel {
+  const detection = detect(path, source);
+  if (detection.kind !== 'server') throw new Error(`${path}: ${detection.kind}`);
+  return detection.model;
 }
 
-describe('detectServer', () => {
-  it.each([
-    // file, input loop, dispatch, protocol, methods in dispatch order, fallback code
-    ['readline-bare-ifs', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], null],
-    ['data-chunks-switch', 'stdin-data', 'switch', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['handler-map-esm', 'readline-line', 'handler-map', 'return-result', ['initialize', 'tools/list', 'tools/call'], -32000],
-    ['ts-class-then-dispatch', 'readline-line', 'switch', 'return-result', ['initialize', 'ping', 'tools/list', 'tools/call'], null],
-    ['ts-cjs-assigned-response', 'readline-line', 'if-chain', 'assign-envelope', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['console-log-writer', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['for-await-returned-replies', 'readline-for-await', 'switch', 'return-envelope', ['initialize', 'notifications/initialized', 'ping', 'tools/list', 'tools/call'], -32601],
-    ['custom-method-fallback', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call', 'db/stats'], -32601],
-    ['nested-registry-framework', 'readline-line', 'if-chain', 'write', ['initialize', 'tools/list', 'tools/call'], -32601],
-    ['resources-prompts-switch', 'readline-line', 'switch', 'write', ['initialize', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call'], -32601],
-  ])('%s: %s loop, %s dispatch, %s replies', (file, input, dispatch, protocol, methods, fallback) => {
-    const snapshot = model(file) as {
-      input: { kind: string };
-      dispatch: { kind: string; protocol: { kind: string } };
-      methods: { method: string }[];
-      fallback: { code: number | null } | null;
-    };
-    expect(snapshot.input.kind).toBe(input);
-    expect(snapshot.dispatch.kind).toBe(dispatch);
-    expect(snapshot.dispatch.protocol.kind).toBe(protocol);
-    expect(snapshot.methods.map((m) => m.method)).toEqual(methods);
-    expect(snapshot.fallback?.code ?? null).toBe(fallback);
+function shape(relativePath: string) {
+  const m = model(join(CORPUS, relativePath));
+  if (!m.sdk) throw new Error(`${relativePath}: ${m.blockers.map((b) => b.code).join(', ')}`);
+  return m.sdk;
+}
+
+const fnName = (node: { type: string; id?: { name: string } | null; key?: { type: string; name?: string } }): string | null =>
+  node.id?.name ?? (node.key?.type === 'Identifier' ? node.key.name! : null);
+
+describe('the dispatcher', () => {
+  it('is the loop callback itself when the replies are written right after the parse (01: bare ifs in rl.on)', () => {
+    const s = shape('01-cjs-readline-bare-ifs/server.js');
+    expect(s.dispatcher.kind).toBe('inline');
+    expect(s.registrations).toEqual(['tools/list', 'tools/call']);
+    // the initialize branch is the SDK's; ping is not handled at all
+    expect(s.removableBranches).toHaveLength(1);
+    expect(s.removableBranches[0]!.node.loc?.start.line).toBe(51);
+    // an unknown tool falls off the end of the callback without a reply (lines 117-133)
+    expect(s.noReplyEnds.map((e) => [e.kind, e.reason])).toEqual([['end', 'unknown-tool']]);
   });
 
-  it('records where each reply is and what it is', () => {
-    const snapshot = model('readline-bare-ifs') as { methods: { method: string; replies: string[] }[]; initialize: Record<string, string | null> };
-    // tools/call: the catch answers -32602 at line 128, the result is sent at line 132
-    expect(snapshot.methods.find((m) => m.method === 'tools/call')!.replies).toEqual(['error@128', 'result@132']);
-    expect(snapshot.initialize).toMatchObject({ serverInfo: 'line 58', capabilities: 'line 57', instructions: null });
+  it('is the function handed the parsed message (02: handleRequest(request) from the data handler)', () => {
+    const s = shape('02-esm-data-buffer-switch/index.mjs');
+    expect(s.dispatcher.kind).toBe('function');
+    expect(fnName(s.dispatcher.fn as never)).toBe('handleRequest');
+    expect(s.handler).toBe('handleRequest');
+    expect(s.customMethods).toEqual([]);
   });
 
-  it('knows the handler map answers errors with -32000 and the class maps RpcError codes itself', () => {
-    expect((model('handler-map-esm').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: -32000 });
-    expect((model('ts-class-then-dispatch').dispatch as { protocol: unknown }).protocol).toEqual({ kind: 'return-result', errorCode: null });
+  it('reads the id the dispatcher checks, so the handler is handed one (03: isNotification = message.id === undefined)', () => {
+    const s = shape('03-esm-handler-map/server.js');
+    expect(fnName(s.dispatcher.fn as never)).toBe('dispatch');
+    expect(s.usesMessageId).toBe(true);
+    expect(s.handler).toBe('(request, extra) => dispatch({ ...request, id: extra.requestId })');
   });
 
-  it('sees notifications/initialized answered in the for-await server', () => {
-    expect(model('for-await-returned-replies').notificationReplies).toEqual(['notifications/initialized']);
+  it('follows replies returned out of the dispatcher to the loop that writes them (08: out(await handle(msg)))', () => {
+    const s = shape('08-no-jsonrpc-field/main.js');
+    expect(fnName(s.dispatcher.fn as never)).toBe(null); // const handle = async (...) => ...
+    expect(s.handler).toBe('(request) => handle(request)');
+    // initialize, notifications/initialized and ping are the SDK's
+    expect(s.removableBranches.map((b) => b.kind)).toEqual(['case', 'case', 'case']);
   });
 
-  it('tells servers already on the SDK and non-MCP workers apart from hand-rolled servers', () => {
-    expect(detect('already-on-sdk').kind).toBe('sdk-server');
-    expect(detect('not-mcp-json-worker').kind).toBe('none');
+  it('routes a custom method through the fallback, and keeps registrations to MCP methods (10: db/stats)', () => {
+    const s = shape('10-custom-method-db-stats/bin/shopdb-mcp.mjs');
+    expect(fnName(s.dispatcher.fn as never)).toBe('onRequest');
+    expect(s.registrations).toEqual(['tools/list', 'tools/call']);
+    expect(s.customMethods).toEqual(['db/stats']);
+    expect(s.fallback).toBe(true);
+    expect(s.construct.instructions).toBe("'Read-only. Use list_tables first.'");
   });
 
-  it('reports a reply written from a callback instead of guessing', () => {
+  it('keeps the name of a constant the initialize reply used for serverInfo (02: SERVER_INFO, 03 through a handler map)', () => {
+    expect(shape('02-esm-data-buffer-switch/index.mjs').construct.serverInfo).toBe('SERVER_INFO');
+    expect(shape('03-esm-handler-map/server.js').construct.serverInfo).toBe('SERVER');
+  });
+});
+
+describe('servers the SDK rewrite does not take', () => {
+  it('names Content-Length framing (11) and sends it to the envelope', () => {
+    const m = model(join(CORPUS, '11-content-length-framing/server.js'));
+    expect(m.sdk).toBeNull();
+    expect(m.framing).toBe('content-length');
+    expect(m.blockers[0]).toMatchObject({ code: 'CONTENT_LENGTH_FRAMING' });
+  });
+
+  it('tells servers already on the SDK and JSON-lines workers apart from hand-rolled servers', () => {
+    expect(detect(join(CORPUS, '13-already-sdk-mcpserver/server.js')).kind).toBe('sdk-server');
+    expect(detect(join(CORPUS, '14-jsonl-worker-not-mcp/worker.js')).kind).toBe('none');
+  });
+
+  it('reports a reply written from a timer callback instead of guessing', () => {
     const source = `
 const readline = require('readline');
 function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
   if (msg.method === 'tools/list') {
     setTimeout(() => send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }), 10);
   }
 });`;
-    const detection = detectServer(parseSource('late.js', source));
-    expect(detection).toMatchObject({ kind: 'unsupported', reason: 'REPLY_IN_CALLBACK', line: 7 });
-  });
-
-  it('reports loop side effects instead of dropping them', () => {
-    const source = `
-const readline = require('readline');
-let seen = 0;
-function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
-  const msg = JSON.parse(line);
-  seen += 1;
-  if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
-});`;
-    expect(detectServer(parseSource('count.js', source))).toMatchObject({ kind: 'unsupported', reason: 'LOOP_SIDE_EFFECTS', line: 7 });
+    const m = model('late.js', source);
+    expect(m.blockers[0]).toMatchObject({ code: 'REPLY_IN_CALLBACK', line: 8 });
+    // the envelope cannot list the methods either: tools/list is answered where the analysis does not look
+    expect(m.envelope.methods).toBeNull();
   });
 
   it('honours a mcp-migrate-ignore comment', () => {
@@ -103,27 +124,84 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
   if (msg.method === 'tools/list') process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }) + '\\n');
 });`;
-    expect(detectServer(parseSource('ignored.js', source))).toMatchObject({ kind: 'unsupported', reason: 'IGNORED' });
+    expect(model('ignored.js', source).ignored).toBe(true);
   });
-});
 
-describe('conservative matching', () => {
-  it('does not trust a writer helper that is reassigned elsewhere', () => {
+  it('does not treat a writer reassigned elsewhere as a proven writer', () => {
     const source = `
 const readline = require('readline');
 let send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 if (process.env.QUIET) send = () => {};
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
   if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
 });`;
-    const detection = detectServer(parseSource('reassigned.js', source));
-    // send is not a proven writer, so tools/list has no reply the rewrite could turn into a return
-    expect(detection.kind === 'server' ? detection.model.methods[0]!.replies : 'not a server').toEqual([]);
-    expect(detection.kind === 'server' ? detection.model.writerNames : []).not.toContain('send');
-    // and the pipeline leaves the file alone rather than half-migrating it
-    const result = processSource('reassigned.js', source, { sdk: 'v1', style: 'server' });
-    expect(result.after).toBeUndefined();
-    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNRESOLVED_WRITER', line: 3 });
+    const m = model('reassigned.js', source);
+    // no reply is provable, so no SDK shape: the envelope wraps the write instead
+    expect(m.sdk).toBeNull();
+    expect(m.blockers[0]!.code).toBe('NO_DISPATCH');
   });
+});
+
+describe('shapes that vary the same server', () => {
+  // One server, written four ways that keep its behaviour: each must give the same registrations.
+  const tail = `
+  if (method === 'initialize') return send({ jsonrpc: '2.0', id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'v', version: '1' } } });
+  if (method === 'tools/list') return send({ jsonrpc: '2.0', id, result: { tools: [] } });
+  if (method === 'tools/call') return send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: String(params.name) }] } });
+  if (id !== undefined) send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+}`;
+  const writer = `function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n`;
+  const variants: Record<string, string> = {
+    'destructured stdin, handler by name': `const { stdin } = process;
+${writer}function handle(msg) {
+  const { id, method, params = {} } = msg;${tail}
+function onLine(line) { handle(JSON.parse(line)); }
+require('readline').createInterface({ input: stdin }).on('line', onLine);`,
+    'node:process import, bound method': `import { stdin } from 'node:process';
+import readline from 'node:readline';
+${writer}class S {
+  start() { readline.createInterface({ input: stdin }).on('line', this.onLine.bind(this)); }
+  onLine(line) { this.handle(JSON.parse(line)); }
+  handle(msg) {
+  const { id, method, params = {} } = msg;${tail}
+}
+new S().start();`,
+    'loop inside try in main()': `${writer}function handle(msg) {
+  const { id, method, params = {} } = msg;${tail}
+async function main() {
+  try {
+    const rl = require('readline').createInterface({ input: process.stdin });
+    for await (const line of rl) {
+      let msg;
+      try { msg = JSON.parse(line); } catch { continue; }
+      handle(msg);
+    }
+  } catch (e) { console.error(e); }
+}
+main();`,
+    'raw line handed to a parsing function': `${writer}function handle(msg) {
+  const { id, method, params = {} } = msg;${tail}
+function handleLine(line) {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  handle(msg);
+}
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let i;
+  while ((i = buffer.indexOf('\\n')) >= 0) { handleLine(buffer.slice(0, i)); buffer = buffer.slice(i + 1); }
+});`,
+  };
+  for (const [name, source] of Object.entries(variants)) {
+    it(name, () => {
+      const m = model(name.includes('import') ? 'variant.mjs' : 'variant.js', source);
+      expect(m.blockers).toEqual([]);
+      expect(m.sdk!.dispatcher.kind).toBe('function');
+      expect(fnName(m.sdk!.dispatcher.fn as never)).toBe('handle');
+      expect(m.sdk!.registrations).toEqual(['tools/list', 'tools/call']);
+    });
+  }
 });

@@ -1,45 +1,57 @@
-// The planner: detection outcome -> plan, and which bugs of the original the SDK fixes.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The planner: detection -> plan, every decision with its typed reason. SDK where the model proves it
+// keeps behaviour, otherwise the envelope; left alone only for an ignore comment.
 import { describe, expect, it } from 'vitest';
-import { detectServer } from '../src/detect/server-model.js';
-import { parseSource } from '../src/parse.js';
-import { decidePlan } from '../src/plan/plan.js';
-import { getFixtureCase } from './fixtures/fixture-cases.js';
+import type { ServerModel } from '../src/model/server-model.js';
+import { decideAfterSdkFailure, decidePlan } from '../src/plan/plan.js';
 
-const DIR = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
-const planFor = (name: string) => {
-  const { input } = getFixtureCase(DIR, name);
-  return decidePlan(detectServer(parseSource(input, readFileSync(input, 'utf8'))));
-};
+// Only the fields the planner reads; the rest of a model is never looked at here.
+const server = (fields: Partial<ServerModel>): ServerModel => ({ ignored: false, line: 3, blockers: [], sdk: null, ...fields }) as ServerModel;
+const shape = {} as NonNullable<ServerModel['sdk']>;
 
 describe('decidePlan', () => {
-  it.each([
-    ['none', { kind: 'none' }],
-    ['sdk-server', { kind: 'leave', reason: 'ALREADY_ON_SDK' }],
-    ['unsupported IGNORED', { kind: 'leave', reason: 'IGNORED' }],
-    ['unsupported other', { kind: 'envelope-candidate', reason: 'COMPUTED_DISPATCH' }],
-  ] as const)('%s', (label, expected) => {
-    const detection =
-      label === 'none'
-        ? ({ kind: 'none' } as const)
-        : label === 'sdk-server'
-          ? ({ kind: 'sdk-server', line: 1, writesStdout: false } as const)
-          : ({ kind: 'unsupported', reason: label.endsWith('IGNORED') ? 'IGNORED' : 'COMPUTED_DISPATCH', line: 3, detail: 'x' } as const);
-    expect(decidePlan(detection)).toMatchObject(expected);
+  it('passes files that are not servers and servers already on the SDK through', () => {
+    expect(decidePlan({ kind: 'none' })).toEqual({ kind: 'none' });
+    expect(decidePlan({ kind: 'sdk-server', line: 4 })).toEqual({ kind: 'sdk-server', line: 4 });
   });
 
-  it.each([
-    // file, fixes that must be listed, fixes that must not
-    ['readline-bare-ifs', ['ping is answered', 'unknown methods get -32601 (the original sent no reply'], ['notifications get no reply']],
-    ['data-chunks-switch', ['ping is answered', 'notifications get no reply (the original fallback answered them'], ['unknown methods get -32601']],
-    ['handler-map-esm', ['ping is answered', 'unknown methods get -32601 (the original answered -32000)'], []],
-    ['for-await-returned-replies', ['notifications/initialized gets no reply'], ['ping is answered']],
-    ['ts-class-then-dispatch', [], ['ping is answered', 'notifications get no reply']],
-  ])('%s lists the SDK fixes it needs', (file, present, absent) => {
-    const plan = planFor(file);
-    if (plan.kind !== 'sdk') throw new Error(`expected an sdk plan, got ${plan.kind}`);
-    for (const text of present) expect(plan.fixes.some((f) => f.startsWith(text))).toBe(true);
-    for (const text of absent) expect(plan.fixes.some((f) => f.startsWith(text))).toBe(false);
+  it('leaves an ignored server alone, whatever else is known about it', () => {
+    const model = server({ ignored: true, sdk: shape });
+    expect(decidePlan({ kind: 'server', model })).toMatchObject({ kind: 'leave', reason: 'IGNORED', line: 3 });
+  });
+
+  it('takes the SDK rewrite when the model has an SDK shape and nothing blocks it', () => {
+    const model = server({ sdk: shape });
+    expect(decidePlan({ kind: 'server', model })).toEqual({ kind: 'sdk', model, style: 'server', notes: [] });
+  });
+
+  it('says --style mcp-server is not applied, and writes the low-level server', () => {
+    const plan = decidePlan({ kind: 'server', model: server({ sdk: shape }) }, 'mcp-server');
+    expect(plan).toMatchObject({ kind: 'sdk', style: 'server' });
+    expect(plan.kind === 'sdk' ? plan.notes : []).toEqual([expect.stringMatching(/^--style mcp-server not applied: /)]);
+  });
+
+  it('sends every other hand-rolled server to the envelope with the first blocker as its reason', () => {
+    const blockers = [
+      { code: 'COMPUTED_DISPATCH', line: 12, detail: 'a handler is looked up by a computed name' },
+      { code: 'CONTENT_LENGTH_FRAMING', line: 30, detail: 'framed with headers' },
+    ] as ServerModel['blockers'];
+    const model = server({ blockers });
+    expect(decidePlan({ kind: 'server', model })).toEqual({ kind: 'envelope', blocker: blockers[0], model });
+  });
+
+  it('names a server with neither an SDK shape nor a blocker NO_DISPATCH instead of leaving it', () => {
+    expect(decidePlan({ kind: 'server', model: server({}) })).toMatchObject({ kind: 'envelope', blocker: { code: 'NO_DISPATCH', line: 3 } });
+  });
+});
+
+describe('decideAfterSdkFailure', () => {
+  it('turns a failed SDK rewrite into the envelope with OUTPUT_CHECK_FAILED and the failure as detail', () => {
+    const model = server({ sdk: shape });
+    expect(decideAfterSdkFailure(model, 'still writes to stdout at line 9', 9)).toEqual({
+      kind: 'envelope',
+      blocker: { code: 'OUTPUT_CHECK_FAILED', line: 9, detail: 'still writes to stdout at line 9' },
+      model,
+    });
+    expect(decideAfterSdkFailure(model, 'x', 0)).toMatchObject({ blocker: { line: 3 } });
   });
 });

@@ -1233,7 +1233,12 @@ export class Interpreter {
 
   private pureNative(name: string, args: Val[]): Val {
     const a = args[0] ?? UNDEFINED;
-    if (name === 'pure.String') return a.k === 'lit' ? lit(String(a.value)) : a.k === 'text' || a.k === 'json' ? a : UNKNOWN;
+    if (name === 'pure.String') {
+      if (a.k === 'lit') return lit(String(a.value));
+      // `String(msg.method)` is the method (a string already); anything built from it stays tied to it
+      if (a.k === 'text' || a.k === 'json' || (a.k === 'sym' && a.key === 'method')) return a;
+      return isFromMethod(a) ? FROM_METHOD : UNKNOWN;
+    }
     // the bytes of a JSON text are that JSON text (`write(Buffer.from(JSON.stringify(msg)))`)
     if (name === 'pure.Buffer.from') return a.k === 'json' || a.k === 'text' ? a : UNKNOWN;
     if (name === 'pure.Buffer') return args.some((x) => x.k === 'text') ? { k: 'text' } : UNKNOWN;
@@ -1251,7 +1256,7 @@ export class Interpreter {
       const c = s.cons.get(self.key);
       if (typeof c?.eq === 'string') base = c.eq;
     }
-    if (base === null && isFromMethod(self)) return FROM_METHOD;
+    if (base === null && (isFromMethod(self) || (self.k === 'sym' && self.key === 'method'))) return FROM_METHOD;
     if (base === null || op === null) return UNKNOWN;
     // Arguments must be known: literals, or regular expression literals written in place.
     const params: unknown[] = [];

@@ -1211,7 +1211,10 @@ function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code:
     return null;
   }
   // state the initialize handler changes would be lost: the SDK answers initialize itself
-  const effects = init.events.slice(init.parseIndex).filter((e) => e.e === 'effect' && e.what === 'assign' && !isDeadStore(facts, e));
+  // (only in the code handling the message: the input side's own state, a line buffer, goes with the loop)
+  const effects = init.events
+    .slice(init.parseIndex)
+    .filter((e) => e.e === 'effect' && e.what === 'assign' && isWithinFrame(e.frame, init.parseFrame) && !isDeadStore(facts, e));
   if (effects.length > 0) {
     block('INITIALIZE_SIDE_EFFECTS', effects[0]!.e === 'effect' ? (effects[0] as Extract<Event, { e: 'effect' }>).node : null, 'the initialize handler changes server state');
     return null;

@@ -328,6 +328,8 @@ const STATE = Symbol.for('mcp-migrate.envelope');`)
     .replace("const STANDARD_MESSAGES = {", 'const STANDARD_MESSAGES: Record<string, string> = {')
     .replace('function isObject(value) {', 'function isObject(value: unknown): value is JsonObject {')
     .replace('function isId(value) {', 'function isId(value: unknown): value is string | number {')
+    .replace('function isMessage(value) {', 'function isMessage(value: unknown): value is JsonObject {')
+    .replace('function stringify(value) {', 'function stringify(value: unknown): string | undefined {')
     .replace('function toError(error) {\n  const fields = isObject(error) ? error : { message: error };', 'function toError(error: unknown): { code: number; message: string; data?: unknown } {\n  const fields: JsonObject = isObject(error) ? error : { message: error };')
     .replace('let code = Number.isInteger(fields.code) ? fields.code : -32603;', "let code = typeof fields['code'] === 'number' && Number.isInteger(fields['code']) ? fields['code'] : -32603;")
     .replace(/fields\.message/g, "fields['message']")
@@ -338,6 +340,7 @@ const STATE = Symbol.for('mcp-migrate.envelope');`)
     .replace('const output = options.output || ((text) => stdout(text));', 'const output: Write = options.output || ((text) => stdout(text));')
     .replace('const errorOutput = options.errorOutput || ((text) => process.stderr.write(text));', 'const errorOutput: Write = options.errorOutput || ((text) => process.stderr.write(text));')
     .replace('const scopes = new AsyncLocalStorage();', 'const scopes = new AsyncLocalStorage<Scope>();')
+    .replace('const inFlight = new Map();', 'const inFlight = new Map<Id, Scope>();')
     .replace('function emit(message) {', 'function emit(message: JsonObject): void {')
     .replace('function answer(scope, reply) {', 'function answer(scope: Scope, reply: JsonObject): void {')
     .replace(/scope\.request\.id/g, "scope.request!['id'] as Id")
@@ -353,6 +356,7 @@ const STATE = Symbol.for('mcp-migrate.envelope');`)
     .replace('function send(message) {', 'function send(message: unknown): void {')
     .replace('function sendText(text) {\n    if (!text.trim()) return;\n    let message;', 'function sendText(text: string): void {\n    if (!text.trim()) return;\n    let message: unknown;')
     .replace('function write(chunk, encoding, callback) {', 'function write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean {')
+    .replace("const done = typeof encoding === 'function' ? encoding : callback;", "const done = (typeof encoding === 'function' ? encoding : callback) as ((err?: Error | null) => void) | undefined;")
     .replace('function log(...args) {', 'function log(...args: unknown[]): void {')
     .replace('const envelope = { parse, receive, send, write, log };\n  if (shared) globalThis[STATE] = envelope;', 'const envelope: Envelope = { parse, receive, send, write, log };\n  if (shared) registry[STATE] = envelope;');
 }
@@ -361,10 +365,10 @@ const STATE = Symbol.for('mcp-migrate.envelope');`)
 export function buildHelperSource(kind: HelperKind): string {
   switch (kind) {
     case 'cjs':
-      return `${HEADER}'use strict';\n\nconst { AsyncLocalStorage } = require('node:async_hooks');\n\n${JS_BODY}\nmodule.exports = { createEnvelope };\n`;
+      return `${HEADER}'use strict';\n\nconst { AsyncLocalStorage } = require('node:async_hooks');\nconst { format } = require('node:util');\n\n${JS_BODY}\nmodule.exports = { createEnvelope };\n`;
     case 'esm':
-      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\n\n${JS_BODY.replace('function createEnvelope(', 'export function createEnvelope(')}`;
+      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\nimport { format } from 'node:util';\n\n${JS_BODY.replace('function createEnvelope(', 'export function createEnvelope(')}`;
     case 'ts':
-      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\n\n${buildTsBody()}`;
+      return `${HEADER}import { AsyncLocalStorage } from 'node:async_hooks';\nimport { format } from 'node:util';\n\n${buildTsBody()}`;
   }
 }
