@@ -15,8 +15,6 @@ function createServer(info) {
   }
 
   async function onMessage(msg) {
-    if (msg.id === undefined || msg.id === null) return; // notifications: nothing to say
-
     if (msg.method === 'tools/list') {
       const tools = [];
       for (const [name, t] of registry) {
@@ -41,8 +39,8 @@ function createServer(info) {
 
   function start() {
     const server = new Server(info, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => onMessage({ ...request, id: extra.requestId }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => onMessage({ ...request, id: extra.requestId }));
+    server.setRequestHandler(ListToolsRequestSchema, onMessage);
+    server.setRequestHandler(CallToolRequestSchema, onMessage);
     const transport = new StdioServerTransport();
     // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
     transport.onerror = (error) => {

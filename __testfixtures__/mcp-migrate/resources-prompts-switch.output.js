@@ -47,7 +47,6 @@ function checkCommit(message) {
 
 function handle(msg) {
   const { id, method, params = {} } = msg;
-  if (id === undefined) return; // notification
 
   switch (method) {
     case 'resources/list':
@@ -122,16 +121,16 @@ function handle(msg) {
 
 const server = new Server({ name: 'styleguide', version: '0.5.2' }, { capabilities: { tools: {}, resources: {} } });
 server.registerCapabilities({ prompts: {} });
-server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(ListResourcesRequestSchema, handle);
 server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-  const result = await handle({ ...request, id: extra.requestId });
+  const result = await handle(request, extra);
   // each content names the resource it belongs to (MCP requires it; the original left it out)
   return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) };
 });
-server.setRequestHandler(ListPromptsRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
-server.setRequestHandler(GetPromptRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
-server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
-server.setRequestHandler(CallToolRequestSchema, (request, extra) => handle({ ...request, id: extra.requestId }));
+server.setRequestHandler(ListPromptsRequestSchema, handle);
+server.setRequestHandler(GetPromptRequestSchema, handle);
+server.setRequestHandler(ListToolsRequestSchema, handle);
+server.setRequestHandler(CallToolRequestSchema, handle);
 const transport = new StdioServerTransport();
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

@@ -5,7 +5,7 @@
 import * as crypto from 'crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type ServerResult } from '@modelcontextprotocol/sdk/types.js';
 
 const ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha512'];
 
@@ -60,8 +60,6 @@ function callTool(name: string, args: any): string {
 }
 
 const handleMessage = async (msg: any) => {
-    if (!msg.id) return; // notification
-
     try {
         if (msg.method === 'tools/list') {
             return { tools };
@@ -76,8 +74,8 @@ const handleMessage = async (msg: any) => {
     }
 };
 const server = new Server({ name: 'hashbox', version: '0.9.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
-server.setRequestHandler(CallToolRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
+server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => (await handleMessage({ ...request, jsonrpc: '2.0', id: extra.requestId })) as ServerResult);
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => (await handleMessage({ ...request, jsonrpc: '2.0', id: extra.requestId })) as ServerResult);
 const transport = new StdioServerTransport();
 // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
 transport.onerror = (error) => {

@@ -1,6 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type ServerResult } from '@modelcontextprotocol/sdk/types.js';
 
 // ---- JSON-RPC shapes -------------------------------------------------------
 
@@ -94,8 +94,6 @@ class SemverServer {
 
   listen(): void {
     const handleMessage = async (request: JsonRpcRequest) => {
-      if (request.id === undefined) return; // notifications need no answer
-
       return this.dispatch(request).then(
         (result) => result,
         (err: unknown) => {
@@ -106,8 +104,8 @@ class SemverServer {
       );
     };
     const server = new Server(this.info, { capabilities: { tools: { listChanged: false } } });
-    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => handleMessage({ ...request, id: extra.requestId }));
+    server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => (await handleMessage({ ...request, jsonrpc: '2.0', id: extra.requestId })) as ServerResult);
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => (await handleMessage({ ...request, jsonrpc: '2.0', id: extra.requestId })) as ServerResult);
     const transport = new StdioServerTransport();
     // The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.
     transport.onerror = (error) => {

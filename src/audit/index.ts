@@ -6,18 +6,19 @@
 // Rules about the hand-rolled protocol run on files detection calls a hand-rolled MCP server;
 // `sdk-transport-bypassed` runs on servers already on the SDK.
 import type * as t from '@babel/types';
-import { buildFacts, type FileFacts } from '../analysis/facts.js';
-import type { Event, WriteData } from '../analysis/interp.js';
+import { getEnclosingFunction, getMemberName, getMemberPath, getNumericValue, isFunctionNode, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
+import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js';
+import type { Event, PathState, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit, ReadModule } from '../analysis/program.js';
 import { getFieldNode, resolveExpr, sourceOf } from '../analysis/render.js';
-import type { Frame, Val } from '../analysis/values.js';
+import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
+import { detectServer } from '../detect/server.js';
 import { assertNever } from '../model/assert-never.js';
 import { isRuleId, RULES, type RuleId } from '../model/audit-rules.js';
 import type { ServerModel } from '../model/server-model.js';
-import { detectServer } from '../detect/server.js';
-import { parseSource } from '../parse.js';
 import type { Decision, Finding } from '../model/types.js';
+import { parseSource } from '../parse.js';
 
 export { RULES, RULE_IDS, isRuleId, type RuleId, type RuleEntry, type Severity, type Fixer } from '../model/audit-rules.js';
 
@@ -64,18 +65,26 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
       options.onError?.(rule, error);
     }
   };
-  if (facts.sdkImport) {
-    run('sdk-transport-bypassed', () => checkSdkBypassed(facts));
-  } else if (model !== null) {
+  let transports: t.NewExpression[] = [];
+  try {
+    transports = findStdioTransports(facts);
+  } catch (error) {
+    options.onError?.('sdk-transport-bypassed', error);
+  }
+  if (facts.sdkImport || transports.length > 0) {
+    run('sdk-transport-bypassed', () => checkSdkBypassed(facts, transports));
+  } else if (model !== null && facts.paths.some((p) => p.state.events.some((e) => e.e === 'parse'))) {
+    // (a program that never parses what it reads from stdin is not seen speaking JSON-RPC there: an
+    // interactive CLI that prints, not a server whose output could break a client)
     const paths = collectMessagePaths(facts);
     const sites = new ReplySites(facts, paths);
-    run('stdout-pollution', () => checkStdoutPollution(facts, paths));
+    run('stdout-pollution', () => checkStdoutPollution(facts, model.framing));
     run('missing-jsonrpc', () => checkMissingJsonrpc(sites));
-    run('wrong-id', () => checkWrongId(sites, paths, facts));
+    run('wrong-id', () => checkWrongId(sites, facts));
     run('nonstandard-error', () => checkNonstandardError(sites));
     run('reply-to-notification', () => checkReplyToNotification(sites));
-    run('parse-error-unanswered', () => checkParseError(facts, paths));
-    run('unknown-method-unanswered', () => checkUnknownMethod(paths, sites));
+    run('parse-error-unanswered', () => checkParseError(facts, sites));
+    run('unknown-method-unanswered', () => checkUnknownMethod(paths, sites, facts));
   }
   const seen = new Set<string>();
   const findings: Finding[] = [];
@@ -93,44 +102,75 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
 
 // ---------------------------------------------------------------- reply sites
 
+/** A node, the frame it was evaluated in (a helper's parameters resolve to its call's arguments), its module. */
+interface Located {
+  node: t.Node;
+  frame: Frame | null;
+  mod: ModuleUnit;
+}
+
 /** One reply as the user wrote it: the write, or the call of the writer helper that did it. */
 interface ReplySite {
   node: t.Node;
   mod: ModuleUnit;
-  path: MessagePath;
+  /** The path of the parsed message it answers; null for the answer to a line that did not parse. */
+  path: MessagePath | null;
+  state: PathState;
   event: Extract<Event, { e: 'write' }>;
   fields: Map<string, Val>;
   /** The object literal the reply was built from, and the frame it was built in. */
-  object: { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null;
+  object: Located | null;
 }
 
 /** Every JSON message written on a path after the parse, located where the user wrote it. */
 class ReplySites {
   readonly all: ReplySite[] = [];
 
-  constructor(facts: FileFacts, paths: MessagePath[]) {
+  constructor(
+    private readonly facts: FileFacts,
+    paths: MessagePath[],
+  ) {
     const helpers = findWriterHelpers(paths);
-    for (const path of paths) {
-      for (let i = path.parseIndex; i < path.events.length; i++) {
-        const event = path.events[i]!;
-        if (event.e !== 'write' || event.data.kind !== 'json') continue;
-        const value = event.data.value;
-        const fields = value.k === 'obj' ? facts.interp.getFields(value, path.path.state, event.frame) : null;
-        if (!fields || (fields.has('method') && !fields.has('result') && !fields.has('error'))) continue;
-        // up through the writer helpers to the call the user wrote
-        let frame: Frame = event.frame;
-        let node: t.Node = event.call;
-        while (frame.caller && frame.call && helpers(frame)) {
-          node = frame.call;
-          frame = frame.caller;
-        }
-        const origin = value.origin;
-        const object = origin && origin.node.type === 'ObjectExpression' ? { node: origin.node, frame: origin.frame, mod: origin.frame?.mod ?? frame.mod } : null;
-        // built by the user (in the dispatcher, or returned to the loop that writes it): point at the object
-        const builtByUser = object !== null && origin?.frame !== null && origin?.frame !== undefined && !isHelperFrame(origin.frame, event.frame, helpers);
-        this.all.push({ node: builtByUser ? object.node : node, mod: builtByUser ? object.mod : frame.mod, path, event, fields, object });
-      }
+    for (const path of paths) this.collect(path.path.state, path.parseIndex, path, helpers);
+    // what a line that is not JSON is answered with
+    for (const result of facts.paths) {
+      const failed = result.state.events.findIndex((e) => e.e === 'parse' && !e.ok);
+      if (failed !== -1) this.collect(result.state, failed, null, helpers);
     }
+  }
+
+  private collect(state: PathState, from: number, path: MessagePath | null, helpers: (frame: Frame) => boolean): void {
+    for (let i = from; i < state.events.length; i++) {
+      const event = state.events[i]!;
+      if (event.e !== 'write' || event.data.kind !== 'json') continue;
+      const value = event.data.value;
+      const fields = value.k === 'obj' ? this.facts.interp.getFields(value, state, event.frame) : null;
+      if (!fields || (fields.has('method') && !fields.has('result') && !fields.has('error'))) continue;
+      // up through the writer helpers to the call the user wrote
+      let frame: Frame = event.frame;
+      let node: t.Node = event.call;
+      while (frame.caller && frame.call && helpers(frame)) {
+        node = frame.call;
+        frame = frame.caller;
+      }
+      const origin = value.origin;
+      const object = origin && origin.node.type === 'ObjectExpression' ? { node: origin.node, frame: origin.frame, mod: origin.frame?.mod ?? frame.mod } : null;
+      // built by the user (in the dispatcher, or returned to the loop that writes it): point at the object
+      const builtByUser = object !== null && origin?.frame !== null && origin?.frame !== undefined && !isHelperFrame(origin.frame, event.frame, helpers);
+      this.all.push({ node: builtByUser ? object.node : node, mod: builtByUser ? object.mod : frame.mod, path, state, event, fields, object });
+    }
+  }
+
+  /** The interpreted members of the reply's `error`. */
+  errorFields(site: ReplySite): Map<string, Val> | null {
+    const error = site.fields.get('error');
+    return error ? this.facts.interp.getFields(error, site.state, site.event.frame) : null;
+  }
+
+  /** The reply's error code, when the path knows it. */
+  errorCode(site: ReplySite): unknown {
+    const code = this.errorFields(site)?.get('code');
+    return code?.k === 'lit' ? code.value : undefined;
   }
 }
 
@@ -140,12 +180,16 @@ function isHelperFrame(frame: Frame, writeFrame: Frame, helpers: (frame: Frame) 
   return false;
 }
 
-function field(site: ReplySite, name: string): { node: t.Node; mod: ModuleUnit } | null {
+/** The node a member of the reply was written as, followed through helper parameters and constants. */
+function field(site: ReplySite, name: string): Located | null {
   if (!site.object) return null;
-  const found = getFieldNode(site.object.node, site.object.frame, site.object.mod, name);
-  if (!found) return null;
-  const resolved = resolveExpr(found.node, found.frame, found.mod);
-  return { node: resolved.node, mod: resolved.mod };
+  return member(site.object, name);
+}
+
+/** `name` in the object literal at `object`, resolved to the node that holds its value. */
+function member(object: Located, name: string): Located | null {
+  const found = getFieldNode(object.node, object.frame, object.mod, name);
+  return found ? resolveExpr(found.node, found.frame, found.mod) : null;
 }
 
 // ---------------------------------------------------------------- the rules
@@ -156,13 +200,15 @@ function checkMissingJsonrpc(sites: ReplySites): RawFinding[] {
     const jsonrpc = site.fields.get('jsonrpc');
     if (jsonrpc?.k === 'lit' && jsonrpc.value === '2.0') continue;
     if (jsonrpc && jsonrpc.k !== 'lit') continue;
-    out.push({ rule: 'missing-jsonrpc', node: site.node, mod: site.mod, message: jsonrpc ? `the reply carries \`jsonrpc: ${JSON.stringify((jsonrpc as { value: unknown }).value)}\` instead of "2.0"` : 'the reply has no `"jsonrpc": "2.0"` member' });
+    const what = site.path === null ? 'the Parse error reply' : 'the reply';
+    out.push({ rule: 'missing-jsonrpc', node: site.node, mod: site.mod, message: jsonrpc ? `${what} carries \`jsonrpc: ${JSON.stringify(jsonrpc.value)}\` instead of "2.0"` : `${what} has no \`"jsonrpc": "2.0"\` member` });
   }
   return out;
 }
 
 /** Id expressions that change the request's id: `id || null`, `id ?? 0`, `String(id)`, a constant. */
 function describeIdProblem(node: t.Node, mod: ModuleUnit): string | null {
+  if (isExactId(node, mod)) return null;
   switch (node.type) {
     case 'Identifier':
     case 'MemberExpression':
@@ -183,10 +229,33 @@ function describeIdProblem(node: t.Node, mod: ModuleUnit): string | null {
   }
 }
 
-function checkWrongId(sites: ReplySites, paths: MessagePath[], facts: FileFacts): RawFinding[] {
+/**
+ * Id expressions that give every request its own id back and differ only for a missing id (which
+ * `reply-to-notification` is about): `msg.id ?? null`, `id === undefined ? null : id`.
+ */
+function isExactId(node: t.Node, mod: ModuleUnit): boolean {
+  const isRead = (n: t.Node): boolean => ['Identifier', 'MemberExpression', 'OptionalMemberExpression'].includes(unwrapExpression(n).type) && !isNullish(n);
+  if (node.type === 'LogicalExpression') return node.operator === '??' && isRead(node.left) && isNullish(node.right);
+  if (node.type !== 'ConditionalExpression') return false;
+  const test = unwrapExpression(node.test);
+  if (test.type !== 'BinaryExpression' || test.left.type === 'PrivateName' || !['===', '==', '!==', '!='].includes(test.operator)) return false;
+  const tested = isNullish(test.right) ? test.left : isNullish(test.left) ? test.right : null;
+  if (tested === null || !isRead(tested)) return false;
+  const [whenMissing, whenPresent] = test.operator.startsWith('!') ? [node.alternate, node.consequent] : [node.consequent, node.alternate];
+  return isNullish(whenMissing) && isRead(whenPresent) && sourceOf(mod, unwrapExpression(whenPresent)) === sourceOf(mod, unwrapExpression(tested));
+}
+
+function isNullish(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'NullLiteral') return true;
+  if (expr.type === 'Identifier') return expr.name === 'undefined';
+  return expr.type === 'UnaryExpression' && expr.operator === 'void';
+}
+
+function checkWrongId(sites: ReplySites, facts: FileFacts): RawFinding[] {
   const out: RawFinding[] = [];
   for (const site of sites.all) {
-    if (site.path.notification) continue;
+    if (site.path === null || site.path.notification) continue;
     const id = field(site, 'id');
     if (!site.fields.has('id')) {
       out.push({ rule: 'wrong-id', node: site.node, mod: site.mod, message: 'the reply carries no `id`: the client cannot match it to its request' });
@@ -197,19 +266,13 @@ function checkWrongId(sites: ReplySites, paths: MessagePath[], facts: FileFacts)
     if (problem) out.push({ rule: 'wrong-id', node: id.node, mod: id.mod, message: problem });
   }
   // a parse error is answered with id null
-  for (const path of facts.paths) {
-    const failed = path.state.events.findIndex((e) => e.e === 'parse' && !e.ok);
-    if (failed === -1) continue;
-    for (const e of path.state.events.slice(failed)) {
-      if (e.e !== 'write' || e.data.kind !== 'json') continue;
-      const fields = e.data.value.k === 'obj' ? facts.interp.getFields(e.data.value, path.state, e.frame) : null;
-      const id = fields?.get('id');
-      if (id?.k === 'lit' && id.value !== null && id.value !== undefined && id.origin) {
-        out.push({ rule: 'wrong-id', node: id.origin.node, mod: id.origin.frame?.mod ?? facts.entry, message: `a parse error is answered with id ${JSON.stringify(id.value)}; JSON-RPC answers it with id null` });
-      }
+  for (const site of sites.all) {
+    if (site.path !== null) continue;
+    const id = site.fields.get('id');
+    if (id?.k === 'lit' && id.value !== null && id.value !== undefined && id.origin) {
+      out.push({ rule: 'wrong-id', node: id.origin.node, mod: id.origin.frame?.mod ?? facts.entry, message: `a parse error is answered with id ${JSON.stringify(id.value)}; JSON-RPC answers it with id null` });
     }
   }
-  void paths;
   return out;
 }
 
@@ -220,144 +283,318 @@ function checkNonstandardError(sites: ReplySites): RawFinding[] {
     if (!error || (error.k === 'lit' && (error.value === undefined || error.value === null))) continue;
     const written = field(site, 'error');
     if (written && written.node.type === 'ObjectExpression') {
-      const props = new Map<string, t.Node>();
-      for (const p of written.node.properties) {
-        if (p.type === 'ObjectProperty' && !p.computed) {
-          const key = p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' ? p.key.value : null;
-          if (key) props.set(key, p.value);
-        }
-        if (p.type === 'SpreadElement') props.set('\0spread', p);
-      }
-      if (props.has('\0spread')) continue;
-      const code = props.get('code');
-      const message = props.get('message');
+      if (written.node.properties.some((p) => p.type === 'SpreadElement')) continue;
+      const code = member(written, 'code');
+      const message = member(written, 'message');
       if (!code || !message) {
         out.push({ rule: 'nonstandard-error', node: written.node, mod: written.mod, message: `the error has no \`${code ? 'message' : 'code'}\`` });
         continue;
       }
-      if (code.type === 'StringLiteral' || (code.type === 'NumericLiteral' && !Number.isInteger(code.value))) {
-        out.push({ rule: 'nonstandard-error', node: code, mod: written.mod, message: `the error code \`${sourceOf(written.mod, code)}\` is not an integer` });
+      // the code as written, or as the helper that wrote it was handed it: `fail(id, '-32603', ...)`
+      const value = sites.errorFields(site)?.get('code');
+      const known = value?.k === 'lit' ? value.value : code.node.type === 'StringLiteral' ? code.node.value : code.node.type === 'NumericLiteral' ? code.node.value : undefined;
+      if (known !== undefined && (typeof known !== 'number' || !Number.isInteger(known))) {
+        const shown = code.node.type === 'StringLiteral' || code.node.type === 'NumericLiteral' ? sourceOf(code.mod, code.node) : JSON.stringify(known);
+        out.push({ rule: 'nonstandard-error', node: code.node, mod: code.mod, message: `the error code \`${shown}\` is not an integer` });
       }
       continue;
     }
-    if (error.k === 'lit' || error.k === 'unknown' || error.k === 'text' || error.k === 'sym') {
+    if (error.k === 'lit' || error.k === 'unknown' || error.k === 'text' || error.k === 'sym' || error.k === 'error') {
       const node = written?.node ?? site.node;
-      out.push({ rule: 'nonstandard-error', node, mod: written?.mod ?? site.mod, message: `the error is \`${shorten(sourceOf(written?.mod ?? site.mod, node))}\`, not an object with an integer code and a message` });
+      const mod = written?.mod ?? site.mod;
+      out.push({ rule: 'nonstandard-error', node, mod, message: describeErrorValue(node, mod) });
     }
   }
   return out;
+}
+
+function describeErrorValue(node: t.Node, mod: ModuleUnit): string {
+  const shown = `\`${shorten(sourceOf(mod, node))}\``;
+  const expr = unwrapExpression(node);
+  const binding = expr.type === 'Identifier' ? resolveIdentifier(mod.index, expr) : null;
+  // JSON.stringify(new Error('x')) is '{}': the client gets neither a code nor the message
+  if (binding?.kind === 'catch' || expr.type === 'NewExpression') return `the error is the caught exception ${shown} (an Error object serialises to \`{}\`), not \`{ code, message }\``;
+  if (expr.type === 'StringLiteral' || expr.type === 'TemplateLiteral') return `the error is a string (${shown}), not \`{ code, message }\``;
+  return `the error is ${shown}, not an object with an integer code and a message`;
 }
 
 function checkReplyToNotification(sites: ReplySites): RawFinding[] {
   const out: RawFinding[] = [];
   for (const site of sites.all) {
+    if (site.path === null) continue;
     // a notification reaches this reply: the path is one, or never looked at the id on the way to a
-    // branch notifications land in (an unknown method, a notifications/* method)
-    const idSeen = site.path.path.state.cons.get('id')?.defined !== undefined;
+    // branch notifications land in (an unknown method, a notifications/* method, or a -32601 answer
+    // where the method was looked up by a computed name)
+    const cons = site.path.path.state.cons;
+    const idSeen = cons.get('id')?.defined !== undefined;
     const method = site.path.method;
-    const landing = method === null ? !site.path.methodFree : method.startsWith('notifications/');
+    const notFound = site.path.methodFree && sites.errorCode(site) === -32601;
+    const landing = method === null ? !site.path.methodFree || notFound : method.startsWith('notifications/');
     if (!site.path.notification && (idSeen || !landing)) continue;
-    out.push({ rule: 'reply-to-notification', node: site.node, mod: site.mod, message: method ? `\`${method}\` is a notification (no id), but it gets a reply` : 'this answer is also written for notifications (messages without an id)' });
+    const byPrefix = cons.get('method')?.prefixes.some(([prefix, yes]) => !yes && prefix.startsWith('notifications')) === true;
+    const message = method
+      ? `\`${method}\` is a notification (no id), but it gets a reply`
+      : byPrefix
+        ? 'notifications are told apart by the `notifications/` prefix check, which is not enough: a message without an id and another method still gets this reply'
+        : 'this answer is also written for notifications (messages without an id)';
+    out.push({ rule: 'reply-to-notification', node: site.node, mod: site.mod, message });
   }
   return out;
 }
 
-function checkParseError(facts: FileFacts, paths: MessagePath[]): RawFinding[] {
+function checkParseError(facts: FileFacts, sites: ReplySites): RawFinding[] {
   const out: RawFinding[] = [];
   for (const path of facts.paths) {
     const index = path.state.events.findIndex((e) => e.e === 'parse' && !e.ok);
     if (index === -1) continue;
     const parse = path.state.events[index] as Extract<Event, { e: 'parse' }>;
-    const after = path.state.events.slice(index);
-    const answered = after.some((e) => e.e === 'write' && e.data.kind === 'json' && errorCodeOf(facts, path.state, e) === -32700);
-    if (answered) continue;
-    const message = path.completion.type === 'throw' ? 'JSON.parse runs outside any try: a line that is not JSON crashes the server' : 'a line that is not JSON gets no -32700 Parse error reply';
-    out.push({ rule: 'parse-error-unanswered', node: parse.call, mod: parse.frame.mod, message });
+    const answers = sites.all.filter((s) => s.state === path.state);
+    if (answers.some((s) => sites.errorCode(s) === -32700)) continue;
+    // answered, with another code: point at the code
+    const other = answers.find((s) => typeof sites.errorCode(s) === 'number');
+    if (other) {
+      const error = field(other, 'error');
+      const code = error && error.node.type === 'ObjectExpression' ? member(error, 'code') : null;
+      out.push({ rule: 'parse-error-unanswered', node: code?.node ?? other.node, mod: code?.mod ?? other.mod, message: `a line that is not JSON is answered with code ${String(sites.errorCode(other))} instead of -32700 (Parse error)` });
+      continue;
+    }
+    if (path.completion.type === 'throw') {
+      out.push({ rule: 'parse-error-unanswered', node: parse.call, mod: parse.frame.mod, message: `\`${shorten(sourceOf(parse.frame.mod, parse.call))}\` runs outside any try: a line that is not JSON crashes the server` });
+      continue;
+    }
+    // dropped: point at the catch that drops it, where the reply belongs
+    const clause = getCatchClause(parse.frame.mod, parse.call);
+    const message = `bad JSON is dropped: ${clause ? 'the catch around' : 'after'} \`${shorten(sourceOf(parse.frame.mod, parse.call))}\` writes no -32700 reply`;
+    out.push({ rule: 'parse-error-unanswered', node: clause ?? parse.call, mod: parse.frame.mod, message });
   }
-  void paths;
   return out;
 }
 
-function errorCodeOf(facts: FileFacts, state: Parameters<FileFacts['interp']['getFields']>[1], e: Extract<Event, { e: 'write' }>): unknown {
-  const value = (e.data as Extract<WriteData, { kind: 'json' }>).value;
-  const fields = value.k === 'obj' ? facts.interp.getFields(value, state, e.frame) : null;
-  const error = fields?.get('error');
-  const errorFields = error ? facts.interp.getFields(error, state, e.frame) : null;
-  const code = errorFields?.get('code');
-  return code?.k === 'lit' ? code.value : undefined;
+/** The catch clause of the `try` around `node` in its own function, or null. */
+function getCatchClause(mod: ModuleUnit, node: t.Node): t.CatchClause | null {
+  let current = node;
+  for (let parent = mod.index.parent.get(current); parent && !isFunctionNode(parent); current = parent, parent = mod.index.parent.get(current)) {
+    if (parent.type === 'TryStatement' && parent.block === current && parent.handler) return parent.handler;
+  }
+  return null;
 }
 
-function checkUnknownMethod(paths: MessagePath[], sites: ReplySites): RawFinding[] {
+function checkUnknownMethod(paths: MessagePath[], sites: ReplySites, facts: FileFacts): RawFinding[] {
   const out: RawFinding[] = [];
-  for (const path of paths) {
-    if (path.notification || path.method !== null || path.methodFree) continue;
-    if (path.path.state.cons.get('method')?.prefixes.some(([p, yes]) => yes && p.startsWith('notifications'))) continue;
+  const unknown = paths.filter((p) => !p.notification && p.method === null && !p.methodFree && !p.path.state.cons.get('method')?.prefixes.some(([prefix, yes]) => yes && prefix.startsWith('notifications')));
+  // Paths that know the same about the message split on something the analysis could not decide
+  // (`err instanceof RpcError`, a flag kept in a variable): when one of them answers -32601, the
+  // others are not proof of a wrong answer.
+  const answered = new Set(unknown.filter((p) => sites.all.some((s) => s.path === p && sites.errorCode(s) === -32601)).map(getConstraintKey));
+  for (const path of unknown) {
+    if (answered.has(getConstraintKey(path))) continue;
     const reply = sites.all.find((s) => s.path === path);
     if (!reply) {
-      const where = lastFrameNode(path);
-      if (where) out.push({ rule: 'unknown-method-unanswered', node: where.node, mod: where.mod, message: 'a request for a method the server does not know gets no reply: the client waits until it times out' });
+      const end = getSilentEnd(path, facts);
+      out.push({ rule: 'unknown-method-unanswered', node: end.node, mod: end.mod, message: end.message });
       continue;
     }
     if (!reply.fields.has('error')) {
       out.push({ rule: 'unknown-method-unanswered', node: reply.node, mod: reply.mod, message: 'a request for an unknown method is answered with a result instead of a -32601 error' });
       continue;
     }
-    const code = field(reply, 'error');
-    const codeNode = code && code.node.type === 'ObjectExpression' ? getFieldNode(code.node, null, code.mod, 'code') : null;
-    const value = reply.fields.get('error');
-    const literal = codeNode && codeNode.node.type === 'UnaryExpression' && codeNode.node.argument.type === 'NumericLiteral' ? -codeNode.node.argument.value : codeNode?.node.type === 'NumericLiteral' ? codeNode.node.value : null;
-    if (literal !== null && literal !== -32601) {
-      out.push({ rule: 'unknown-method-unanswered', node: reply.node, mod: reply.mod, message: `a request for an unknown method is answered with code ${literal} instead of -32601` });
-    } else if (value && value.k !== 'obj') {
+    const code = sites.errorCode(reply);
+    if (typeof code === 'number') {
+      if (code === -32601) continue;
+      // the code where it was written: in the reply, or as the argument of the helper that wrote it
+      const error = field(reply, 'error');
+      const written = error && error.node.type === 'ObjectExpression' ? member(error, 'code') : null;
+      const at = written && getNumericValue(written.node) === code ? written : reply;
+      out.push({ rule: 'unknown-method-unanswered', node: at.node, mod: at.mod, message: `a request for an unknown method is answered with code ${code} instead of -32601` });
+    } else if (reply.fields.get('error')?.k !== 'obj') {
       out.push({ rule: 'unknown-method-unanswered', node: reply.node, mod: reply.mod, message: 'a request for an unknown method is answered without the -32601 code' });
     }
   }
   return out;
 }
 
-/** Where a path's handling ended: the statement that returned from the dispatch, or the function. */
-function lastFrameNode(path: MessagePath): { node: t.Node; mod: ModuleUnit } | null {
-  for (let i = path.events.length - 1; i > path.parseIndex; i--) {
-    const e = path.events[i]!;
-    if (e.e === 'leave' && e.frame.fn) return { node: e.node ?? e.frame.fn, mod: e.frame.mod };
-  }
-  const parse = path.events[path.parseIndex] as Extract<Event, { e: 'parse' }>;
-  return { node: parse.call, mod: parse.frame.mod };
+/** What a path knows about the incoming message, as a comparable key. */
+function getConstraintKey(path: MessagePath): string {
+  return [...path.path.state.cons]
+    .map(([key, c]) => `${key}:${JSON.stringify([c.eq, [...c.neq].map(String).sort(), c.prefixes.map((p) => p.join()).sort(), c.defined])}`)
+    .sort()
+    .join('|');
 }
 
-function checkStdoutPollution(facts: FileFacts, paths: MessagePath[]): RawFinding[] {
+const UNANSWERED = 'a request for a method the server does not know';
+const TIMES_OUT = 'the client waits until it times out';
+
+/**
+ * Where the handling of an unanswered request ended, as the user wrote it: the `return` it left by,
+ * else, in the function it fell off the end of, the log line it only wrote or the last test it fell
+ * through (where a fallback `else` belongs), else that function.
+ */
+function getSilentEnd(path: MessagePath, facts: FileFacts): { node: t.Node; mod: ModuleUnit; message: string } {
+  const events = path.events;
+  // 1. the calls that ended together with the path (the trailing leaves, outermost first)
+  let i = events.length - 1;
+  let ended: Frame | null = null;
+  let left: { node: t.Node; mod: ModuleUnit } | null = null;
+  for (; i > path.parseIndex; i--) {
+    const e = events[i]!;
+    // (a writer the path called last, `out(await handle(msg))`, is not where the handling ended)
+    if (e.e !== 'leave' || events.some((w) => w.e === 'write' && w.frame === e.frame)) break;
+    ended = e.frame;
+    if (e.node) left = { node: e.node, mod: e.frame.mod };
+  }
+  if (left) return { ...left, message: `${UNANSWERED} ends at this \`${left.node.type === 'ThrowStatement' ? 'throw' : 'return'}\` without a reply: ${TIMES_OUT}` };
+  // 2. what the innermost of them did last (calls it made and that returned are skipped whole)
+  for (; i > path.parseIndex; i--) {
+    const e = events[i]!;
+    if (e.e === 'enter' && e.frame === ended) break;
+    if (e.e === 'leave') {
+      const frame = e.frame;
+      while (i > path.parseIndex && !(events[i]!.e === 'enter' && (events[i] as Extract<Event, { e: 'enter' }>).frame === frame)) i--;
+      // a dispatcher that fell off its end, whose result the caller wrote or dropped: `out(await handle(msg))`
+      const enter = events[i];
+      if (e.node === null && frame.fn && enter?.e === 'enter' && enter.args.some(isShallowMessageValue)) {
+        return { node: frame.fn, mod: frame.mod, message: `this function is handed the message and ends without answering ${UNANSWERED}: ${TIMES_OUT}` };
+      }
+      continue;
+    }
+    if (e.e === 'log') return { node: e.node, mod: e.frame.mod, message: `${UNANSWERED} is only logged here, never answered: ${TIMES_OUT}` };
+    if (e.e === 'branch') {
+      const mod = facts.program.modules.find((m) => m.index.ifs.includes(e.node));
+      if (mod) return { node: e.node, mod, message: `${UNANSWERED} falls through this test, and nothing after it answers: ${TIMES_OUT}` };
+    }
+  }
+  if (ended?.fn) return { node: ended.fn, mod: ended.mod, message: `this function ends without answering ${UNANSWERED}: ${TIMES_OUT}` };
+  const parse = events[path.parseIndex] as Extract<Event, { e: 'parse' }>;
+  return { node: parse.call, mod: parse.frame.mod, message: `${UNANSWERED} gets no reply: ${TIMES_OUT}` };
+}
+
+function checkStdoutPollution(facts: FileFacts, framing: ServerModel['framing']): RawFinding[] {
   // what each write carried on the paths that ran it; a write no path reached is judged by its text
   const kinds = new Map<t.Node, Set<WriteData['kind']>>();
+  const undefinedWrites = new Set<t.Node>();
   for (const path of facts.paths) {
     for (const e of path.state.events) {
       if (e.e !== 'write') continue;
       const set = kinds.get(e.call) ?? new Set();
       set.add(e.data.kind);
       kinds.set(e.call, set);
+      // JSON.stringify(undefined) + '\n' is the text "undefined"
+      if (e.data.kind === 'json' && e.data.value.k === 'lit' && e.data.value.value === undefined) undefinedWrites.add(e.call);
     }
   }
   const out: RawFinding[] = [];
   for (const sink of facts.sinks) {
+    if (isInteractiveOnly(sink)) continue;
+    const payload = getPayload(sink);
+    const shown = `\`${shorten(sourceOf(sink.mod, sink.call))}\``;
+    // one message over several lines: a line-based client reads each line as a broken message
+    if (framing === 'ndjson' && payload && isIndentedJson(payload, sink.mod)) {
+      out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `${shown} writes indented JSON: one message over several lines, which a client reading one message per line cannot parse` });
+      continue;
+    }
+    if (undefinedWrites.has(sink.call)) {
+      out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `${shown} writes the text \`undefined\` for some messages (what JSON.stringify makes of a missing reply), not a protocol message` });
+      continue;
+    }
     const seen = kinds.get(sink.call);
     let text: boolean;
     if (seen) text = seen.has('text');
     else {
-      const args = sink.call.arguments;
-      const payload = sink.channel === 'writeSync' ? args[1] : args[0];
-      const value = payload && payload.type !== 'SpreadElement' && payload.type !== 'ArgumentPlaceholder' ? facts.interp.evalStatic(payload, sink.mod) : null;
-      const built = payload !== undefined && (payload.type === 'TemplateLiteral' || (payload.type === 'BinaryExpression' && payload.operator === '+')) && !sourceOf(sink.mod, payload).includes('JSON.stringify');
+      const value = payload ? facts.interp.evalStatic(payload, sink.mod) : null;
+      const built = payload !== null && (payload.type === 'TemplateLiteral' || (payload.type === 'BinaryExpression' && payload.operator === '+')) && findStringify(payload, sink.mod) === null;
       text = value !== null && (value.k === 'lit' || value.k === 'text' || (value.k === 'unknown' && built)) && !(value.k === 'lit' && typeof value.value === 'string' && /^\r?\n$/.test(value.value));
-      if (sink.channel === 'console' && args.length !== 1) text = true;
+      if (sink.channel === 'console' && sink.call.arguments.length !== 1) text = true;
     }
     if (!text) continue;
-    out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes text that is not a protocol message to stdout` });
+    out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `${shown} writes text that is not a protocol message to stdout` });
   }
-  void paths;
   return out;
 }
 
-function checkSdkBypassed(facts: FileFacts): RawFinding[] {
-  return facts.sinks.map((sink) => ({ rule: 'sdk-transport-bypassed' as const, node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes to stdout past the SDK's StdioServerTransport` }));
+/** What a write to fd 1 writes: the argument of `write`/`console.log`, the second one of `fs.writeSync(1, ...)`. */
+function getPayload(sink: SinkCall): t.Expression | null {
+  const payload = sink.call.arguments[sink.channel === 'writeSync' ? 1 : 0];
+  return payload && payload.type !== 'SpreadElement' && payload.type !== 'ArgumentPlaceholder' ? (payload as t.Expression) : null;
+}
+
+/** The `JSON.stringify(...)` call a written text is built from (`JSON.stringify(m) + '\n'`, a const holding it), or null. */
+function findStringify(node: t.Node, mod: ModuleUnit, depth = 0): t.CallExpression | null {
+  if (depth > 6) return null;
+  const resolved = resolveExpr(node, null, mod);
+  const expr = unwrapExpression(resolved.node);
+  if (expr.type === 'CallExpression') return getMemberPath(expr.callee) === 'JSON.stringify' ? expr : null;
+  if (expr.type === 'BinaryExpression' && expr.operator === '+') return findStringify(expr.left, resolved.mod, depth + 1) ?? findStringify(expr.right, resolved.mod, depth + 1);
+  if (expr.type === 'TemplateLiteral') {
+    for (const inner of expr.expressions) {
+      const found = findStringify(inner, resolved.mod, depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** `JSON.stringify(message, null, 2)`: a space argument that is not 0 or ''. */
+function isIndentedJson(payload: t.Node, mod: ModuleUnit): boolean {
+  const space = findStringify(payload, mod)?.arguments[2];
+  if (!space || isNullish(space)) return false;
+  const expr = unwrapExpression(space);
+  if (expr.type === 'NumericLiteral') return expr.value >= 1;
+  if (expr.type === 'StringLiteral') return expr.value !== '';
+  return true;
+}
+
+/**
+ * A write that only happens when a person runs the program (`--help`, usage on a terminal), never
+ * when a client spawns it: under `if (process.stdout.isTTY)` or a test of `process.argv`.
+ * `if (!process.stdin.isTTY)` is the opposite: exactly when a client started the server.
+ */
+function isInteractiveOnly(sink: SinkCall): boolean {
+  const { index } = sink.mod;
+  let current: t.Node = sink.call;
+  for (let parent = index.parent.get(current); parent; current = parent, parent = index.parent.get(current)) {
+    let test: t.Node | null = null;
+    if ((parent.type === 'IfStatement' || parent.type === 'ConditionalExpression') && parent.consequent === current) test = parent.test;
+    if (parent.type === 'LogicalExpression' && parent.operator === '&&' && parent.right === current) test = parent.left;
+    if (test === null || (test.type === 'UnaryExpression' && test.operator === '!')) continue;
+    if (/\bisTTY\b|\bargv\b/.test(sourceOf(sink.mod, test))) return true;
+  }
+  return false;
+}
+
+/** Transports an SDK server can run on besides stdio: a server that has one logs freely in that mode. */
+const OTHER_TRANSPORTS = new Set(['StreamableHTTPServerTransport', 'SSEServerTransport', 'WebStandardStreamableHTTPServerTransport']);
+
+/**
+ * `new StdioServerTransport()` on the process's own stdin and stdout (not on streams of its own):
+ * the transport that owns stdout. Found by name, so that the SDK's own builds (relative imports) count.
+ */
+function findStdioTransports(facts: FileFacts): t.NewExpression[] {
+  const out: t.NewExpression[] = [];
+  for (const mod of facts.program.modules) {
+    for (const node of mod.index.news) {
+      const callee = unwrapExpression(node.callee);
+      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
+      if (name !== 'StdioServerTransport') continue;
+      const ownStreams = node.arguments.some((arg) => {
+        const value = arg.type === 'SpreadElement' || arg.type === 'ArgumentPlaceholder' ? null : facts.interp.evalStatic(arg, mod);
+        return !(value?.k === 'stream' && (value.fd === 0 || value.fd === 1)) && !isNullish(arg);
+      });
+      if (!ownStreams) out.push(node);
+    }
+  }
+  return out;
+}
+
+function checkSdkBypassed(facts: FileFacts, transports: t.NewExpression[]): RawFinding[] {
+  if (transports.length === 0) return [];
+  // a server that can also run over HTTP logs freely in that mode: there, only the writes next to
+  // the stdio transport's construction count, and top-level ones (they run in every mode)
+  const otherTransport = facts.program.modules.some((m) => m.index.identifiers.some((id) => OTHER_TRANSPORTS.has(id.name)));
+  const stdioScopes = new Set<t.Node | null>([null]);
+  for (const mod of facts.program.modules) for (const node of mod.index.news) if (transports.includes(node)) stdioScopes.add(getEnclosingFunction(mod.index, node));
+  return facts.sinks
+    .filter((sink) => !isInteractiveOnly(sink) && (!otherTransport || stdioScopes.has(sink.fn)))
+    .map((sink) => ({ rule: 'sdk-transport-bypassed' as const, node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes to stdout past the SDK's StdioServerTransport` }));
 }
 
 function shorten(text: string, max = 60): string {

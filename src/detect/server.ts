@@ -301,7 +301,9 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // the SDK hands handlers `{ method, params }`: a dispatcher that checks the version gets it back
   const usesJsonrpc = readsMessageMember(dispatcher, goes, 'jsonrpc');
   const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
-  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId, jsonrpc: usesJsonrpc }, handlerName);
+  // TypeScript: the dispatcher's parameter type is the whole message, so it gets one (jsonrpc and id included)
+  const typed = isTypeScript(anchor.mod.path);
+  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName);
   if (handler === null) {
     block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
     return { blockers };
@@ -1083,17 +1085,25 @@ function getNoReplyReason(p: MessagePath): NoReplyEnd['reason'] {
 // ---------------------------------------------------------------- SDK-owned branches
 
 /**
- * `if (msg.jsonrpc !== '2.0') { sendError(...); return; }`: a guard no request the SDK delivers can
- * take (on every path the test was false), whose body writes to stdout. The SDK validates the envelope
- * itself; the guard goes, since its write could only corrupt the transport.
+ * Guards no request the SDK delivers can take (on every request path the test was false):
+ *   `if (msg.jsonrpc !== '2.0') { sendError(...); return; }`: its body writes to stdout; the SDK
+ *   validates the envelope itself, and the write could only corrupt the transport;
+ *   `if (!msg.id) return;`: only notifications took it, and the SDK never hands a notification to a
+ *   request handler (it would also turn away a request whose id is 0).
  */
 function findDeadReplyGuards(facts: FileFacts, paths: MessagePath[], d: Dispatcher): RemovableBranch[] {
-  const truths = new Map<t.IfStatement, Set<boolean>>();
+  const onRequests = new Map<t.IfStatement, Set<boolean>>();
+  const onNotifications = new Set<t.IfStatement>();
   for (const p of paths) {
-    for (const e of p.events) if (e.e === 'branch') truths.set(e.node, (truths.get(e.node) ?? new Set()).add(e.truth));
+    for (const e of p.events) {
+      if (e.e !== 'branch') continue;
+      if (p.notification) {
+        if (e.truth) onNotifications.add(e.node);
+      } else onRequests.set(e.node, (onRequests.get(e.node) ?? new Set()).add(e.truth));
+    }
   }
   const out: RemovableBranch[] = [];
-  for (const [node, seen] of truths) {
+  for (const [node, seen] of onRequests) {
     if (seen.has(true) || node.alternate) continue;
     const mod = facts.interp.moduleOf(node);
     if (!mod || !isInside(mod, node, d.fn)) continue;
@@ -1103,9 +1113,17 @@ function findDeadReplyGuards(facts: FileFacts, paths: MessagePath[], d: Dispatch
       const target = facts.interp.evalStatic(call.callee, mod);
       return target.k === 'func' && facts.interp.mayWrite(target.fn);
     });
-    if (writes) out.push({ kind: 'statement', node, mod });
+    if (writes || (onNotifications.has(node) && isBareReturn(node.consequent))) out.push({ kind: 'statement', node, mod });
   }
   return out;
+}
+
+/** `return;`, `return null;`, `{ return; }`: a branch that only leaves. */
+function isBareReturn(node: t.Statement): boolean {
+  const body = node.type === 'BlockStatement' ? node.body : [node];
+  if (body.length !== 1 || body[0]!.type !== 'ReturnStatement') return false;
+  const value = body[0]!.argument ? unwrapExpression(body[0]!.argument) : null;
+  return value === null || value.type === 'NullLiteral' || (value.type === 'Identifier' && value.name === 'undefined');
 }
 
 function isInside(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean {
@@ -1305,4 +1323,8 @@ export { renderNodeAt };
 function getLineIndentOf(source: string, offset: number): string {
   const start = source.lastIndexOf('\n', offset - 1) + 1;
   return /^[ \t]*/.exec(source.slice(start))![0];
+}
+
+function isTypeScript(path: string): boolean {
+  return /\.[cm]?tsx?$/i.test(path);
 }

@@ -21,7 +21,8 @@ export const SDK_TARGETS = {
     typesModule: '@modelcontextprotocol/sdk/types.js',
   },
   v2: {
-    dependencies: { '@modelcontextprotocol/server': '^2.4.0' },
+    // the server's schemas need zod 4.2 or later
+    dependencies: { '@modelcontextprotocol/server': '^2.4.0', zod: '^4.2.0' },
     serverModule: '@modelcontextprotocol/server',
     mcpServerModule: '@modelcontextprotocol/server',
     stdioModule: '@modelcontextprotocol/server/stdio',

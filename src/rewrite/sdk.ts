@@ -110,6 +110,17 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   if (shape.noReplyEnds.some((e) => e.reason === 'unknown-method')) ctx.fixes.push('unknown methods are answered with -32601 instead of never');
   if (shape.noReplyEnds.some((e) => e.reason !== 'unknown-method')) ctx.fixes.push('requests the original never answered (an unknown tool, a path without a result) get an error reply');
 
+  // TypeScript: a function whose replies became results no longer returns what its annotation says
+  for (const fn of getAnswerFunctions(shape)) {
+    const mod = fn.mod;
+    const node = fn.fn;
+    if (!isTypeScriptPath(mod.path) || !node.returnType || node.returnType.type !== 'TSTypeAnnotation') continue;
+    const text = mod.source.slice(node.returnType.typeAnnotation.start!, node.returnType.typeAnnotation.end!);
+    if (/^(?:unknown|any|Promise<(?:unknown|any)>)$/.test(text.replace(/\s+/g, ''))) continue;
+    if (edit(mod).touches(node.returnType.start!, node.returnType.end!)) continue;
+    edit(mod).replace(node.returnType.typeAnnotation.start!, node.returnType.typeAnnotation.end!, node.async ? 'Promise<unknown>' : 'unknown');
+  }
+
   // 3. Text on stdout goes to stderr (it would corrupt the transport).
   for (const sink of model.facts.sinks) {
     if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console') continue;
@@ -205,6 +216,29 @@ function dropUnreachableChanges(model: ServerModel, changes: Map<string, { befor
   const reachable = new Program(entry.path, entryText, parseSource(entry.path, entryText), read).loadReachable();
   const paths = new Set(reachable.map((m) => m.path));
   for (const path of [...changes.keys()]) if (!paths.has(path)) changes.delete(path);
+}
+
+/** The dispatcher, the functions whose replies became returns, and those that hand them back up. */
+function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUnit }[] {
+  const out = new Map<FunctionNode, ModuleUnit>([[shape.dispatcher.fn, shape.dispatcher.mod]]);
+  for (const site of shape.sites) if (site.fn) out.set(site.fn, site.mod);
+  for (const call of shape.returnedCalls) {
+    let current = call.mod.index.parent.get(call.statement);
+    while (current && !isFunctionNode(current)) current = call.mod.index.parent.get(current);
+    if (current) out.set(current, call.mod);
+  }
+  return [...out].map(([fn, mod]) => ({ fn, mod }));
+}
+
+function isTypeScriptPath(path: string): boolean {
+  return /\.[cm]?tsx?$/i.test(path);
+}
+
+/** `(request, extra) => handle(...)` -> `async (request, extra) => (await handle(...)) as ServerResult` (TypeScript). */
+function asServerResult(handler: string): string {
+  const arrow = /^(\([^)]*\)) => ([\s\S]*)$/.exec(handler);
+  if (!arrow) return `async (request, extra) => (await ${handler}(request, extra)) as ServerResult`;
+  return `async ${arrow[1]} => (await ${arrow[2]}) as ServerResult`;
 }
 
 /** The error thrown where a request would otherwise end without a reply. */
@@ -595,6 +629,9 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   const { shape, sdk } = ctx;
   const s = semi(style);
   const unit = style.indent;
+  // TypeScript: what the dispatcher returns is typed by the original (often `unknown`): the SDK wants a ServerResult
+  const typed = isTypeScriptPath(shape.anchor.mod.path);
+  const result = (call: string): string => (typed ? `(await ${call}) as ServerResult` : call);
   const eol = style.eol;
   const q = (v: string) => quoted(style, v);
   const lines: string[] = [];
@@ -621,15 +658,15 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
       const call = arrow ? arrow[1]! : `${shape.handler}(request, extra)`;
       lines.push(
         `${indent}${names.server}.setRequestHandler(${key}, async (request, extra) => {`,
-        `${indent}${unit}const result = await ${call}${s}`,
+        `${indent}${unit}const result = ${typed ? `(await ${call}) as { contents: object[] }` : `await ${call}`}${s}`,
         `${indent}${unit}// each content names the resource it belongs to (MCP requires it; the original left it out)`,
-        `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${s}`,
+        `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${typed ? ' as ServerResult' : ''}${s}`,
         `${indent}})${s}`,
       );
       ctx.fixes.push('resources/read contents carry the uri they belong to (clients reject them without it)');
       continue;
     }
-    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${shape.handler})${s}`);
+    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${typed ? asServerResult(shape.handler) : shape.handler})${s}`);
   }
   if (shape.fallback && shape.customMethods.length > 0 && !shape.runtimeMethods) {
     // server.fallbackRequestHandler = async (request, extra) => {
@@ -644,13 +681,18 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
       `${indent}${names.server}.fallbackRequestHandler = async (${params}) => {`,
       `${indent}${unit}// the server's own methods; any other method is answered -32601, as JSON-RPC requires`,
       `${indent}${unit}if (!${list}.includes(request.method)) ${buildThrow(style, sdk, '-32601', q('Method not found'), null)}`,
-      `${indent}${unit}return ${call}${s}`,
+      `${indent}${unit}return ${result(call)}${s}`,
       `${indent}}${s}`,
     );
     ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   } else if (shape.fallback) {
-    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${shape.handler}${s}`);
+    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${typed ? asServerResult(shape.handler) : shape.handler}${s}`);
     if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
+  }
+  if (sdk === 'v2') {
+    // serveStdio(() => { const server = ...; return server; }): one factory serves 2025-era and 2026-07-28 clients
+    const body = lines.map((l) => l.split(eol).map((part) => unit + part).join(eol).replace(/\(request, extra\)/g, '(request, ctx)').replace(/extra\.requestId/g, 'ctx.mcpReq.id'));
+    return [`${indent}serveStdio(() => {`, ...body, `${indent}${unit}return ${names.server}${s}`, `${indent}})${s}`].join(eol);
   }
   const t = names.transport;
   lines.push(`${indent}const ${t} = new StdioServerTransport()${s}`);
@@ -690,17 +732,16 @@ function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names)
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
   const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
-  const line = (list: string[], from: string): string => (useImport ? `import { ${list.join(', ')} } from ${q(from)}${s}` : `const { ${list.join(', ')} } = require(${q(from)})${s}`);
+  const line = (list: string[], from: string): string => {
+    if (useImport) return `import { ${list.join(', ')} } from ${q(from)}${s}`;
+    // require() brings values; a type comes with `import type` (TypeScript only)
+    const types = list.filter((n) => n.startsWith('type ')).map((n) => n.slice(5));
+    const values = list.filter((n) => !n.startsWith('type '));
+    return [...(types.length > 0 ? [`import type { ${types.join(', ')} } from ${q(from)}${s}`] : []), ...(values.length > 0 ? [`const { ${values.join(', ')} } = require(${q(from)})${s}`] : [])].join(style.eol);
+  };
   const lines: string[] = [];
   if (/\.cts$/i.test(mod.path)) return buildCtsImports(ctx, style, mod);
-  const serverNames = ['Server'];
-  if (ctx.sdk === 'v2' && usesProtocolError(ctx)) serverNames.push('ProtocolError');
-  lines.push(line(serverNames, target.serverModule));
-  lines.push(line(['StdioServerTransport'], target.stdioModule));
-  if (ctx.sdk === 'v1') {
-    const schemas = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
-    if (schemas.length > 0) lines.push(line(schemas, target.typesModule!));
-  }
+  for (const [list, from] of getSdkImports(ctx)) lines.push(line(list, from));
   void names;
   const eol = style.eol;
   return lines.join(eol) + eol + (hasTopImports(mod) ? '' : eol);
@@ -723,14 +764,33 @@ function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit): string {
     `import { createRequire } from ${q('node:module')}${s}`,
     `// tsx loads a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build: use Node's own`,
     `const ${req} = createRequire(__filename)${s}`,
-    load(['Server'], target.serverModule),
-    load(['StdioServerTransport'], target.stdioModule),
+    ...getSdkImports(ctx).flatMap(([list, from]) => {
+      // types are imported as types (erased); values come through Node's require
+      const types = list.filter((n) => n.startsWith('type ')).map((n) => n.slice(5));
+      const values = list.filter((n) => !n.startsWith('type '));
+      return [...(types.length > 0 ? [`import type { ${types.join(', ')} } from ${q(from)}${s}`] : []), ...(values.length > 0 ? [load(values, from)] : [])];
+    }),
   ];
-  if (ctx.sdk === 'v1') {
-    const schemas = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
-    if (schemas.length > 0) lines.push(load(schemas, target.typesModule!));
-  }
   return lines.join(style.eol) + style.eol + (hasTopImports(mod) ? '' : style.eol);
+}
+
+/**
+ * What the rewrite imports, by module:
+ *   v1: Server; StdioServerTransport; the request schemas it registers
+ *   v2: Server (and ProtocolError when it throws one); serveStdio, which serves both protocol eras
+ */
+function getSdkImports(ctx: Ctx): [string[], string][] {
+  const target = SDK_TARGETS[ctx.sdk];
+  if (ctx.sdk === 'v2') {
+    const names = usesProtocolError(ctx) ? ['ProtocolError', 'Server'] : ['Server'];
+    if (isTypeScriptPath(ctx.shape.anchor.mod.path)) names.push('type ServerResult');
+    return [[names, target.serverModule], [['serveStdio'], target.stdioModule]];
+  }
+  const out: [string[], string][] = [[['Server'], target.serverModule], [['StdioServerTransport'], target.stdioModule]];
+  const schemas: string[] = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
+  if (isTypeScriptPath(ctx.shape.anchor.mod.path)) schemas.push('type ServerResult');
+  if (schemas.length > 0) out.push([schemas, target.typesModule!]);
+  return out;
 }
 
 function hasTopImports(mod: ModuleUnit): boolean {

@@ -7,14 +7,15 @@ import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
 import { detect } from 'package-manager-detector/detect';
+import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget } from '../model/types.js';
 import { isInside } from './discover.js';
 
-/** What each SDK target needs in `dependencies`. */
-export const SDK_DEPENDENCIES = {
-  v1: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' },
-  v2: { '@modelcontextprotocol/server': '^2.4.0' },
-} as const satisfies Record<SdkTarget, Record<string, string>>;
+/** What each SDK target needs in `dependencies` (from the one table of SDK targets). */
+export const SDK_DEPENDENCIES: Record<SdkTarget, Readonly<Record<string, string>>> = {
+  v1: SDK_TARGETS.v1.dependencies,
+  v2: SDK_TARGETS.v2.dependencies,
+};
 
 const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
 
