@@ -17,6 +17,7 @@ import {
   readCase,
   readTree,
   recordOriginal,
+  resolveRun,
   removeAllCases,
   replayWithSdkClient,
   runCli,
@@ -171,6 +172,34 @@ describe.concurrent.each(V2_CASES)('SDK v2 migration of %s', (name) => {
     // can see it (measured: 2.4.0), so only the -32700 reply is out of reach; every other rule holds.
     const failed = getFailedRules(await probeRaw(dir, kase));
     expect(failed).toEqual(['parse-error']);
+  }, TIMEOUT_MS);
+});
+
+/**
+ * `serveStdio(factory)` serves 2026-07-28 clients too: a v2 Client pinned to that revision (no 2025
+ * fallback) lists the tools and calls the first one, with the same answer the 2025 handshake gets.
+ */
+describe.concurrent.each(['01-cjs-readline-bare-ifs', '10-custom-method-db-stats'])('SDK v2 migration of %s with a 2026-07-28 client', (name) => {
+  it('connects in the modern era and answers tools/list and tools/call as the original did', async () => {
+    const { dir, kase, original, cli } = await migrate(name, ['--sdk', 'v2']);
+    expect(cli.code, describeCli(cli)).toBe(0);
+    const { Client } = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/client/stdio');
+    const run = resolveRun(kase.run);
+    const transport = new StdioClientTransport({ command: run.command, args: run.args, cwd: dir, env: { ...getDefaultEnvironment(), ...kase.env }, stderr: 'pipe' });
+    const client = new Client({ name: 'e2e-2026', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    try {
+      await client.connect(transport);
+      const listed = await client.listTools();
+      const originalList = original.entries.find((e) => e.step === 'tools/list');
+      expect(listed.tools.map((tool) => tool.name)).toEqual((originalList?.result as { tools: { name: string }[] }).tools.map((tool) => tool.name));
+      const call = kase.calls[0]!;
+      const answered = await client.callTool({ name: call.tool, arguments: call.arguments });
+      const originalCall = original.entries.find((e) => e.step.startsWith('tools/call #1'));
+      expect(answered.content).toEqual((originalCall?.result as { content: unknown }).content);
+    } finally {
+      await client.close();
+    }
   }, TIMEOUT_MS);
 });
 
