@@ -10,6 +10,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 
+// mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go to stderr
+console.log = console.info = console.debug = console.error
+
 const SERVER_INFO = { name: 'textkit', version: '1.4.0' }
 
 const TOOLS = [

@@ -3,6 +3,9 @@ const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
 const { CallToolRequestSchema, ListToolsRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
+// mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go to stderr
+console.log = console.info = console.debug = console.error;
+
 /* A tool table, kept as the author wrote it. */
 const TOOLS = [
   { name: "echo", description: "Echo the text back", inputSchema: { type: "object", properties: { text: { type: "string" } } } }, // the only tool

@@ -76,15 +76,17 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
   } else if (model !== null && facts.paths.some((p) => p.state.events.some((e) => e.e === 'parse'))) {
     // (a program that never parses what it reads from stdin is not seen speaking JSON-RPC there: an
     // interactive CLI that prints, not a server whose output could break a client)
-    const paths = collectMessagePaths(facts);
-    const sites = new ReplySites(facts, paths);
+    // The message paths and reply sites are built once, inside the first rule that needs them: when
+    // building them fails, every rule that needs them reports nothing, and the others still run.
+    const paths = once(() => collectMessagePaths(facts));
+    const sites = once(() => new ReplySites(facts, paths()));
     run('stdout-pollution', () => checkStdoutPollution(facts, model.framing));
-    run('missing-jsonrpc', () => checkMissingJsonrpc(sites));
-    run('wrong-id', () => checkWrongId(sites, facts));
-    run('nonstandard-error', () => checkNonstandardError(sites));
-    run('reply-to-notification', () => checkReplyToNotification(sites));
-    run('parse-error-unanswered', () => checkParseError(facts, sites));
-    run('unknown-method-unanswered', () => checkUnknownMethod(paths, sites, facts));
+    run('missing-jsonrpc', () => checkMissingJsonrpc(sites()));
+    run('wrong-id', () => checkWrongId(sites(), facts));
+    run('nonstandard-error', () => checkNonstandardError(sites()));
+    run('reply-to-notification', () => checkReplyToNotification(sites()));
+    run('parse-error-unanswered', () => checkParseError(facts, sites()));
+    run('unknown-method-unanswered', () => checkUnknownMethod(paths(), sites(), facts));
   }
   const seen = new Set<string>();
   const findings: Finding[] = [];
@@ -98,6 +100,22 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
     findings.push({ rule: finding.rule, message: finding.message, hint: RULES[finding.rule].hint, line, column, fixed: false });
   }
   return findings.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+
+/** `build()` on first use, its value (or its error, thrown again) after that. */
+function once<T>(build: () => T): () => T {
+  let result: { value: T } | { error: unknown } | null = null;
+  return () => {
+    if (result === null) {
+      try {
+        result = { value: build() };
+      } catch (error) {
+        result = { error };
+      }
+    }
+    if ('error' in result) throw result.error;
+    return result.value;
+  };
 }
 
 // ---------------------------------------------------------------- reply sites

@@ -14,6 +14,8 @@ export interface CliOptions {
   force: boolean;
   sdk: SdkTarget | 'auto';
   style: Style;
+  /** `--no-guard-stdout`: SDK output without the console guard. */
+  guardStdout: boolean;
   report: ReportFormat | null;
   output: string | null;
   /** null: one per core. Never more than the cores (more threads only add memory: 1,000 took 10 GB). */
@@ -59,6 +61,8 @@ Options:
   --sdk v1|v2|auto               SDK to target (default auto: v2 when the package already depends
                                  on @modelcontextprotocol/server, else v1)
   --style server|mcp-server      low-level Server + setRequestHandler (default), or McpServer.registerTool
+  --no-guard-stdout              SDK output without the line that sends console.log/info/debug
+                                 (a dependency's logger too) to stderr in the migrated entry point
   --report json|markdown|sarif   print a machine-readable report (to stdout, or to --output)
   --output FILE                  write the report to FILE instead of stdout
   --jobs N                       worker threads (default and maximum: the number of cores)
@@ -119,6 +123,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         force: { type: 'boolean' },
         sdk: { type: 'string' },
         style: { type: 'string' },
+        'no-guard-stdout': { type: 'boolean' },
         report: { type: 'string' },
         output: { type: 'string' },
         jobs: { type: 'string' },
@@ -165,6 +170,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       force: values.force ?? false,
       sdk,
       style,
+      guardStdout: !(values['no-guard-stdout'] ?? false),
       report,
       output,
       jobs,

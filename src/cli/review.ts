@@ -61,7 +61,7 @@ export interface ReviewContext {
   /** Shows a diff taller than the terminal (interactive runs only). */
   pager?: Pager;
   /** The run's pipeline options and pipeline, for re-analysing a partly applied file. */
-  options?: { sdk: SdkTarget | 'auto'; style: Style };
+  options?: { sdk: SdkTarget | 'auto'; style: Style; guardStdout?: boolean };
   process?: ProcessFile;
 }
 
@@ -256,9 +256,9 @@ function describeParts(split: SplitChange, groups: number[][]): string {
 }
 
 function getPipelineOptions(ctx: ReviewContext, result: FileResult): PipelineOptions {
-  if (result.decision.kind === 'sdk') return { sdk: result.decision.sdk, style: result.decision.style };
+  if (result.decision.kind === 'sdk') return { sdk: result.decision.sdk, style: result.decision.style, guardStdout: ctx.options?.guardStdout ?? true };
   const sdk = ctx.options?.sdk;
-  return { sdk: sdk === undefined || sdk === 'auto' ? 'v1' : sdk, style: ctx.options?.style ?? 'server' };
+  return { sdk: sdk === undefined || sdk === 'auto' ? 'v1' : sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
 }
 
 /**

@@ -44,6 +44,11 @@ export interface PipelineOptions {
    * the pipeline does no I/O). When absent the pipeline infers it from the syntax.
    */
   moduleKind?: ModuleKind;
+  /**
+   * SDK output only: the entry point sends console.log/info/debug to stderr, so nothing (a dependency's
+   * logger included) writes to the stdout the transport owns. Default true.
+   */
+  guardStdout?: boolean;
 }
 
 /** What the pipeline returns for one file. `after` is set only when the file changes. */

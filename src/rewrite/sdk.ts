@@ -42,7 +42,7 @@ interface Ctx {
   fixes: string[];
 }
 
-export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: ModuleKind): SdkRewriteResult {
+export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: ModuleKind, guardStdout = true): SdkRewriteResult {
   const shape = model.sdk!;
   const ctx: Ctx = { sdk, shape, edits: new Map(), styles: new Map(), notes: [], fixes: [], moduleKind: (mod) => getModuleKind(mod, moduleKind) };
   const anchorMod = shape.anchor.mod;
@@ -174,7 +174,20 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   }
   if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: anchor.statement.loc?.start.line ?? 0 };
   edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, (handlerText + setup).slice(indent.length));
-  edit(anchorMod).insert(getImportOffset(anchorMod), buildImports(ctx, style, anchorMod, names));
+  // the entry point's first statement after its imports: console.log/info/debug go to stderr
+  const entry = model.facts.program.entry;
+  const guard = guardStdout ? buildStdoutGuard(getStyle(ctx, entry)) : '';
+  if (guardStdout) ctx.notes.push('stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr in the entry point');
+  if (entry === anchorMod) {
+    const imports = buildImports(ctx, style, anchorMod, names);
+    // imports, a blank line, the guard, then what followed the imports
+    const trailing = /(\r?\n)*$/.exec(imports)![0];
+    edit(anchorMod).insert(getImportOffset(anchorMod), guard ? imports.slice(0, imports.length - trailing.length) + style.eol + style.eol + guard + trailing.slice(style.eol.length) : imports);
+  }
+  else {
+    edit(anchorMod).insert(getImportOffset(anchorMod), buildImports(ctx, style, anchorMod, names));
+    if (guard) edit(entry).insert(getImportOffset(entry), guard);
+  }
 
   // 5. Apply, prune what only the removed code used, re-parse.
   const changes = new Map<string, { before: string; after: string }>();
@@ -239,6 +252,13 @@ function asServerResult(handler: string): string {
   const arrow = /^(\([^)]*\)) => ([\s\S]*)$/.exec(handler);
   if (!arrow) return `async (request, extra) => (await ${handler}(request, extra)) as ServerResult`;
   return `async ${arrow[1]} => (await ${arrow[2]}) as ServerResult`;
+}
+
+// mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go to stderr
+// console.log = console.info = console.debug = console.error;
+function buildStdoutGuard(style: CodeStyle): string {
+  const eol = style.eol;
+  return `// mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go to stderr${eol}console.log = console.info = console.debug = console.error${semi(style)}${eol}`;
 }
 
 /** The error thrown where a request would otherwise end without a reply. */

@@ -28,6 +28,8 @@ export interface ScanOptions {
   cwd: string;
   sdk: SdkTarget | 'auto';
   style: Style;
+  /** See PipelineOptions.guardStdout (default true). */
+  guardStdout?: boolean;
   /** Worker threads; 1 processes inline. Default: the number of cores. */
   jobs?: number;
   /** When given, files are processed inline with it (functions cannot cross into workers). */
@@ -137,7 +139,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
         const manifest = await manifests.getNearest(dirname(path));
         const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
         const moduleKind = resolveModuleKind(path, manifest);
-        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style, moduleKind }));
+        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true }));
       }),
     );
   } finally {

@@ -11,58 +11,85 @@ export interface VerifyRuleEntry {
   hint: string;
   /** The static-audit rule with the same meaning, when there is one. */
   audit: RuleId | null;
+  /** Where the specification says so. */
+  spec: string;
 }
+
+const MCP_SPEC = 'https://modelcontextprotocol.io/specification/2025-06-18';
+const JSON_RPC_SPEC = 'https://www.jsonrpc.org/specification';
 
 export const VERIFY_RULES = {
   'initialize-failed': {
-    check: 'initialize (protocolVersion 2025-06-18) is answered with a result',
-    hint: 'Answer `initialize` with `{ protocolVersion, capabilities, serverInfo }`; nothing else works until it is answered.',
+    check: 'initialize (protocolVersion 2025-06-18) is answered with a result that has protocolVersion, capabilities and serverInfo',
+    hint: 'Answer `initialize` with `{ protocolVersion, capabilities, serverInfo: { name, version } }`; the SDK client refuses a result without any of them.',
     audit: null,
+    spec: `${MCP_SPEC}/basic/lifecycle#initialization`,
+  },
+  'pre-initialize-unanswered': {
+    check: 'a request sent before initialize (server/discover, which 2026-07-28 clients may send first) is answered, with a result or an error',
+    hint: 'Answer every request, also before `initialize` (an unknown one with -32601); a client that probes first waits for its timeout otherwise.',
+    audit: null,
+    spec: `${JSON_RPC_SPEC}#response_object`,
   },
   'reply-to-notification': {
     check: 'notifications/initialized and notifications/cancelled get no reply',
     hint: RULES['reply-to-notification'].hint,
     audit: 'reply-to-notification',
+    spec: `${JSON_RPC_SPEC}#notification`,
   },
   'ping-unanswered': {
     check: 'ping is answered with the empty result {}',
     hint: 'Answer `ping` with `result: {}`; clients ping to see whether the server is alive.',
     audit: null,
+    spec: `${MCP_SPEC}/basic/utilities/ping`,
   },
   'wrong-id': {
-    check: 'every reply echoes its request id exactly (a request with id 0 and one with a string id included)',
+    check: 'every reply, results and errors alike, echoes its request id exactly (id 0 and string ids included) and no reply has an id no request had',
     hint: RULES['wrong-id'].hint,
     audit: 'wrong-id',
+    spec: `${MCP_SPEC}/basic#responses`,
   },
   'unknown-method-unanswered': {
     check: 'a request for an unknown method is answered with error -32601',
     hint: RULES['unknown-method-unanswered'].hint,
     audit: 'unknown-method-unanswered',
+    spec: `${JSON_RPC_SPEC}#error_object`,
   },
   'no-reply': {
-    check: 'tools/list, a call to an unknown tool and a request after a bad JSON line are answered',
+    check: 'every listing, tool call, resource read, prompt get and custom method sent, a call to an unknown tool and a request after a bad JSON line are answered',
     hint: 'Answer every request, with a result or an error (an unknown tool: -32602 or an `isError` result); clients wait until they time out.',
     audit: null,
+    spec: `${MCP_SPEC}/basic#responses`,
+  },
+  'tool-call-crashed': {
+    check: 'no tool called with valid arguments fails on a name the code never bound (-32603 "x is not defined", "Cannot read properties of undefined")',
+    hint: 'The tool handler uses a name that is not in scope or reads a property of undefined: a broken handler (after a migration, a variable the rewrite did not carry over).',
+    audit: null,
+    spec: `${MCP_SPEC}/server/tools#error-handling`,
   },
   'parse-error-unanswered': {
-    check: 'a line that is not valid JSON is answered with error -32700 and `id: null`',
-    hint: RULES['parse-error-unanswered'].hint,
+    check: 'a line that is not valid JSON is dropped while the server keeps serving, or answered with error -32700 and `id: null` (or without an id, from protocol 2025-11-25)',
+    hint: 'Catch the `JSON.parse` error: either ignore the line (what the SDK transports do) or reply `{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }`; never crash or reply with another id.',
     audit: 'parse-error-unanswered',
+    spec: `${JSON_RPC_SPEC}#error_object`,
   },
   'missing-jsonrpc': {
     check: 'every message on stdout has `"jsonrpc": "2.0"`',
     hint: RULES['missing-jsonrpc'].hint,
     audit: 'missing-jsonrpc',
+    spec: `${JSON_RPC_SPEC}#response_object`,
   },
   'nonstandard-error': {
     check: 'every error is `{ code: <integer>, message: <string> }`',
     hint: RULES['nonstandard-error'].hint,
     audit: 'nonstandard-error',
+    spec: `${JSON_RPC_SPEC}#error_object`,
   },
   'stdout-pollution': {
     check: 'stdout carries only JSON-RPC messages',
     hint: RULES['stdout-pollution'].hint,
     audit: 'stdout-pollution',
+    spec: `${MCP_SPEC}/basic/transports#stdio`,
   },
 } as const satisfies Record<string, VerifyRuleEntry>;
 
