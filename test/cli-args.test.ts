@@ -5,15 +5,15 @@ describe('parseCliArgs', () => {
   it('has the documented defaults', () => {
     expect(parseCliArgs([])).toEqual({
       kind: 'run',
-      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', report: null, output: null, jobs: null, changedSince: null },
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null },
     });
   });
 
   it('reads every flag', () => {
-    const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
+    const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--no-guard-stdout', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null },
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null },
     });
   });
 
