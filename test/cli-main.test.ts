@@ -46,6 +46,26 @@ describe('main: --check', () => {
     expect(h.stdout()).toContain('pending migration');
   });
 
+  it('exits 1 for a server left alone that still breaks the protocol, and lists its findings', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': `${SERVER_HINT}// UNPROVEN_ME\n` });
+    const h = makeHarness(root);
+    expect(await main(['--check'], h.deps)).toBe(1);
+    expect(h.stdout()).toContain('server.js: ENVELOPE_UNPROVEN');
+    expect(h.stdout()).toContain('      server.js:2:5 wrong-id: the reply id is `msg.id || null`');
+    expect(h.stdout()).toContain('1 server left alone breaks the protocol');
+    // a dry run says the same and still exits 0
+    expect(await main(['--dry-run'], makeHarness(root).deps)).toBe(0);
+  });
+
+  it('lists the findings of a server the user asked to leave alone, without failing on them', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'server.js': `${SERVER_HINT}// IGNORE_ME\n` });
+    const h = makeHarness(root);
+    expect(await main(['--check'], h.deps)).toBe(0);
+    expect(h.stdout()).toContain('server.js: IGNORED');
+    expect(h.stdout()).toContain('server.js:2:5 wrong-id');
+    expect(h.stdout()).not.toContain('breaks the protocol');
+  });
+
   it('exits 0 when nothing is pending', async () => {
     const root = await makeTree({ 'package.json': PKG, 'server.js': `${SERVER_HINT}// LEAVE_ME\n`, 'other.js': 'console.log(1)\n' });
     const h = makeHarness(root);
@@ -92,14 +112,14 @@ describe('main: --yes', () => {
     expect(await main(['--yes', '--style', 'mcp-server'], h.deps)).toBe(0);
     expect(await read(root, 'v2pkg/s.js')).toContain('MIGRATED_v2_mcp-server');
     expect(await read(root, 'v1pkg/s.js')).toContain('MIGRATED_v1_mcp-server');
-    // v2 already had its dependency: its package.json is untouched
-    expect(await read(root, 'v2pkg/package.json')).not.toContain('zod');
+    // v2 already had the server package: only zod 4.2 or later (its schemas need it) is added; v1 gets its peer 4.1
+    expect(await read(root, 'v2pkg/package.json')).toBe('{\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
     expect(await read(root, 'v1pkg/package.json')).toContain('"zod": "^4.1.0"');
 
     const forced = await makeTree({ 'package.json': PKG, 's.js': MIGRATE });
     expect(await main(['--yes', '--sdk', 'v2'], makeHarness(forced).deps)).toBe(0);
     expect(await read(forced, 's.js')).toContain('MIGRATED_v2_server');
-    expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0"\n  }\n}\n');
+    expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
   });
 
   it('writes a companion file once even when several files ask for it', async () => {

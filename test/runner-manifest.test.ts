@@ -33,7 +33,7 @@ describe('addDependencies', () => {
   it('keeps tabs, CRLF and a missing final newline', () => {
     const before = '{\r\n\t"name": "x",\r\n\t"devDependencies": {\r\n\t\t"vitest": "^4.0.0"\r\n\t}\r\n}';
     expect(addDependencies(before, SDK_DEPENDENCIES.v2)).toBe(
-      '{\r\n\t"name": "x",\r\n\t"dependencies": {\r\n\t\t"@modelcontextprotocol/server": "^2.4.0"\r\n\t},\r\n\t"devDependencies": {\r\n\t\t"vitest": "^4.0.0"\r\n\t}\r\n}',
+      '{\r\n\t"name": "x",\r\n\t"dependencies": {\r\n\t\t"@modelcontextprotocol/server": "^2.4.0",\r\n\t\t"zod": "^4.2.0"\r\n\t},\r\n\t"devDependencies": {\r\n\t\t"vitest": "^4.0.0"\r\n\t}\r\n}',
     );
   });
 

@@ -31,7 +31,7 @@ import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
 import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
-import { buildRunSummary, collectErrors, renderSummary } from './summary.js';
+import { buildRunSummary, collectErrors, getNonCompliant, renderSummary } from './summary.js';
 
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
@@ -247,7 +247,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
-  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0;
+  // --check fails while a migration is pending, or a server left alone still breaks the protocol
+  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : options.mode === 'check' && pending ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
   out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));

@@ -87,7 +87,11 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   if (outcome !== null && outcome.skipped.length > 0) lines.push(`  not applied (${outcome.skipped.length}): ${list(outcome.skipped)}`);
   if (leave.length > 0) {
     lines.push(`  left alone (${leave.length}):`);
-    for (const r of leave) lines.push(`    ${display(r.path)}: ${describeDecision(r.decision).replace(/^left alone: /, '')}`);
+    for (const r of leave) {
+      lines.push(`    ${display(r.path)}: ${describeDecision(r.decision).replace(/^left alone: /, '')}`);
+      // what stays broken, so it can be fixed by hand
+      for (const f of r.findings.filter((x) => !x.fixed)) lines.push(`      ${display(r.path)}:${f.line}:${f.column} ${f.rule}: ${f.message}`);
+    }
   }
   // The reasons are on stderr ("error: <path>: <reason>"); here only which paths.
   if (errors.length > 0) lines.push(paint.error(`  could not be processed (${errors.length}): ${list([...new Set(errors.map((e) => e.path))])}`));
@@ -117,18 +121,26 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   if (mode === 'check' && pending.length > 0) {
     lines.push(`${plural(pending.length, 'file')} ${pending.length === 1 ? 'has' : 'have'} a pending migration; run mcp-migrate without --check to review and apply.`);
   }
+  const broken = getNonCompliant(scan);
+  if (mode === 'check' && broken.length > 0) {
+    lines.push(`${plural(broken.length, 'server')} left alone ${broken.length === 1 ? 'breaks' : 'break'} the protocol (findings above); fix ${broken.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
+  }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * Directories discovery did not enter because of their name (DiscoveryResult.excluded). ScanResult carries
- * them once scan.ts passes discovery's list on (`excluded: discovery.excluded`, asked of its owner); until
- * then there are none to show.
- */
+/** Directories discovery did not enter because of their name (DiscoveryResult.excluded). */
 export function getExcludedDirectories(scan: ScanResult): readonly ExcludedDirectory[] {
-  const value = (scan as ScanResult & { excluded?: unknown }).excluded;
-  return Array.isArray(value) ? (value as ExcludedDirectory[]) : [];
+  return scan.excluded ?? [];
+}
+
+/**
+ * Servers left alone that still break the protocol: their findings no rewrite fixes. `--check` fails on
+ * them (a gate that passed them would hide a server clients hang on), except those the user excluded
+ * with `// mcp-migrate-ignore`, which are listed but do not fail the run.
+ */
+export function getNonCompliant(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason !== 'IGNORED' && r.findings.some((f) => !f.fixed));
 }
 
 const EXCLUDED_WHY: Readonly<Record<string, string>> = { node_modules: 'dependencies', dist: 'build output', build: 'build output', coverage: 'coverage output' };

@@ -29,12 +29,17 @@ export const IGNORE_COMMENT = 'mcp-migrate-ignore';
 export type Detection =
   | { kind: 'none' }
   | { kind: 'sdk-server'; line: number }
+  /** Reads stdin through Deno or Bun and speaks MCP: a server, in a runtime the tool does not rewrite. */
+  | { kind: 'foreign-runtime'; runtime: 'Deno' | 'Bun'; line: number }
   | { kind: 'server'; model: ServerModel };
 
 export function detectServer(facts: FileFacts): Detection {
   const entry = facts.entry;
   if (facts.sdkImport) return { kind: 'sdk-server', line: facts.sdkImport.loc?.start.line ?? 1 };
-  if (facts.consumers.length === 0) return { kind: 'none' };
+  if (facts.consumers.length === 0) {
+    const foreign = findForeignRuntime(facts);
+    return foreign ?? { kind: 'none' };
+  }
   const paths = collectMessagePaths(facts);
   if (!isMcp(facts, paths)) return { kind: 'none' };
 
@@ -1327,4 +1332,19 @@ function getLineIndentOf(source: string, offset: number): string {
 
 function isTypeScript(path: string): boolean {
   return /\.[cm]?tsx?$/i.test(path);
+}
+
+/**
+ * `Deno.stdin` / `Bun.stdin` (the global, not a local of that name) in a file that names MCP's
+ * handshake: a hand-rolled MCP server the tool cannot rewrite, said so instead of passed over.
+ */
+function findForeignRuntime(facts: FileFacts): Extract<Detection, { kind: 'foreign-runtime' }> | null {
+  const mod = facts.entry;
+  if (!/\binitialize\b/.test(mod.source) || !/jsonrpc/.test(mod.source)) return null;
+  for (const id of mod.index.identifiers) {
+    if ((id.name !== 'Deno' && id.name !== 'Bun') || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
+    const parent = mod.index.parent.get(id);
+    if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return { kind: 'foreign-runtime', runtime: id.name, line: getLine(id) };
+  }
+  return null;
 }

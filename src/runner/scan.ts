@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, SdkTarget, Style } from '../model/types.js';
 import { mayContainServer, mayContainServerBytes, processSource } from '../pipeline.js';
-import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type Problem } from './discover.js';
+import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
@@ -83,6 +83,8 @@ export interface ScanResult {
   companions: PlannedCompanion[];
   packages: PackageGroup[];
   workspace: Workspace | null;
+  /** Directories discovery did not enter because of their name (node_modules, build output outside git). */
+  excluded: ExcludedDirectory[];
 }
 
 /** Computes every change a run would make, without writing anything. */
@@ -173,6 +175,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     companions,
     packages,
     workspace,
+    excluded: discovery.excluded,
   };
 }
 

@@ -1,13 +1,16 @@
 // The probe engine of `mcp-migrate verify`: starts a server command, speaks raw JSON-RPC to it over
-// stdin/stdout (NDJSON or Content-Length) and measures the rules of ./rules.ts. Returns a plain
-// result; it prints nothing and never exits (src/cli/verify.ts does that). The server is stopped
-// before this returns, whatever happened.
+// stdin/stdout (NDJSON or Content-Length), explores its contract (every listing, every tool called
+// with arguments made up from its schema, every resource read, every prompt got, the custom methods
+// asked for) and measures the rules of ./rules.ts on everything it sent and saw. Returns a plain
+// result, the contract included (./compare.ts diffs two of them); it prints nothing and never exits
+// (src/cli/verify.ts does that). The server is stopped before this returns, whatever happened.
 //
 // A raw client, not the SDK `Client`: the SDK client refuses to talk to exactly the servers worth
 // verifying (no `jsonrpc`, id 0 unanswered or answered with null), and it hides what was on the wire.
 import { ServerConnection, isJsonObject, type ExitInfo, type JsonObject } from './connection.js';
 import type { Framing } from './framing.js';
-import { VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
+import { ERROR_ID_OPTIONAL_FROM, UNBOUND_NAME_MESSAGE, UNBOUND_NAME_TEXT, VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
+import { buildInvalidArguments, buildValidArguments } from './schema-args.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
@@ -21,6 +24,8 @@ export interface VerifyOptions {
   timeoutMs: number;
   /** Client name/version sent in `initialize`. */
   clientInfo: { name: string; version: string };
+  /** Custom (non-MCP) methods to call, each with `params: {}`. */
+  methods?: readonly string[];
   /** Stops the probes early (Ctrl-C); the server is stopped all the same. */
   signal?: AbortSignal;
 }
@@ -33,6 +38,30 @@ export interface RuleResult {
   skipped?: true;
 }
 
+/** How a request was answered, as far as the contract goes (the envelope — id, `jsonrpc` — is the rules'). */
+export type Outcome =
+  | { kind: 'result'; value: unknown }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'no-reply'; detail: string };
+
+/** One request of the contract exploration and its answer. */
+export interface Exchange {
+  /** What was asked, unique within a contract: `tools/list`, `tools/call convert`, `tools/call convert (invalid: without required value)`. */
+  key: string;
+  method: string;
+  params?: JsonObject;
+  outcome: Outcome;
+}
+
+/** What a server answered to the exploration, in the order it was asked. */
+export interface Contract {
+  /** The initialize result, when it was an object. */
+  initialize: JsonObject | null;
+  exchanges: Exchange[];
+  /** Requests not made, each with why (a tool whose schema mcp-migrate cannot satisfy). */
+  notSent: string[];
+}
+
 export type VerifyResult =
   | {
       kind: 'checked';
@@ -40,6 +69,9 @@ export type VerifyResult =
       results: RuleResult[];
       /** `serverInfo` from the initialize result, when there was one. */
       serverInfo: { name: string; version: string } | null;
+      /** The protocol version the server answered initialize with (null: none). */
+      protocolVersion: string | null;
+      contract: Contract;
       /** Set when the server exited by itself during the probes (a crash on bad JSON, say). */
       exitedEarly: ExitInfo | null;
       stderrTail: string;
@@ -52,12 +84,33 @@ export type VerifyResult =
 const UNKNOWN_METHOD = 'mcp-migrate/no-such-method';
 const UNKNOWN_TOOL = 'mcp_migrate_no_such_tool';
 const STRING_ID = 'mcp-migrate-verify-7';
+const TOOL_STRING_ID = 'mcp-migrate-verify-tool';
+const DISCOVER_ID = 'mcp-migrate-discover';
+/** What a 2026-07-28 client may send before `initialize`. */
+const DISCOVER_METHOD = 'server/discover';
 const BAD_JSON = '{"jsonrpc": "2.0", "id": 99, "method": "tools/list", ';
 /** How long to keep watching for a reply to a notification after the request sent behind it was answered. */
 const SETTLE_MS = 200;
+/** At most this many tools, resources and prompts are each exercised (a generated list can be huge). */
+const MAX_ITEMS = 100;
 
 /** Runs every probe against a fresh server process and stops it. */
 export async function verifyServer(options: VerifyOptions): Promise<VerifyResult> {
+  const first = await runSession(options, true);
+  if (first.kind !== 'retry') return first;
+  // initialize went unanswered after a request sent before it: try again without that request, so that
+  // the rest can still be measured (the pre-initialize rule fails with what happened).
+  const second = await runSession(options, false);
+  if (second.kind === 'checked') {
+    const at = second.results.findIndex((r) => r.rule === 'pre-initialize-unanswered');
+    second.results[at] = { rule: 'pre-initialize-unanswered', ok: false, detail: first.detail };
+  }
+  return second.kind === 'retry' ? { kind: 'not-started', reason: second.detail, stderrTail: '', pid: undefined } : second;
+}
+
+type SessionResult = VerifyResult | { kind: 'retry'; detail: string };
+
+async function runSession(options: VerifyOptions, discover: boolean): Promise<SessionResult> {
   const connection = new ServerConnection({
     command: options.command,
     args: options.args,
@@ -66,17 +119,17 @@ export async function verifyServer(options: VerifyOptions): Promise<VerifyResult
     framing: options.framing,
   });
   try {
-    return await runProbes(connection, options);
+    return await runProbes(connection, options, discover);
   } finally {
     await connection.close();
   }
 }
 
-type Outcome = { ok: boolean; detail: string };
+type RuleOutcome = { ok: boolean; detail: string };
 
 /** The outcomes of each rule's probes; a rule holds when all of its outcomes do. */
 class Findings {
-  private readonly outcomes = new Map<VerifyRuleId, Outcome[]>();
+  private readonly outcomes = new Map<VerifyRuleId, RuleOutcome[]>();
   private readonly skipped = new Map<VerifyRuleId, string>();
 
   add(rule: VerifyRuleId, ok: boolean, detail: string): void {
@@ -118,13 +171,14 @@ function clip(text: string, max = 100): string {
 
 /** A reply in a few words: `result {}`, `error -32601 "Method not found"`, `{"foo":1}`. */
 function describeReply(reply: JsonObject): string {
-  if ('error' in reply) {
-    const error = reply.error;
-    if (isJsonObject(error) && 'code' in error) return clip(`error ${JSON.stringify(error.code)} ${JSON.stringify(error.message)}`);
-    return clip(`error ${JSON.stringify(error)}`);
-  }
+  if ('error' in reply) return describeError(reply.error);
   if ('result' in reply) return clip(`result ${JSON.stringify(reply.result)}`);
   return clip(JSON.stringify(reply));
+}
+
+function describeError(error: unknown): string {
+  if (isJsonObject(error) && 'code' in error) return clip(`error ${JSON.stringify(error.code)} ${JSON.stringify(error.message)}`);
+  return clip(`error ${JSON.stringify(error)}`);
 }
 
 /** Text as it is, but with control characters (a stray `\r`, escape codes) made visible. */
@@ -146,6 +200,20 @@ function getServerInfo(result: unknown): { name: string; version: string } | nul
   return { name: String(info.name), version: String(info.version) };
 }
 
+/** What an initialize result lacks of what every client reads. */
+function getMissingInitializeFields(result: JsonObject): string[] {
+  const missing: string[] = [];
+  if (typeof result.protocolVersion !== 'string') missing.push('protocolVersion');
+  if (!isJsonObject(result.capabilities)) missing.push('capabilities');
+  const info = result.serverInfo;
+  if (!isJsonObject(info)) missing.push('serverInfo');
+  else {
+    if (typeof info.name !== 'string') missing.push('serverInfo.name');
+    if (typeof info.version !== 'string') missing.push('serverInfo.version');
+  }
+  return missing;
+}
+
 function describeExit(exit: ExitInfo): string {
   return exit.signal !== null ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
 }
@@ -155,10 +223,33 @@ function isJsonRpcShaped(message: JsonObject): boolean {
   return 'jsonrpc' in message || 'method' in message || 'result' in message || 'error' in message;
 }
 
-async function runProbes(connection: ServerConnection, options: VerifyOptions): Promise<VerifyResult> {
+/** The items of a listing result (`tools`, `resources`, `prompts`), objects only, at most MAX_ITEMS. */
+function getListed(exchange: Exchange | undefined, field: string): JsonObject[] {
+  if (exchange === undefined || exchange.outcome.kind !== 'result' || !isJsonObject(exchange.outcome.value)) return [];
+  const items = exchange.outcome.value[field];
+  return Array.isArray(items) ? items.filter(isJsonObject).slice(0, MAX_ITEMS) : [];
+}
+
+/** Why a tool call's answer shows a handler that uses an unbound name, or null. */
+function getCrash(outcome: Outcome): string | null {
+  if (outcome.kind === 'error' && isJsonObject(outcome.error) && outcome.error.code === -32603) {
+    const message = String(outcome.error.message);
+    return UNBOUND_NAME_MESSAGE.test(message) ? `error -32603 ${JSON.stringify(message)}` : null;
+  }
+  if (outcome.kind === 'result' && isJsonObject(outcome.value) && outcome.value.isError === true && Array.isArray(outcome.value.content)) {
+    const text = outcome.value.content.find((c) => isJsonObject(c) && c.type === 'text' && typeof c.text === 'string' && UNBOUND_NAME_TEXT.test(c.text.trim()));
+    return isJsonObject(text) ? `isError result ${JSON.stringify(text.text)}` : null;
+  }
+  return null;
+}
+
+async function runProbes(connection: ServerConnection, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
   const { timeoutMs, signal } = options;
   const findings = new Findings();
   const sentIds = new Set<unknown>();
+  /** Replies already reported as `wrong-id` (the final sweep over every reply skips them). */
+  const flagged = new Set<JsonObject>();
+  const contract: Contract = { initialize: null, exchanges: [], notSent: [] };
   let nextId = 1;
 
   const noReply = (label: string): string =>
@@ -169,14 +260,35 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
    * request had (a wrong id such as null), so that a late answer to an earlier probe is not taken.
    * A reply with another id is a `wrong-id` finding.
    */
-  const request = async (label: string, method: string, params: JsonObject | undefined, id: number | string = nextId++, wait = timeoutMs): Promise<JsonObject | null> => {
+  const request = async (
+    label: string,
+    method: string,
+    params: JsonObject | undefined,
+    id: number | string = nextId++,
+    wait = timeoutMs,
+    /** Whether an error with an unknown id may be this request's (not for initialize: the request sent before it may be answered that way). */
+    errorsWithOtherIds = true,
+  ): Promise<JsonObject | null> => {
     const earlier = new Set(sentIds);
     sentIds.add(id);
     const from = connection.messages.length;
     connection.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-    const reply = await connection.waitFor(from, (m) => isResponse(m) && (m.id === id || !earlier.has(m.id)), wait, signal);
-    if (reply !== null && reply.id !== id) findings.add('wrong-id', false, `${label} (id ${JSON.stringify(id)}) answered with ${describeId(reply.id)}`);
+    const reply = await connection.waitFor(from, (m) => isResponse(m) && (m.id === id || (!earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))), wait, signal);
+    if (reply !== null && reply.id !== id) {
+      flagged.add(reply);
+      findings.add('wrong-id', false, `${label} (id ${JSON.stringify(id)}) answered with ${describeId(reply.id)}`);
+    }
     return reply;
+  };
+
+  /** A request of the contract exploration: asked, answered (or not), recorded under `key`. */
+  const explore = async (key: string, method: string, params: JsonObject | undefined): Promise<Exchange> => {
+    const reply = await request(key, method, params);
+    const outcome: Outcome =
+      reply === null ? { kind: 'no-reply', detail: noReply(key) } : 'error' in reply ? { kind: 'error', error: reply.error } : { kind: 'result', value: reply.result };
+    const exchange: Exchange = { key, method, ...(params === undefined ? {} : { params }), outcome };
+    contract.exchanges.push(exchange);
+    return exchange;
   };
 
   /**
@@ -192,6 +304,7 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
     const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, timeoutMs, signal);
     await connection.settle(Math.min(SETTLE_MS, timeoutMs), signal);
     const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m));
+    for (const reply of replies) flagged.add(reply);
     findings.add(
       'reply-to-notification',
       replies.length === 0,
@@ -200,7 +313,14 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
     return sync;
   };
 
-  // 1. initialize. No reply from a live server: nothing else can be measured. No reply because the
+  // 1. A request before initialize (a 2026-07-28 client's server/discover), sent right ahead of
+  //    initialize: its answer is looked for at the end, so a server that ignores it costs no wait.
+  if (discover) {
+    sentIds.add(DISCOVER_ID);
+    connection.send({ jsonrpc: '2.0', id: DISCOVER_ID, method: DISCOVER_METHOD, params: {} });
+  }
+
+  // 2. initialize. No reply from a live server: nothing else can be measured. No reply because the
   //    server is gone (or never started): not a verdict on the server but on the command.
   const init = await request(
     'initialize',
@@ -208,52 +328,118 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
     { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo },
     nextId++,
     3 * timeoutMs,
+    !discover,
   );
   if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
   if (init === null) {
     if (connection.startError !== null) {
       return { kind: 'not-started', reason: describeStartError(options, connection.startError), stderrTail: connection.getStderrTail(), pid: connection.pid };
     }
+    // The server died, or wrote something but never answered initialize, after a request it may not
+    // have expected before it: worth a second try without that request.
+    const answeredSomething = connection.messages.length > 0 || connection.strayCount > 0;
+    if (discover && (connection.exited !== null || answeredSomething)) {
+      const how = connection.exited !== null ? `the server ${describeExit(connection.exited)}` : 'initialize went unanswered';
+      return { kind: 'retry', detail: `${DISCOVER_METHOD} sent before initialize: ${how} (without it, initialize is answered)` };
+    }
     if (connection.exited !== null) {
       return { kind: 'not-started', reason: `the server ${describeExit(connection.exited)} before answering initialize`, stderrTail: connection.getStderrTail(), pid: connection.pid };
     }
     findings.add('initialize-failed', false, `initialize: no reply within ${3 * timeoutMs} ms (wrong --framing?)`);
     for (const rule of VERIFY_RULE_IDS) findings.skip(rule, 'not checked: initialize got no reply');
-    return finish(connection, findings, null);
+    return finish(connection, findings, null, null, contract, flagged, sentIds);
   }
   const serverInfo = getServerInfo(init.result);
-  const initOk = isJsonObject(init.result);
+  const initResult = isJsonObject(init.result) ? init.result : null;
+  contract.initialize = initResult;
+  const protocolVersion = initResult !== null && typeof initResult.protocolVersion === 'string' ? initResult.protocolVersion : null;
+  const missing = initResult === null ? [] : getMissingInitializeFields(initResult);
   findings.add(
     'initialize-failed',
-    initOk,
-    initOk
-      ? `initialize answered${serverInfo === null ? '' : ` by ${serverInfo.name} ${serverInfo.version}`} (protocol ${JSON.stringify(isJsonObject(init.result) ? init.result.protocolVersion : undefined)})`
-      : `initialize answered ${describeReply(init)}`,
+    initResult !== null && missing.length === 0,
+    initResult === null
+      ? `initialize answered ${describeReply(init)}`
+      : missing.length > 0
+        ? `the initialize result lacks ${missing.join(', ')}: ${clip(JSON.stringify(initResult))}`
+        : `initialize answered${serverInfo === null ? '' : ` by ${serverInfo.name} ${serverInfo.version}`} (protocol ${JSON.stringify(protocolVersion)})`,
   );
-  const capabilities = isJsonObject(init.result) ? init.result.capabilities : undefined;
-  const hasTools = isJsonObject(capabilities) && isJsonObject(capabilities.tools);
+  const capabilities = initResult !== null && isJsonObject(initResult.capabilities) ? initResult.capabilities : {};
+  const hasTools = isJsonObject(capabilities.tools);
 
-  // 2. notifications/initialized, synced on tools/list when the server has tools (which also checks
-  //    that tools/list is answered), else on ping.
+  // 3. notifications/initialized, synced on tools/list when the server has tools (which also checks
+  //    that tools/list is answered, and gives the contract its tool list), else on ping.
   const firstSync = hasTools ? 'tools/list' : 'ping';
   const listed = await notify('notifications/initialized', {}, firstSync);
-  if (hasTools) findings.add('no-reply', listed !== null, listed === null ? noReply('tools/list') : 'tools/list answered');
+  const tools: Exchange | undefined = hasTools
+    ? {
+        key: 'tools/list',
+        method: 'tools/list',
+        outcome: listed === null ? { kind: 'no-reply', detail: noReply('tools/list') } : 'error' in listed ? { kind: 'error', error: listed.error } : { kind: 'result', value: listed.result },
+      }
+    : undefined;
+  if (tools !== undefined) contract.exchanges.push(tools);
 
-  // 3. ping.
+  // 4. The contract: the other listings, then every tool (valid arguments, then invalid ones), every
+  //    resource, every prompt and every custom method asked for.
+  const resources = isJsonObject(capabilities.resources) ? await explore('resources/list', 'resources/list', {}) : undefined;
+  const prompts = isJsonObject(capabilities.prompts) ? await explore('prompts/list', 'prompts/list', {}) : undefined;
+  const keys = new Set<string>();
+  const uniqueKey = (key: string): string => {
+    let unique = key;
+    for (let n = 2; keys.has(unique); n++) unique = `${key} #${n}`;
+    keys.add(unique);
+    return unique;
+  };
+  let toolCalls = 0;
+  for (const tool of getListed(tools, 'tools')) {
+    if (typeof tool.name !== 'string') continue;
+    const valid = buildValidArguments(tool.inputSchema);
+    if (!valid.ok) contract.notSent.push(`tools/call ${tool.name}: no valid arguments could be made up (${valid.reason})`);
+    else {
+      const call = await explore(uniqueKey(`tools/call ${tool.name}`), 'tools/call', { name: tool.name, arguments: valid.value as JsonObject });
+      toolCalls++;
+      const crash = getCrash(call.outcome);
+      if (crash !== null) findings.add('tool-call-crashed', false, `${call.key} answered ${crash}`);
+    }
+    const invalid = buildInvalidArguments(tool.inputSchema);
+    if (invalid !== null) await explore(uniqueKey(`tools/call ${tool.name} (invalid: ${invalid.what})`), 'tools/call', { name: tool.name, arguments: invalid.value });
+    if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
+  }
+  if (toolCalls > 0) findings.add('tool-call-crashed', true, `${toolCalls} tool call(s) with valid arguments, none failed on an unbound name`);
+  for (const resource of getListed(resources, 'resources')) {
+    if (typeof resource.uri !== 'string') continue;
+    await explore(uniqueKey(`resources/read ${resource.uri}`), 'resources/read', { uri: resource.uri });
+  }
+  for (const prompt of getListed(prompts, 'prompts')) {
+    if (typeof prompt.name !== 'string') continue;
+    const args: Record<string, string> = {};
+    for (const arg of Array.isArray(prompt.arguments) ? prompt.arguments.filter(isJsonObject) : []) {
+      if (arg.required === true && typeof arg.name === 'string') args[arg.name] = 'example';
+    }
+    await explore(uniqueKey(`prompts/get ${prompt.name}`), 'prompts/get', { name: prompt.name, arguments: args });
+  }
+  for (const method of options.methods ?? []) await explore(uniqueKey(method), method, {});
+  if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
+  const unanswered = contract.exchanges.filter((e) => e.outcome.kind === 'no-reply');
+  for (const exchange of unanswered) findings.add('no-reply', false, exchange.outcome.kind === 'no-reply' ? exchange.outcome.detail : exchange.key);
+  if (contract.exchanges.length > 0 && unanswered.length === 0) findings.add('no-reply', true, `${contract.exchanges.length} listing(s) and call(s) answered`);
+
+  // 5. ping.
   const ping = await request('ping', 'ping', undefined);
   const pingOk = ping !== null && 'result' in ping && isEmptyResult(ping.result);
   findings.add('ping-unanswered', pingOk, ping === null ? noReply('ping') : pingOk ? 'ping answered {}' : `ping answered ${describeReply(ping)}`);
 
-  // 4. An unknown method.
-  const unknown = await request(UNKNOWN_METHOD, UNKNOWN_METHOD, {});
+  // 6. An unknown method, with id 0: an error reply must echo it as well (`id || null` does not).
+  const unknown = await request(UNKNOWN_METHOD, UNKNOWN_METHOD, {}, 0);
   const unknownOk = getErrorCode(unknown) === -32601;
   findings.add(
     'unknown-method-unanswered',
     unknownOk,
     unknown === null ? noReply(`unknown method ${UNKNOWN_METHOD}`) : `unknown method answered ${describeReply(unknown)}`,
   );
+  if (unknown !== null && unknown.id === 0) findings.add('wrong-id', true, 'id 0 echoed on an error');
 
-  // 5. Ids 0 and a string, on a method the server is known to answer (the id is what is measured).
+  // 7. Ids 0 and a string, on a method the server is known to answer (the id is what is measured).
   const echo = hasTools && listed !== null ? 'tools/list' : ping !== null ? 'ping' : unknown !== null ? UNKNOWN_METHOD : null;
   if (echo === null) {
     findings.skip('wrong-id', 'not checked: no request besides initialize was answered');
@@ -265,9 +451,9 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
     }
   }
 
-  // 6. An unknown tool: an error or an isError result, not silence.
+  // 8. An unknown tool, with a string id: an error or an isError result, not silence.
   if (hasTools) {
-    const tool = await request('tools/call', 'tools/call', { name: UNKNOWN_TOOL, arguments: {} });
+    const tool = await request('tools/call', 'tools/call', { name: UNKNOWN_TOOL, arguments: {} }, TOOL_STRING_ID);
     const toolOk = tool !== null && ('error' in tool || (isJsonObject(tool.result) && tool.result.isError === true));
     findings.add(
       'no-reply',
@@ -276,29 +462,53 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions): 
     );
   }
 
-  // 7. notifications/cancelled (for a request that does not exist: still no reply).
+  // 9. notifications/cancelled (for a request that does not exist: still no reply).
   await notify('notifications/cancelled', { requestId: 999, reason: 'mcp-migrate verify probe' }, echo ?? firstSync);
 
-  // 8. A line of bad JSON: -32700 with id null. Any -32700 is taken as the answer (its id is then
-  //    judged), else any response that is not a late answer to an earlier request.
+  // 10. A line of bad JSON. Any -32700 is taken as its answer (its id is then judged), else any
+  //     response that is not a late answer to an earlier request; then the server must still serve.
   const parseFrom = connection.messages.length;
   connection.sendBody(BAD_JSON);
   const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), timeoutMs, signal);
-  const parseOk = parse !== null && 'id' in parse && parse.id === null && getErrorCode(parse) === -32700;
-  findings.add(
-    'parse-error-unanswered',
-    parseOk,
-    parse === null ? noReply('bad JSON line') : parseOk ? 'bad JSON answered -32700 with id null' : `bad JSON answered ${describeReply(parse)} with ${describeId(parse.id)}`,
-  );
+  if (parse !== null) flagged.add(parse);
+  const after = echo === null ? null : await request(`${echo} after bad JSON`, echo, undefined);
+  if (echo !== null) findings.add('no-reply', after !== null, after === null ? noReply(`${echo} after the bad JSON line`) : 'still serving after bad JSON');
+  const parseVerdict = judgeParseError(parse, protocolVersion ?? PROTOCOL_VERSION, connection.exited, echo === null ? null : after !== null);
+  findings.add('parse-error-unanswered', parseVerdict.ok, parseVerdict.detail);
 
-  // 9. The server keeps serving after the bad line.
-  if (echo !== null) {
-    const after = await request(`${echo} after bad JSON`, echo, undefined);
-    findings.add('no-reply', after !== null, after === null ? noReply(`${echo} after the bad JSON line`) : 'still serving after bad JSON');
+  // 11. The request sent before initialize: answered at any time, by a result or an error.
+  if (discover) {
+    const answer = connection.messages.find((m) => isResponse(m) && m.id === DISCOVER_ID);
+    findings.add(
+      'pre-initialize-unanswered',
+      answer !== undefined,
+      answer === undefined ? `${DISCOVER_METHOD} sent before initialize: no reply` : `${DISCOVER_METHOD} sent before initialize answered ${describeReply(answer)}`,
+    );
   }
 
   if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
-  return finish(connection, findings, serverInfo);
+  return finish(connection, findings, serverInfo, protocolVersion, contract, flagged, sentIds);
+}
+
+/**
+ * The bad-JSON verdict, by what the negotiated protocol allows: dropping the line while serving on
+ * (the SDK transports), -32700 with `id: null` (JSON-RPC 2.0), or -32700 without an id (from 2025-11-25).
+ * `serving`: whether a request after the line was answered (null: nothing to ask).
+ */
+function judgeParseError(parse: JsonObject | null, version: string, exited: ExitInfo | null, serving: boolean | null): RuleOutcome {
+  if (parse === null) {
+    if (exited !== null) return { ok: false, detail: `bad JSON line: no reply, and the server ${describeExit(exited)}` };
+    if (serving === false) return { ok: false, detail: 'bad JSON line: no reply, and the server stopped answering' };
+    return { ok: true, detail: 'bad JSON line dropped; the server kept serving (what the SDK transports do)' };
+  }
+  if (getErrorCode(parse) !== -32700) return { ok: false, detail: `bad JSON answered ${describeReply(parse)} with ${describeId(parse.id)}` };
+  if ('id' in parse && parse.id === null) return { ok: true, detail: 'bad JSON answered -32700 with id null' };
+  if (!('id' in parse)) {
+    return version >= ERROR_ID_OPTIONAL_FROM
+      ? { ok: true, detail: `bad JSON answered -32700 without an id (allowed from protocol ${ERROR_ID_OPTIONAL_FROM}; ${version} negotiated)` }
+      : { ok: false, detail: `bad JSON answered -32700 without an id: allowed only from protocol ${ERROR_ID_OPTIONAL_FROM}, and ${version} was negotiated (reply with id null)` };
+  }
+  return { ok: false, detail: `bad JSON answered -32700 with ${describeId(parse.id)} (expected id null, or no reply)` };
 }
 
 function describeStartError(options: VerifyOptions, error: NodeJS.ErrnoException): string {
@@ -312,12 +522,24 @@ function isAborted(signal: AbortSignal | undefined): boolean {
 }
 
 /** The rules measured on everything the server wrote, then the result. */
-function finish(connection: ServerConnection, findings: Findings, serverInfo: { name: string; version: string } | null): VerifyResult {
+function finish(
+  connection: ServerConnection,
+  findings: Findings,
+  serverInfo: { name: string; version: string } | null,
+  protocolVersion: string | null,
+  contract: Contract,
+  flagged: ReadonlySet<JsonObject>,
+  sentIds: ReadonlySet<unknown>,
+): VerifyResult {
   const rpc = connection.messages.filter(isJsonRpcShaped);
   const nonRpc = connection.messages.filter((m) => !isJsonRpcShaped(m));
   const noise = [...connection.strayOutput, ...nonRpc.slice(0, 1).map((m) => JSON.stringify(m))];
   // Stray text is kept only in part (a flood is counted, not stored): the count is the real one.
   const noiseCount = connection.strayCount + nonRpc.length;
+
+  // Every reply's id is one a request had (replies already judged above are not counted twice).
+  const stray = rpc.filter((m) => isResponse(m) && !flagged.has(m) && !sentIds.has(m.id));
+  if (stray.length > 0) findings.add('wrong-id', false, `${stray.length} repl(ies) with an id no request had, e.g. ${clip(JSON.stringify(stray[0]))}`);
 
   const withoutJsonrpc = rpc.filter((m) => m.jsonrpc !== '2.0');
   findings.add(
@@ -348,6 +570,8 @@ function finish(connection: ServerConnection, findings: Findings, serverInfo: { 
     kind: 'checked',
     results: findings.build(),
     serverInfo,
+    protocolVersion,
+    contract,
     exitedEarly: connection.exited,
     stderrTail: connection.getStderrTail(),
     pid: connection.pid,

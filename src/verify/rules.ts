@@ -97,3 +97,22 @@ export type VerifyRuleId = keyof typeof VERIFY_RULES;
 
 /** Every rule id, in report order. */
 export const VERIFY_RULE_IDS = Object.keys(VERIFY_RULES) as VerifyRuleId[];
+
+export function isVerifyRuleId(value: string): value is VerifyRuleId {
+  return Object.prototype.hasOwnProperty.call(VERIFY_RULES, value);
+}
+
+/**
+ * The first protocol version whose schema lets an error reply leave out its `id` (2025-11-25:
+ * `JSONRPCErrorResponse.id` is optional, for errors such as a parse error that answer no request).
+ * Versions are dates, so they compare as strings.
+ */
+export const ERROR_ID_OPTIONAL_FROM = '2025-11-25';
+
+/**
+ * How a tool call fails when its handler uses a name nothing bound, or reads through one: what a
+ * migration that dropped a variable produces. Matched in -32603 messages.
+ */
+export const UNBOUND_NAME_MESSAGE = /\b[\w$]+ is not defined\b|Cannot read propert(?:y|ies) of (?:undefined|null)\b/;
+/** The same, as the whole text of an `isError` result (a handler that catches and reports `err.message`). */
+export const UNBOUND_NAME_TEXT = /^(?:(?:Reference|Type)Error: )?(?:[\w$]+ is not defined|Cannot read propert(?:y|ies) of (?:undefined|null)\b.*)$/;
