@@ -52,7 +52,8 @@ export function collectMessagePaths(facts: FileFacts): MessagePath[] {
       parseFrame: (events[parseIndex] as Extract<Event, { e: 'parse' }>).frame,
       method: method?.eq !== undefined ? String(method.eq) : null,
       methodFree: method === undefined || (method.eq === undefined && method.neq.length === 0 && method.prefixes.length === 0),
-      notification: id?.defined === false,
+      // no id; or an MCP notification method the path never asked the id of (those never carry one)
+      notification: id?.defined === false || (id?.defined !== true && typeof method?.eq === 'string' && method.eq.startsWith('notifications/')),
       replies,
       otherJson,
     });

@@ -242,6 +242,17 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     if (isMcpRequestMethod(p.method)) registered.add(p.method);
     else custom.add(p.method);
   }
+  // notifications the server acts on itself (`notifications/cancelled` logging, a custom one): the SDK
+  // hands them over only to a notification handler of their own
+  const notifications = new Set<string>();
+  for (const p of paths) {
+    // (a request method sent without an id is a client bug, not something to serve)
+    if (!p.notification || p.method === null || isSdkOwned(p.method) || !p.method.startsWith('notifications/')) continue;
+    const dFrame = dispatcher.kind === 'function' ? findDispatcherFrame(p, dispatcher) : p.parseFrame;
+    if (!dFrame) continue;
+    const acts = p.events.slice(p.parseIndex).some((e) => (e.e === 'log' || (e.e === 'effect' && !isDeadStore(facts, e))) && isWithinFrame(e.frame, dFrame));
+    if (acts) notifications.add(p.method);
+  }
   const otherPaths = inDispatcher.filter((p) => p.method === null && !p.methodFree);
   const otherResult = otherPaths.find((p) => p.replies.some((r) => r.kind === 'result'));
   if (otherResult && !runtimeTable) {
@@ -309,6 +320,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // TypeScript: the dispatcher's parameter type is the whole message, so it gets one (jsonrpc and id included)
   const typed = isTypeScript(anchor.mod.path);
   const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName);
+  const notificationHandler = notifications.size > 0 ? renderHandler(dispatcher, anchor, { id: false, jsonrpc: usesJsonrpc || typed }, handlerName, 'notification') : null;
   if (handler === null) {
     block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
     return { blockers };
@@ -338,6 +350,8 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     consumer,
     inputStatements,
     catchWrites,
+    notifications: [...notifications],
+    notificationHandler,
     dispatcher,
     sites: [...sites.values()],
     returnedCalls: [...returnedCalls.values()],
@@ -544,17 +558,17 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
 }
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
-function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string): string | null {
+function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string, param = 'request'): string | null {
   const place = { mod: anchor.mod, node: anchor.statement };
   const wrapped = reads.id || reads.jsonrpc;
-  const message = `{ ...request${reads.jsonrpc ? ", jsonrpc: '2.0'" : ''}${reads.id ? ', id: extra.requestId' : ''} }`;
-  const params = reads.id ? '(request, extra)' : '(request)';
+  const message = `{ ...${param}${reads.jsonrpc ? ", jsonrpc: '2.0'" : ''}${reads.id ? ', id: extra.requestId' : ''} }`;
+  const params = reads.id ? `(${param}, extra)` : `(${param})`;
   if (d.kind === 'inline') return wrapped ? `${params} => ${inlineName}(${message})` : inlineName;
-  const call = renderDispatcherCall(d, place, wrapped ? message : 'request');
+  const call = renderDispatcherCall(d, place, wrapped ? message : param);
   if (call === null) return null;
   // a plain function called with the message alone is handed over as it is
   const ref = getDispatcherRef(d, place);
-  if (!wrapped && ref !== null && !ref.startsWith('this.') && call === `${ref}(request)` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
+  if (!wrapped && ref !== null && !ref.startsWith('this.') && call === `${ref}(${param})` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
     return ref;
   }
   return `${params} => ${call}`;

@@ -118,6 +118,10 @@ export interface SdkShape {
   consumer: StdinConsumer;
   /** Statements next to the loop that only serve stdin (`setEncoding`, `rl.on('close', ...)`): removed with it. */
   inputStatements: t.Statement[];
+  /** Client notifications the server acts on (not initialized): each gets a notification handler. */
+  notifications: string[];
+  /** How a notification handler calls the dispatcher (null when there is none). */
+  notificationHandler: string | null;
   /** Inline dispatch inside the parse's `try`: the catch's writes, which become a rethrow in the handler. */
   catchWrites: CatchWrite[];
   dispatcher: Dispatcher;

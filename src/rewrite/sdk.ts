@@ -13,7 +13,7 @@
 import * as t from '@babel/types';
 import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
-import { MCP_REQUESTS, type Capability, isMcpRequestMethod } from '../model/mcp-methods.js';
+import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
 import type { ModuleKind, SdkTarget } from '../model/types.js';
@@ -709,6 +709,33 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     lines.push(`${indent}${names.server}.fallbackRequestHandler = ${typed ? asServerResult(shape.handler) : shape.handler}${s}`);
     if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   }
+  // server.setNotificationHandler(CancelledNotificationSchema, handleMessage);   (the server's own handling)
+  // server.fallbackNotificationHandler = async (notification) => { if ([...].includes(notification.method)) await ... };
+  if (shape.notificationHandler !== null && shape.notifications.length > 0) {
+    const call = (param: string): string => {
+      const arrow = /^\((\w+)(?:, extra)?\) => ([\s\S]*)$/.exec(shape.notificationHandler!);
+      return arrow ? arrow[2]!.replace(new RegExp(`\\b${arrow[1]}\\b`, 'g'), param) : `${shape.notificationHandler}(${param})`;
+    };
+    // a notification handler returns nothing: TypeScript wants exactly that
+    const handlerFor = typed ? `async (notification) => {${eol}${indent}${unit}await ${call('notification')}${s}${eol}${indent}}` : shape.notificationHandler;
+    const custom: string[] = [];
+    for (const method of shape.notifications) {
+      if (!isMcpNotification(method)) {
+        custom.push(method);
+        continue;
+      }
+      const key = sdk === 'v2' ? q(method) : MCP_NOTIFICATIONS[method].schema;
+      lines.push(`${indent}${names.server}.setNotificationHandler(${key}, ${handlerFor})${s}`);
+    }
+    if (custom.length > 0) {
+      lines.push(
+        `${indent}${names.server}.fallbackNotificationHandler = async (notification) => {`,
+        `${indent}${unit}if (${`[${custom.map((m) => q(m)).join(', ')}]`}.includes(notification.method)) await ${call('notification')}${s}`,
+        `${indent}}${s}`,
+      );
+    }
+    ctx.notes.push(`notifications ${shape.notifications.join(', ')} keep reaching the server's own code through a notification handler`);
+  }
   if (sdk === 'v2') {
     // serveStdio(() => { const server = ...; return server; }): one factory serves 2025-era and 2026-07-28 clients
     const body = lines.map((l) => l.split(eol).map((part) => unit + part).join(eol).replace(/\(request, extra\)/g, '(request, ctx)').replace(/extra\.requestId/g, 'ctx.mcpReq.id'));
@@ -807,7 +834,10 @@ function getSdkImports(ctx: Ctx): [string[], string][] {
     return [[names, target.serverModule], [['serveStdio'], target.stdioModule]];
   }
   const out: [string[], string][] = [[['Server'], target.serverModule], [['StdioServerTransport'], target.stdioModule]];
-  const schemas: string[] = ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema).sort();
+  const schemas: string[] = [
+    ...ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema),
+    ...ctx.shape.notifications.filter(isMcpNotification).map((m) => MCP_NOTIFICATIONS[m].schema),
+  ].sort();
   if (isTypeScriptPath(ctx.shape.anchor.mod.path)) schemas.push('type ServerResult');
   if (schemas.length > 0) out.push([schemas, target.typesModule!]);
   return out;
