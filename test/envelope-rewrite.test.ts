@@ -1,250 +1,262 @@
-// The envelope rewrite beyond the fixtures: what it refuses (and why), names it must not take,
-// where it reaches the envelope from, and the pieces it is built from (edits, style).
+// The envelope rewrite through the whole pipeline (processSource), on the small servers of
+// test/fixtures/envelope that must take the envelope path. Each expected output is the original with
+// the edits the rewrite is meant to make, spelled out below (so anything else it touched shows up as a
+// difference): the marker and the helper import after the imports, every write to fd 1 through the
+// envelope, the parse of incoming messages through the envelope, -32601 where an unknown method's
+// handling ends; the companion helper requested next to the entry; a second run changes nothing.
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSource } from '../src/parse.js';
-import { rewriteEnvelope, type EnvelopeRewriteResult } from '../src/rewrite/envelope/index.js';
-import { applyEdits } from '../src/rewrite/edits.js';
-import { getCodeStyle } from '../src/rewrite/envelope/style.js';
+import { getEnvelopeMarker, getHint, type EnvelopeReason } from '../src/model/reasons.js';
+import type { FileResult } from '../src/model/types.js';
+import { processSource } from '../src/pipeline.js';
+import { buildHelperSource, type HelperKind } from '../src/rewrite/envelope/helper-source.js';
+import { readModuleSync } from '../src/runner/read-module.js';
 
-function rewrite(source: string, path = '/p/server.js'): EnvelopeRewriteResult {
-  return rewriteEnvelope(parseSource(path, source), source, path, 'COMPUTED_DISPATCH');
+const FIXTURES = resolve('test/fixtures/envelope');
+
+function migrate(file: string, source = readFileSync(join(FIXTURES, file), 'utf8'), read = readModuleSync): FileResult {
+  return processSource(join(FIXTURES, file), source, { sdk: 'v1', style: 'server' }, read);
 }
 
-function rewritten(source: string, path?: string): string {
-  const result = rewrite(source, path);
-  if ('failed' in result) throw new Error(result.failed);
-  return result.after;
+/** `source` with each `[before, after]` edit made; every `before` must occur exactly once. */
+function edit(source: string, edits: [string, string][]): string {
+  let text = source;
+  for (const [before, after] of edits) {
+    expect(text.split(before), `edit anchor ${JSON.stringify(before)}`).toHaveLength(2);
+    text = text.replace(before, () => after);
+  }
+  return text;
 }
 
-const LOOP = [
-  "readline.createInterface({ input: process.stdin }).on('line', (line) => {",
-  '  let msg;',
-  '  try {',
-  '    msg = JSON.parse(line);',
-  '  } catch {',
-  '    return;',
-  '  }',
-  "  send({ jsonrpc: '2.0', id: msg.id, result: handlers[msg.method + '']() });",
-  '});',
-].join('\n');
+/** The lines the rewrite inserts after the imports of a module. */
+function helperLines(options: { marker?: EnvelopeReason; importLine: string; create: string }): string {
+  return [...(options.marker ? [getEnvelopeMarker(options.marker)] : []), options.importLine, options.create].join('\n');
+}
 
-describe('rewriteEnvelope refuses what it cannot prove', () => {
-  it.each([
-    [
-      'two writer functions',
-      "const readline = require('readline');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\nfunction reply(r) { console.log(JSON.stringify(r)); }\nreply({});\n" + LOOP,
-      /framed by more than one function/,
-    ],
-    [
-      'stdout handed to other code',
-      "const readline = require('readline');\nconst out = process.stdout;\nfunction send(m) { out.write(JSON.stringify(m) + '\\n'); }\n" + LOOP,
-      /process\.stdout is used in a way/,
-    ],
-    [
-      'the writer passed around as a value',
-      "const readline = require('readline');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\nconst api = { send };\n" + LOOP,
-      /used other than by a direct call/,
-    ],
-    [
-      'something else written to stdout',
-      "const readline = require('readline');\nprocess.stdout.write('ready\\n');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP,
-      /not a JSON message/,
-    ],
-    [
-      'inline replies with their own framing',
-      "const readline = require('readline');\nreadline.createInterface({ input: process.stdin }).on('line', (line) => {\n  const msg = JSON.parse(line);\n  process.stdout.write('> ' + JSON.stringify({ id: msg.id, result: msg.method }));\n});\n",
-      /framing of its own/,
-    ],
-    [
-      'this aliased in the class of a writer method',
-      "const readline = require('readline');\nclass S {\n  start() { const self = this; readline.createInterface({ input: process.stdin }).on('line', function (line) { self.onLine(line); }); }\n" +
-        "  onLine(line) {\n    let msg;\n    try { msg = JSON.parse(line); } catch { return; }\n    this.write({ id: msg.id, result: this['on' + msg.method]() });\n  }\n  write(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n}\n",
-      /this is aliased/,
-    ],
-    [
-      'a writer method called where this is not the instance',
-      "const readline = require('readline');\nclass S {\n  onLine(line) {\n    let msg;\n    try { msg = JSON.parse(line); } catch { return; }\n    setTimeout(function () { this.write({ id: msg.id, result: {} }); }, 1);\n  }\n  write(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n}\n" +
-        "const s = new S();\nreadline.createInterface({ input: process.stdin }).on('line', (line) => s.onLine(line));\n",
-      /where this is not the instance/,
-    ],
-    [
-      'no parse of incoming messages',
-      "const readline = require('readline');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\nsend({ id: 1, result: {} });\n",
-      /cannot find where incoming messages are parsed/,
-    ],
-    [
-      'a parse at module level',
-      "const fs = require('fs');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\nconst msg = JSON.parse(fs.readFileSync(0, 'utf8'));\nsend({ id: msg.id, result: msg.method });\n",
-      /parsed at module level/,
-    ],
-    [
-      'no sign of the module system',
-      "function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\nprocess.stdin.on('data', (d) => { let msg; try { msg = JSON.parse(d); } catch { return; } send({ id: msg.id, result: msg.method }); });\n",
-      /ES module or CommonJS/,
-    ],
-    [
-      'a writer returned from a factory',
-      "const readline = require('readline');\nfunction setup() {\n  function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n  return send;\n}\n" + LOOP.replace('send(', 'setup()('),
-      /used other than by a direct call/,
-    ],
-    [
-      'a writer declared in a block the input loop cannot see',
-      "const readline = require('readline');\nfunction handle(msg) {\n  function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n  send({ id: msg.id, result: handlers[msg.method + '']() });\n}\n" +
-        "readline.createInterface({ input: process.stdin }).on('line', (line) => {\n  let msg;\n  try { msg = JSON.parse(line); } catch { return; }\n  handle(msg);\n});\n",
-      /would not be in scope/,
-    ],
-  ])('%s', (_what, source, reason) => {
-    const result = rewrite(source);
-    expect(result).toEqual({ failed: expect.stringMatching(reason) });
-  });
-});
+function expectEnvelope(result: FileResult, reason: EnvelopeReason, helper: { file: string; kind: HelperKind }): void {
+  expect(result.error).toBeUndefined();
+  expect(result.decision).toEqual({ kind: 'envelope', reason, hint: getHint(reason), line: expect.any(Number) });
+  expect(result.diagnostics[0]).toMatchObject({ code: reason });
+  expect(result.companions).toEqual([{ path: join(dirname(result.path), helper.file), content: buildHelperSource(helper.kind) }]);
+}
 
-describe('rewriteEnvelope', () => {
-  it('refuses a reason code it does not know', () => {
-    const source = "const readline = require('readline');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP;
-    expect(rewriteEnvelope(parseSource('/p/s.js', source), source, '/p/s.js', 'NOPE' as never)).toEqual({ failed: 'unknown envelope reason "NOPE"' });
+/** A second run over the output changes nothing (the helper import says the work is done). */
+function expectIdempotent(file: string, after: string, read = readModuleSync): void {
+  const again = migrate(file, after, read);
+  expect(again.after).toBeUndefined();
+  expect(again.related ?? []).toEqual([]);
+  expect(again.companions ?? []).toEqual([]);
+}
+
+describe('envelope rewrite (pipeline) on the fixture servers', () => {
+  it('content-length-calculator.js: Content-Length framing, stdout writes and the parse through the envelope', () => {
+    const file = 'content-length-calculator.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'CONTENT_LENGTH_FRAMING', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "'use strict';\n",
+          `'use strict';\n\n${helperLines({
+            marker: 'CONTENT_LENGTH_FRAMING',
+            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            create: "const envelope = createEnvelope({ framing: 'content-length' });",
+          })}\n`,
+        ],
+        // the writer keeps its own (wrong) length: the envelope reads the body and frames it again
+        ["process.stdout.write('Content-Length: ' + body.length", "envelope.write('Content-Length: ' + body.length"],
+        // inside a try: parse() throws like JSON.parse after answering -32700
+        ['msg = JSON.parse(body);', 'msg = envelope.parse(body);'],
+        ["process.stdout.write('calculator ready\\n');", "envelope.write('calculator ready\\n');"],
+      ]),
+    );
+    // the server answers every method itself (its default branch), so there is no method list
+    expect(result.after).not.toContain('methods:');
+    expect(result.fixes).toContain('Content-Length is counted in bytes');
+    expectIdempotent(file, result.after!);
   });
 
-  it('lists only the fixes the original visibly needs', () => {
-    const silent = "const readline = require('readline');\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP;
-    const result = rewrite(silent);
-    if ('failed' in result) throw new Error(result.failed);
-    expect(result.fixes).toContain('bad JSON is answered with -32700 and id null instead of being dropped');
-    expect(result.fixes).toContain('ping is answered');
-    const answering = silent.replace('    return;\n  }', "    return send({ id: null, error: { code: -32700, message: 'Parse error' } });\n  }").replace("handlers[msg.method + '']()", "msg.method === 'ping' ? {} : null");
-    const second = rewrite(answering);
-    if ('failed' in second) throw new Error(second.failed);
-    expect(second.after).toContain("return envelope.send({ id: null, error: { code: -32700, message: 'Parse error' } });");
-    expect(second.fixes.join('\n')).not.toMatch(/-32700|ping/);
+  it('computed-dispatch-class.mjs: an ESM class with this[`handle_${method}`] and console.log writes', () => {
+    const file = 'computed-dispatch-class.mjs';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    // the reason code is detection's (see bug-computed-key-through-string.js): checked only for kind
+    expect(result.decision.kind).toBe('envelope');
+    const reason = (result.decision as { reason: EnvelopeReason }).reason;
+    expectEnvelope(result, reason, { file: 'mcp-envelope.mjs', kind: 'esm' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "import readline from 'node:readline';\n",
+          `import readline from 'node:readline';\n${helperLines({
+            marker: reason,
+            importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
+        // a debug line: log() sends it to stderr; the writer method: log() reads the message it prints
+        ["console.log('got', msg.method);", "envelope.log('got', msg.method);"],
+        ['console.log(JSON.stringify(message));', 'envelope.log(JSON.stringify(message));'],
+      ]),
+    );
+    // the wrong ids stay in the code: the envelope answers with the request's id
+    expect(result.after).toContain('this.reply({ id: msg.id || null, result })');
+    expectIdempotent(file, result.after!);
   });
 
-  it('returns the file unchanged, without companions, once it routes through the helper', () => {
-    const source = "const { createEnvelope } = require('./mcp-envelope.js');\nconst envelope = createEnvelope(() => {});\n";
-    expect(rewrite(source)).toEqual({ after: source, companions: [], fixes: [] });
+  it('progress-notifications.js: fs.writeSync(1, ...) and a parse outside any try (receive + a guard that continues the loop)', () => {
+    const file = 'progress-notifications.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'SERVER_SENDS_REQUESTS', { file: 'mcp-envelope.js', kind: 'cjs' });
+    // every request method the server answers is known, so other methods get -32601 from the envelope
+    // (whether the notification it handles is listed too changes nothing: notifications are never answered)
+    const create = /^const envelope = createEnvelope\(\{ framing: 'ndjson', methods: \[(.*)\] \}\);$/m.exec(result.after ?? '');
+    expect(create).not.toBeNull();
+    const methods = create![1]!.split(', ').map((m) => m.slice(1, -1));
+    expect(methods.filter((m) => !m.startsWith('notifications/'))).toEqual(['initialize', 'tools/list', 'tools/call']);
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "const fs = require('fs');\n",
+          `const fs = require('fs');\n${helperLines({
+            marker: 'SERVER_SENDS_REQUESTS',
+            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            create: create![0],
+          })}\n`,
+        ],
+        ["fs.writeSync(1, JSON.stringify(message) + '\\n');", "envelope.write(JSON.stringify(message) + '\\n');"],
+        ['    const msg = JSON.parse(line);\n', '    const msg = envelope.receive(line);\n    if (msg === undefined) continue;\n'],
+      ]),
+    );
+    expect(result.fixes).toContain('ping is answered, and unknown methods get -32601');
+    expectIdempotent(file, result.after!);
   });
 
-  it('keeps a JSON diagnostic a diagnostic: it goes to stderr, not through the envelope', () => {
-    const source = "const readline = require('readline');\nconsole.log(JSON.stringify({ config: 1 }));\n" + LOOP.replace(/send\(/g, 'console.log(JSON.stringify(').replace("]() });", "]() }));");
-    const after = rewritten(source);
-    expect(after).toContain('console.error(JSON.stringify({ config: 1 }));');
-    expect(after).toContain("envelope.send({ jsonrpc: '2.0', id: msg.id, result: handlers[msg.method + '']() });");
+  it('ts-handler-table.ts: TypeScript, a handler table keyed by a computed name, for await over readline', () => {
+    const file = 'ts-handler-table.ts';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.ts', kind: 'ts' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "import * as readline from 'node:readline';\n",
+          `import * as readline from 'node:readline';\n${helperLines({
+            marker: 'COMPUTED_DISPATCH',
+            // TypeScript imports the name the module is emitted as
+            importLine: "import { createEnvelope } from './mcp-envelope.js';",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ["process.stdout.write(JSON.stringify(reply) + '\\n');", "envelope.write(JSON.stringify(reply) + '\\n');"],
+        // the cast stays on the call
+        ['msg = JSON.parse(line) as {', 'msg = envelope.parse(line) as {'],
+      ]),
+    );
+    expectIdempotent(file, result.after!);
   });
 
-  it('does not take names the file already uses', () => {
-    const source = "const readline = require('readline');\nconst envelope = 'paper';\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP;
-    const after = rewritten(source);
-    expect(after).toContain('const mcpEnvelope = createEnvelope(send);');
-    expect(after).toContain('mcpEnvelope.send({');
-    expect(after).toContain("const envelope = 'paper';");
+  it('handler-returns-unanswered.js: -32601 where an unknown method is dropped, the one-statement if gets a block', () => {
+    const file = 'handler-returns-unanswered.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "const readline = require('readline');\n",
+          `const readline = require('readline');\n${helperLines({
+            marker: 'COMPUTED_DISPATCH',
+            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ["process.stdout.write(JSON.stringify(message) + '\\n');", "envelope.write(JSON.stringify(message) + '\\n');"],
+        ['  if (!handler) return;\n', "  if (!handler) { envelope.send({ error: { code: -32601, message: 'Method not found' } }); return; }\n"],
+        ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
+      ]),
+    );
+    expectIdempotent(file, result.after!);
   });
 
-  it('aliases the import when createEnvelope is taken', () => {
-    const source = "import readline from 'node:readline';\nfunction createEnvelope() {}\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP;
-    const after = rewritten(source, '/p/server.mjs');
-    expect(after).toContain("import { createEnvelope as createMcpEnvelope } from './mcp-envelope.mjs';");
-    expect(after).toContain('const envelope = createMcpEnvelope(send);');
+  it('crlf-double-quotes-no-semicolons.js: the inserted lines keep CRLF, double quotes and no semicolons', () => {
+    const file = 'crlf-double-quotes-no-semicolons.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    expect(before).toContain('\r\n');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          'const readline = require("readline")\r\n',
+          `const readline = require("readline")\r\n${[
+            getEnvelopeMarker('COMPUTED_DISPATCH'),
+            'const { createEnvelope } = require("./mcp-envelope.js")',
+            'const envelope = createEnvelope({ framing: "ndjson" })',
+          ].join('\r\n')}\r\n`,
+        ],
+        // the guard goes after the trailing comment of its statement, in the file's style
+        ['  const msg = JSON.parse(line) // no try: a bad line used to crash the server\r\n', '  const msg = envelope.receive(line) // no try: a bad line used to crash the server\r\n  if (msg === undefined) return\r\n'],
+        ['if (handler) console.log(', 'if (handler) envelope.log('],
+      ]),
+    );
+    expect(result.after!.replace(/\r\n/g, '')).not.toContain('\n');
+    expectIdempotent(file, result.after!);
   });
 
-  it('keeps an existing marker instead of adding a second one', () => {
-    const source = "const readline = require('readline');\n// mcp-migrate: envelope (COMPUTED_DISPATCH) -- kept from an earlier run\nfunction send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n" + LOOP;
-    expect(rewritten(source).match(/mcp-migrate: envelope \(/g)).toHaveLength(1);
+  it('split-transport/: the writer module imports the helper from the entry directory, the marker goes in the entry only', () => {
+    const file = 'split-transport/index.js';
+    const transport = join(FIXTURES, 'split-transport/lib/transport.js');
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "const { send } = require('./lib/transport');\n",
+          `const { send } = require('./lib/transport');\n${helperLines({
+            marker: 'COMPUTED_DISPATCH',
+            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
+      ]),
+    );
+    const transportBefore = readFileSync(transport, 'utf8');
+    expect(result.related).toEqual([
+      {
+        path: transport,
+        before: transportBefore,
+        after: edit(transportBefore, [
+          ['function send(message) {\n', "const { createEnvelope } = require('../mcp-envelope.js');\nconst envelope = createEnvelope({ framing: 'ndjson' });\n\nfunction send(message) {\n"],
+          ["process.stdout.write(JSON.stringify(message) + '\\n');", "envelope.write(JSON.stringify(message) + '\\n');"],
+        ]),
+      },
+    ]);
+    const migrated = (path: string): string | null => (path === transport ? result.related![0]!.after : readModuleSync(path));
+    expectIdempotent(file, result.after!, migrated);
   });
 
-  it('reaches a per-instance envelope from outside the class through the instance, and keeps it public in TypeScript', () => {
-    const source = [
-      "import { createInterface } from 'node:readline';",
-      'class Server {',
-      '  receive(line: string): void {',
-      '    let msg: { id: number; method: string };',
-      '    try {',
-      '      msg = JSON.parse(line);',
-      '    } catch {',
-      '      return;',
-      '    }',
-      "    this.write({ id: msg.id, result: (this as any)['on' + msg.method]() });",
-      '  }',
-      '  write(message: object): void {',
-      "    process.stdout.write(JSON.stringify(message) + '\\n');",
-      '  }',
-      '}',
-      'const server = new Server();',
-      "createInterface({ input: process.stdin }).on('line', (line) => server.receive(line));",
-      '',
-    ].join('\n');
-    const after = rewritten(source, '/p/src/index.ts');
-    expect(after).toContain('class Server {\n  readonly envelope = createEnvelope((message: object) => this.write(message));\n\n  receive(line: string): void {');
-    expect(after).toContain('msg = this.envelope.parse(line);');
-    expect(after).toContain("this.envelope.send({ id: msg.id, result: (this as any)['on' + msg.method]() });");
-    expect(after).toContain("on('line', (line) => server.envelope.scope(() => server.receive(line)));");
-  });
+  it('takes other names when the server already uses envelope / createEnvelope, and gives up when all are taken', () => {
+    const file = 'handler-returns-unanswered.js';
+    const original = readFileSync(join(FIXTURES, file), 'utf8');
+    const taken = original.replace("const readline = require('readline');\n", "const readline = require('readline');\nconst envelope = { name: 'letter' };\nfunction createEnvelope() { return envelope; }\n");
+    const result = migrate(file, taken);
+    expect(result.after).toContain("const { createEnvelope: createMcpEnvelope } = require('./mcp-envelope.js');\nconst mcpEnvelope = createMcpEnvelope({ framing: 'ndjson' });\n");
+    expect(result.after).toContain("  mcpEnvelope.write(JSON.stringify(message) + '\\n');\n");
+    expect(result.after).toContain('msg = mcpEnvelope.parse(line);');
+    expect(result.after).toContain("const envelope = { name: 'letter' };\nfunction createEnvelope() { return envelope; }\n");
 
-  it('wraps a listener given as this.method.bind(this)', () => {
-    const source = [
-      "const readline = require('readline');",
-      "function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }",
-      'class S {',
-      "  start() { readline.createInterface({ input: process.stdin }).on('line', this.onLine.bind(this)); }",
-      '  onLine(line) {',
-      '    let msg;',
-      '    try { msg = JSON.parse(line); } catch { return; }',
-      "    send({ id: msg.id, result: this['on' + msg.method]() });",
-      '  }',
-      '}',
-      '',
-    ].join('\n');
-    expect(rewritten(source)).toContain("on('line', envelope.bind(this.onLine.bind(this)));");
-  });
-
-  it('leaves the byte fix out of TypeScript, where the buffer type would change', () => {
-    const source = [
-      "import { Buffer } from 'node:buffer';",
-      "let pending = '';",
-      'function writeMessage(message: unknown): void {',
-      '  const body = JSON.stringify(message);',
-      '  process.stdout.write(`Content-Length: ${Buffer.byteLength(body)}\\r\\n\\r\\n${body}`);',
-      '}',
-      "process.stdin.setEncoding('utf8');",
-      "process.stdin.on('data', (chunk: string) => {",
-      '  pending += chunk;',
-      "  const end = pending.indexOf('\\r\\n\\r\\n');",
-      '  const match = /Content-Length: (\\d+)/.exec(pending.slice(0, end));',
-      '  if (!match) return;',
-      '  const body = pending.slice(end + 4, end + 4 + Number(match[1]));',
-      '  pending = pending.slice(end + 4 + Number(match[1]));',
-      '  onMessage(body);',
-      '});',
-      'function onMessage(body: string): void {',
-      '  let msg: { id: number; method: string };',
-      '  try { msg = JSON.parse(body); } catch { return; }',
-      "  writeMessage({ id: msg.id, result: (globalThis as any)['on' + msg.method] });",
-      '}',
-      '',
-    ].join('\n');
-    const result = rewrite(source, '/p/server.ts');
-    if ('failed' in result) throw new Error(result.failed);
-    expect(result.after).toContain("let pending = '';");
-    expect(result.after).toContain("process.stdin.setEncoding('utf8');");
-    expect(result.fixes.join('\n')).not.toMatch(/bytes/);
-    const js = rewrite(source.replace(/: (unknown|void|string|\{ id: number; method: string \})/g, '').replace('(globalThis as any)', 'globalThis'), '/p/server.js');
-    if ('failed' in js) throw new Error(js.failed);
-    expect(js.after).toContain('let pending = Buffer.alloc(0);');
-    expect(js.fixes).toContain('Content-Length is counted in bytes, not UTF-16 characters');
-  });
-});
-
-describe('applyEdits', () => {
-  it('applies insertions before a replacement at the same offset, and refuses overlaps', () => {
-    expect(applyEdits('abcdef', [{ start: 2, end: 4, text: 'XY' }, { start: 2, end: 2, text: '<' }, { start: 6, end: 6, text: '>' }])).toBe('ab<XYef>');
-    expect(() => applyEdits('abcdef', [{ start: 1, end: 4, text: '' }, { start: 2, end: 5, text: '' }])).toThrow(/overlapping/);
-  });
-});
-
-describe('getCodeStyle', () => {
-  it.each([
-    ["const a = 'x';\nif (a) {\n    run();\n}\n", { quote: "'", semi: true, indent: '    ', eol: '\n', declaration: 'const' }],
-    ['var a = "x"\r\nif (a) {\r\n\trun()\r\n}\r\n', { quote: '"', semi: false, indent: '\t', eol: '\r\n', declaration: 'var' }],
-    ["let a = 'x'\nfunction f () {\n  if (a) {\n    g()\n  }\n}\n", { quote: "'", semi: false, indent: '  ', eol: '\n', declaration: 'const' }],
-  ])('reads the style of %j', (source, expected) => {
-    expect(getCodeStyle(parseSource('x.js', source), source)).toEqual(expected);
+    const allTaken = original.replace("const readline = require('readline');\n", "const readline = require('readline');\nconst envelope = 1, mcpEnvelope = 2, jsonRpcEnvelope = 3;\n");
+    const refused = migrate(file, allTaken);
+    expect(refused.after).toBeUndefined();
+    expect(refused.companions ?? []).toEqual([]);
+    expect(refused.decision).toMatchObject({ kind: 'leave', reason: 'ENVELOPE_UNPROVEN' });
+    expect(refused.diagnostics.map((d) => d.message).join('\n')).toMatch(/the names the envelope needs are all taken/);
   });
 });

@@ -1,74 +1,64 @@
-// Shared steps of the envelope end-to-end tests: copy a fixture case to a temp dir, apply the
-// envelope rewrite to its server file the way the pipeline does (parse, detect, rewrite, write the
-// companions), and compare what a client sees.
-import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// Shared steps of the envelope end-to-end tests: copy fixture servers of test/fixtures/envelope into a
+// temp project, migrate it with the CLI run in-process (`mcp-migrate --yes <dir>`, the real pipeline,
+// inline, no git), and start servers, original or migrated, for a client to talk to.
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import { findEnvelopeReason } from '../../src/detect/envelope-signals.js';
-import { parseSource } from '../../src/parse.js';
-import type { EnvelopeReason } from '../../src/model/envelope-reasons.js';
-import { rewriteEnvelope } from '../../src/rewrite/envelope/index.js';
-import type { CaseFile, JsonMessage } from './raw-client.js';
+import { main } from '../../src/cli/main.js';
+import type { GitClient } from '../../src/runner/git.js';
+import type { JsonMessage } from './raw-client.js';
 
-/** The corpus copy shared by every end-to-end test. */
-export const FIXTURES = resolve('test/fixtures/corpus');
+export const FIXTURES = resolve('test/fixtures/envelope');
 
-export function readCase(name: string): CaseFile {
-  const spec = JSON.parse(readFileSync(join(FIXTURES, name, 'case.json'), 'utf8')) as CaseFile;
-  // `npx tsx ...` from a temp dir: use the project's own tsx, through the node_modules link below
-  if (spec.run[0] === 'npx' && spec.run[1] === 'tsx') return { ...spec, run: [resolve('node_modules/.bin/tsx'), ...spec.run.slice(2)] };
-  return spec;
-}
+/** tsx from the project, by absolute path, so a temp project needs no node_modules of its own. */
+export const TSX = resolve('node_modules/.bin/tsx');
 
-export interface Migrated {
+const NO_GIT: GitClient = { isRepo: async () => false, dirtyFiles: async () => [], changedFiles: async () => ({ kind: 'not-a-repo' }) };
+
+export interface Project {
   dir: string;
-  file: string;
-  before: string;
-  after: string;
-  /** What detection said; null when the server is an SDK case the test forces through the envelope. */
-  detected: EnvelopeReason | null;
-  fixes: string[];
+  /** What the CLI printed. */
+  output: string;
+  exitCode: number;
+  /** The text of a file of the project. */
+  read(file: string): string;
+  /** The command that starts a server file of the project. */
+  command(file: string): string[];
 }
 
-/** A copy of the case, with node_modules linked so TypeScript cases run and type-check. */
-export function copyCase(name: string, scratch: string): string {
-  const dir = mkdtempSync(join(scratch, `${name}-`));
-  cpSync(join(FIXTURES, name), dir, { recursive: true });
-  if (!existsSync(join(dir, 'node_modules'))) symlinkSync(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
+/** Runs the CLI in-process on `dir`; returns its exit code and everything it printed. */
+export async function runCli(args: string[], dir: string): Promise<{ exitCode: number; output: string }> {
+  let output = '';
+  const stream = { write: (text: string): boolean => ((output += text), true) };
+  const exitCode = await main([...args, '--jobs', '1', dir], { stdout: stream, stderr: stream, isTTY: false, git: NO_GIT, cwd: dir, env: { NO_COLOR: '1' } });
+  return { exitCode, output };
+}
+
+/** A temp project holding copies of the fixture servers, as written (not migrated). */
+export function copyFixtures(scratch: string, files: string[], pkg: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(scratch, 'project-'));
+  for (const file of files) copyFileSync(join(FIXTURES, file), join(dir, file));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'envelope-e2e', version: '1.0.0', private: true, ...pkg }, null, 2)}\n`);
   return dir;
 }
 
-/**
- * Rewrites `serverFile` of a copy of the case. `reason` forces the envelope on a server detection
- * does not send there (the SDK cases), to prove the rewrite on every shape of the corpus.
- */
-export function migrateCase(name: string, scratch: string, serverFile: string, reason?: EnvelopeReason): Migrated {
-  const dir = copyCase(name, scratch);
-  const file = join(dir, serverFile);
-  const before = readFileSync(file, 'utf8');
-  const ast = parseSource(file, before);
-  const detected = findEnvelopeReason(ast, before)?.reason ?? null;
-  const chosen = reason ?? detected;
-  if (chosen === null) throw new Error(`${name}: no envelope reason found`);
-  const result = rewriteEnvelope(ast, before, file, chosen);
-  if ('failed' in result) throw new Error(`${name}: ${result.failed}`);
-  writeFileSync(file, result.after);
-  for (const companion of result.companions) writeFileSync(companion.path, companion.content);
-  return { dir, file, before, after: result.after, detected, fixes: result.fixes };
+/** A temp project holding the fixture servers, migrated by `mcp-migrate --yes`. */
+export async function migrateFixtures(scratch: string, files: string[], pkg: Record<string, unknown> = {}): Promise<Project> {
+  const dir = copyFixtures(scratch, files, pkg);
+  const { exitCode, output } = await runCli(['--yes'], dir);
+  return { dir, output, exitCode, read: (file) => readFileSync(join(dir, file), 'utf8'), command: (file) => commandFor(join(dir, file)) };
 }
 
-/** What a client sees of one answer: the result, or the error's code and message. */
-export function getOutcome(response: JsonMessage): unknown {
-  if ('error' in response) {
-    const error = response.error as { code?: unknown; message?: unknown } | string;
-    return typeof error === 'object' && error !== null ? { error: { code: error.code, message: error.message } } : { error };
-  }
-  return { result: response.result };
+export function commandFor(path: string): string[] {
+  return /\.[cm]?ts$/.test(path) ? [TSX, path] : [process.execPath, path];
 }
 
-/** jsonrpc "2.0", and either a result or a {code: integer, message: string} error. */
+export const INITIALIZE = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'envelope-e2e', version: '1.0.0' } };
+
+/** jsonrpc "2.0", an id, and either a result or a {code: integer, message: string} error. */
 export function expectCompliant(message: JsonMessage): void {
   expect(message.jsonrpc).toBe('2.0');
+  expect('id' in message).toBe(true);
   if ('error' in message) {
     const error = message.error as { code: unknown; message: unknown };
     expect(Number.isInteger(error.code)).toBe(true);

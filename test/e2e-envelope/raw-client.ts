@@ -53,7 +53,7 @@ export class RawClient {
     else this.child.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${bytes.length}\r\n\r\n`), bytes]));
   }
 
-  /** Sends a request and waits for the message that carries its id. */
+  /** Sends a request and waits for the reply that carries its id. */
   async request(id: unknown, method: string, params?: unknown, timeoutMs = 5000): Promise<JsonMessage> {
     const from = this.messages.length;
     this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
@@ -146,49 +146,4 @@ export class RawClient {
   private wake(): void {
     for (const listener of [...this.listeners]) listener();
   }
-}
-
-/** Case files: what to replay (see the corpus README). */
-export interface CaseFile {
-  run: string[];
-  env: Record<string, string>;
-  framing: Framing;
-  calls: { tool: string; arguments: Record<string, unknown> }[];
-  resources: string[];
-  prompts: { name: string; arguments: Record<string, string> }[];
-  requests: { method: string; params: unknown }[];
-}
-
-export interface Exchange {
-  method: string;
-  params: unknown;
-  response: JsonMessage;
-}
-
-/**
- * The corpus replay: initialize (2025-06-18), notifications/initialized, tools/list, each call,
- * resources, prompts, custom requests; ids from 1. Returns each request with its answer.
- */
-export async function replayCase(client: RawClient, spec: CaseFile): Promise<Exchange[]> {
-  const steps: { method: string; params?: unknown }[] = [
-    { method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-replay', version: '1.0.0' } } },
-    { method: 'notifications/initialized' },
-    { method: 'tools/list' },
-    ...spec.calls.map((c) => ({ method: 'tools/call', params: { name: c.tool, arguments: c.arguments } })),
-  ];
-  if (spec.resources.length > 0) steps.push({ method: 'resources/list' }, ...spec.resources.map((uri) => ({ method: 'resources/read', params: { uri } })));
-  if (spec.prompts.length > 0) steps.push({ method: 'prompts/list' }, ...spec.prompts.map((p) => ({ method: 'prompts/get', params: p })));
-  steps.push(...spec.requests);
-
-  const exchanges: Exchange[] = [];
-  let id = 1;
-  for (const step of steps) {
-    if (step.method.startsWith('notifications/')) {
-      client.notify(step.method, step.params);
-      continue;
-    }
-    const response = await client.request(id++, step.method, step.params);
-    exchanges.push({ method: step.method, params: step.params, response });
-  }
-  return exchanges;
 }
