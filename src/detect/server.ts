@@ -454,6 +454,12 @@ function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: 
   const siblings = holder && (holder.type === 'BlockStatement' || holder.type === 'Program') ? holder.body : body;
   for (const statement of siblings) {
     if (statement === anchor.statement || statement.type !== 'ExpressionStatement') continue;
+    // `this.rl = readline.createInterface(...)` feeding the loop, read nowhere but the loop: it goes too
+    const assigned = unwrapExpression(statement.expression);
+    if (assigned.type === 'AssignmentExpression' && consumer.source.k === 'readline' && consumer.source.origin?.node === unwrapExpression(assigned.right)) {
+      if (isReadOnlyIn(mod, assigned.left, anchor.statement)) out.push(statement);
+      continue;
+    }
     let expr: t.Node = unwrapExpression(statement.expression);
     // walk down a call chain to its first receiver: process.stdin.setEncoding(...).on(...)
     while (expr.type === 'CallExpression' && expr.callee.type === 'MemberExpression') expr = unwrapExpression(expr.callee.object);
@@ -463,6 +469,26 @@ function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: 
     if (isInput) out.push(statement);
   }
   return out;
+}
+
+/** `this.rl` / `rl`, assigned at `target`, is read only inside `within` (the loop the rewrite removes). */
+function isReadOnlyIn(mod: ModuleUnit, target: t.Node, within: t.Node): boolean {
+  const inside = (node: t.Node): boolean => node.start! >= within.start! && node.end! <= within.end!;
+  if (target.type === 'MemberExpression' && target.object.type === 'ThisExpression') {
+    const name = getMemberName(target);
+    if (name === null) return false;
+    for (const [node] of mod.index.parent) {
+      if (node === target || (node.type !== 'MemberExpression' && node.type !== 'OptionalMemberExpression') || getMemberName(node) !== name) continue;
+      if (!inside(node)) return false;
+    }
+    return true;
+  }
+  if (target.type === 'Identifier') {
+    const binding = resolveIdentifier(mod.index, target);
+    if (!binding) return false;
+    return mod.index.identifiers.every((id) => id === target || id.name !== target.name || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== binding || inside(id));
+  }
+  return false;
 }
 
 /** The statement a node belongs to (through call chains like `rl.on(...).on(...)`). */

@@ -228,7 +228,7 @@ function getRemovable(path: NodePath, identifier: t.Identifier): { node: t.Node;
   }
   if (t.isVariableDeclarator(node) && t.isVariableDeclaration(path.parent) && path.parent.declarations.length === 1) {
     const declaration = path.parent;
-    const pure = (!node.init || isPure(node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
+    const pure = (!node.init || isPure(node.init) || isPureCall(path, node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
     const inStatementList = t.isBlockStatement(path.parentPath?.parent) || t.isProgram(path.parentPath?.parent);
     if (t.isObjectPattern(node.id) && node.id.properties.length > 1) {
       // `const { send, listen } = require('./io')`: each name goes alone, the statement once all have
@@ -267,6 +267,18 @@ function isPure(node: t.Node): boolean {
   const name = callee && t.isMemberExpression(callee) && t.isIdentifier(callee.property) ? callee.property.name : callee && t.isIdentifier(callee) ? callee.name : null;
   if (name === 'createInterface') return (node as t.CallExpression).arguments.every((a) => t.isExpression(a) && isPure(a));
   return false;
+}
+
+/**
+ * `makeReader()` where `function makeReader() { return readline.createInterface({ input: process.stdin }); }`:
+ * a call of a function of this file whose whole body returns a pure value is as pure as that value.
+ */
+function isPureCall(path: NodePath, node: t.Node): boolean {
+  if (!t.isCallExpression(node) || !t.isIdentifier(node.callee) || node.arguments.length > 0) return false;
+  const binding = path.scope.getBinding(node.callee.name);
+  const fn = binding?.path.node;
+  const body = t.isFunctionDeclaration(fn) ? fn.body.body : null;
+  return body !== null && body.length === 1 && t.isReturnStatement(body[0]) && body[0].argument != null && isPure(body[0].argument);
 }
 
 /**

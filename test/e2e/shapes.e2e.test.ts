@@ -1,0 +1,46 @@
+/**
+ * The public server shapes end to end (test/fixtures/shapes/: one independently written server per shape
+ * seen in public hand-rolled servers): each is copied, its original recorded with a raw client, migrated
+ * with `mcp-migrate --yes`, started again and replayed with the official SDK `Client`; the answers must
+ * match the original's and the migrated server must hold the JSON-RPC envelope rules. The two envelope
+ * shapes are checked with the raw client (one speaks Content-Length, which the SDK client does not).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareTranscripts, copyCase, ensureBuilt, getFailedRules, probeRaw, readCase, recordOriginal, removeAllCases, replayWithSdkClient, runCli } from './harness.js';
+
+const SHAPES = join(import.meta.dirname, '..', 'fixtures', 'shapes');
+const TIMEOUT_MS = 180_000;
+
+const shapes = readdirSync(SHAPES, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => ({ name: d.name, expect: (JSON.parse(readFileSync(join(SHAPES, d.name, 'case.json'), 'utf8')) as { expect: string }).expect }));
+
+beforeAll(ensureBuilt, 300_000);
+afterAll(removeAllCases);
+
+describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk').map((s) => s.name))('%s', (name) => {
+  it('moves to the SDK and answers the SDK Client as the original did, holding every envelope rule', async () => {
+    const dir = await copyCase(name, SHAPES);
+    const kase = await readCase(dir);
+    const original = await recordOriginal(dir, kase);
+    const cli = await runCli(['--yes', dir], dir);
+    expect(cli.code, cli.stderr + cli.stdout).toBe(0);
+    expect(cli.stdout).toContain('moved to the SDK');
+    const replay = await replayWithSdkClient(dir, kase, { sdk: 'v1' });
+    expect(compareTranscripts(original, replay), replay.stderr).toEqual([]);
+    expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
+  }, TIMEOUT_MS);
+});
+
+describe.concurrent.each(shapes.filter((s) => s.expect === 'envelope').map((s) => s.name))('%s', (name) => {
+  it('gets the envelope and then holds every envelope rule with the raw client', async () => {
+    const dir = await copyCase(name, SHAPES);
+    const kase = await readCase(dir);
+    const cli = await runCli(['--yes', dir], dir);
+    expect(cli.code, cli.stderr + cli.stdout).toBe(0);
+    expect(cli.stdout).toContain('got the JSON-RPC envelope');
+    expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
+  }, TIMEOUT_MS);
+});

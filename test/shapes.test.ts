@@ -1,0 +1,97 @@
+// The public server shapes (test/fixtures/shapes/<name>/, each an independently written server of one
+// shape seen in public hand-rolled servers, with a case.json saying which rewrite it should get): each
+// is run through the pipeline in-process, as the CLI runs it, and must get that rewrite, whose output
+// passed the tool's own re-check (parses, keeps every name bound, writes nothing to stdout). Their
+// behaviour against the original is checked end to end in test/e2e/shapes.e2e.test.ts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { processSource } from '../src/pipeline.js';
+
+const SHAPES = join(import.meta.dirname, 'fixtures', 'shapes');
+
+interface ShapeCase {
+  run: string[];
+  expect: 'sdk' | 'envelope';
+}
+
+const readModule = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+function migrate(name: string) {
+  const dir = join(SHAPES, name);
+  const kase = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as ShapeCase;
+  const entry = resolve(dir, kase.run.find((part) => /\.[cm]?[jt]s$/.test(part))!);
+  return { kase, entry, result: processSource(entry, readFileSync(entry, 'utf8'), { sdk: 'v1', style: 'server' }, readModule) };
+}
+
+const names = readdirSync(SHAPES, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
+
+describe('public server shapes', () => {
+  it('are all here (one folder per shape of the generalization issue, and the two envelope ones)', () => {
+    expect(names.length).toBeGreaterThanOrEqual(27);
+  });
+
+  it.each(names)('%s gets the rewrite its case.json expects', (name) => {
+    const { kase, result } = migrate(name);
+    expect(result.error).toBeUndefined();
+    expect(result.decision.kind, JSON.stringify(result.decision)).toBe(kase.expect);
+    const texts = [result.after ?? '', ...(result.related ?? []).map((r) => r.after)];
+    if (kase.expect === 'sdk') {
+      expect(texts.some((text) => text.includes('@modelcontextprotocol/sdk/server/index.js'))).toBe(true);
+      // the stdin loop went with the rewrite
+      for (const text of texts) expect(text).not.toMatch(/process\.stdin\.on\(|createInterface\(/);
+    } else {
+      expect(result.after).toContain('createEnvelope(');
+      expect(result.companions?.length).toBe(1);
+    }
+  });
+});
+
+describe('what a shape keeps or drops', () => {
+  it('a jsonrpc guard before the dispatch goes (the SDK validates the envelope)', () => {
+    const { result } = migrate('jsonrpc-guard-log');
+    expect(result.after).not.toContain("msg.jsonrpc !== '2.0'");
+    // the log line before it stays, on stderr as it was
+    expect(result.after).toContain('console.error(`[netcalc] <- ${msg.method}');
+  });
+
+  it('a catch around the inline dispatch that answered a parse error rethrows instead (assigned-response)', () => {
+    const { result } = migrate('assigned-response');
+    // the one -32700 left is the transport's own, for lines that are not JSON
+    expect(result.after!.match(/'Parse error'/g)).toHaveLength(1);
+    expect(result.after).toContain('transport.onerror');
+    expect(result.after).toContain('const handleMessage = async (msg) => {');
+    expect(result.after).not.toContain('let response;');
+  });
+
+  it('a writer that builds the envelope conditionally goes, its callers return their results (send-response-conditional-envelope)', () => {
+    const { result } = migrate('send-response-conditional-envelope');
+    expect(result.after).not.toContain('function sendResponse(');
+    expect(result.after).toContain("return { content: [{ type: 'text', text: String(d) }] };");
+    expect(result.after).toContain("throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 });");
+  });
+
+  it('an instance method called by the loop is registered as the loop called it (class-handle-request-returns)', () => {
+    const { result } = migrate('class-handle-request-returns');
+    expect(result.after).toContain('server.handleRequest({ ...request, id: extra.requestId })');
+    // the SDK server takes a free name, the instance keeps `server`
+    expect(result.after).toContain('const mcpServer = new Server(');
+  });
+
+  it('a dispatcher in another module is imported where the loop was (split-dispatch-module)', () => {
+    const { result } = migrate('split-dispatch-module');
+    expect(result.after).toContain("import { dispatch } from './lib/dispatch.js';");
+    // its notification guard (`if (id === undefined) return null`) went, so it needs no id: handed over as it is
+    expect(result.after).toContain('server.setRequestHandler(CallToolRequestSchema, dispatch);');
+    expect(result.related?.map((r) => r.path.split('/').pop())).toEqual(['dispatch.js']);
+  });
+});
