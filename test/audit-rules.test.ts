@@ -1,7 +1,13 @@
 // The rule table and markFixed: which rewrite fixes which finding.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildFacts } from '../src/analysis/facts.js';
 import { markFixed, RULE_IDS, RULES, type RuleId } from '../src/audit/index.js';
+import { detectServer } from '../src/detect/server.js';
+import type { ServerModel } from '../src/model/server-model.js';
 import type { Decision, Finding } from '../src/model/types.js';
+import { parseSource } from '../src/parse.js';
 
 const finding = (rule: string): Finding => ({ rule, message: 'm', hint: 'h', line: 1, column: 1, fixed: false });
 
@@ -34,16 +40,37 @@ describe('RULES', () => {
   });
 });
 
+/** The server model detection builds for a corpus case. */
+function modelOf(relativePath: string): ServerModel {
+  const path = join(import.meta.dirname, 'fixtures', 'corpus', relativePath);
+  const source = readFileSync(path, 'utf8');
+  const detection = detectServer(buildFacts(path, source, parseSource(path, source), null));
+  if (detection.kind !== 'server') throw new Error(`${relativePath} is not detected as a hand-rolled server`);
+  return detection.model;
+}
+
 describe('markFixed', () => {
   const all = RULE_IDS.map(finding);
-  const fixedRules = (decision: Decision) => markFixed(all, decision).filter((f) => f.fixed).map((f) => f.rule);
+  const fixedRules = (decision: Decision, model: ServerModel | null = null) => markFixed(all, decision, model).filter((f) => f.fixed).map((f) => f.rule);
+  const ENVELOPE: Decision = { kind: 'envelope', reason: 'COMPUTED_DISPATCH', hint: 'h' };
 
   it('the SDK rewrite fixes every envelope rule, stdout pollution, and (for an SDK server) its own stdout writes', () => {
     expect(fixedRules({ kind: 'sdk', sdk: 'v1', style: 'server', notes: [] })).toEqual([...ENVELOPE_RULES, 'stdout-pollution', 'sdk-transport-bypassed']);
   });
 
-  it('the envelope fallback fixes the envelope rules and stdout pollution too', () => {
-    expect(fixedRules({ kind: 'envelope', reason: 'COMPUTED_DISPATCH', hint: 'h' })).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
+  it('the envelope fallback fixes the envelope rules and stdout pollution too, unknown methods where it knows the methods', () => {
+    // 11 answers initialize, tools/list and tools/call: the envelope answers every other method -32601
+    const known = modelOf('11-content-length-framing/server.js');
+    expect(known.envelope.methods).toEqual(['initialize', 'tools/list', 'tools/call']);
+    expect(fixedRules(ENVELOPE, known)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
+  });
+
+  it('the envelope fallback leaves unknown methods unfixed where the methods are not known (computed names, no model)', () => {
+    const computed = modelOf('12-computed-dispatch/index.js');
+    expect(computed.envelope).toMatchObject({ methods: null, unansweredEnds: [] });
+    const withoutUnknown = [...ENVELOPE_RULES.filter((r) => r !== 'unknown-method-unanswered'), 'stdout-pollution'];
+    expect(fixedRules(ENVELOPE, computed)).toEqual(withoutUnknown);
+    expect(fixedRules(ENVELOPE, null)).toEqual(withoutUnknown);
   });
 
   it('nothing is fixed when the file is left alone or is not a server', () => {
@@ -53,7 +80,7 @@ describe('markFixed', () => {
 
   it('an unknown rule id is never fixed, and the input is not mutated', () => {
     const input = [finding('no-such-rule'), finding('wrong-id')];
-    const out = markFixed(input, { kind: 'sdk', sdk: 'v2', style: 'mcp-server', notes: [] });
+    const out = markFixed(input, { kind: 'sdk', sdk: 'v2', style: 'mcp-server', notes: [] }, null);
     expect(out.map((f) => f.fixed)).toEqual([false, true]);
     expect(input.map((f) => f.fixed)).toEqual([false, false]);
   });

