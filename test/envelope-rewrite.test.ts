@@ -183,6 +183,22 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectIdempotent(file, result.after!);
   });
 
+  it('inline-unanswered.js: the same -32601 when the dispatch sits inline in the listener that parses', () => {
+    const file = 'inline-unanswered.js';
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toContain("  if (!handler) { envelope.send({ error: { code: -32601, message: 'Method not found' } }); return; }\n");
+    // the return in the parse's catch is not a request's end: nothing inserted there
+    expect(result.after).toContain('  } catch {\n    return;\n  }');
+    expectIdempotent(file, result.after!);
+  });
+
+  it('computed-key-through-string.js: a handler name built from String(msg.method) is a computed dispatch', () => {
+    const result = migrate('computed-key-through-string.js');
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.decision).toMatchObject({ line: 12 });
+  });
+
   it('crlf-double-quotes-no-semicolons.js: the inserted lines keep CRLF, double quotes and no semicolons', () => {
     const file = 'crlf-double-quotes-no-semicolons.js';
     const before = readFileSync(join(FIXTURES, file), 'utf8');

@@ -962,6 +962,8 @@ export class Interpreter {
       else if (fnVal.k === 'func') out.push(...this.callFunction(fnVal, args, fnVal.thisVal ?? thisVal, expr as t.CallExpression, a.s, frame, false));
       else if (fnVal.k === 'class') out.push(...this.construct(fnVal, args, expr as t.CallExpression, a.s, frame));
       else if (isFromMethod(fnVal)) out.push({ s: a.s, v: FROM_METHOD });
+      // `String(x)`, `Number(x)`, `Boolean(x)`: conversions, no effect
+      else if (fnVal.k === 'global' && (fnVal.name === 'String' || fnVal.name === 'Number' || fnVal.name === 'Boolean')) out.push({ s: a.s, v: this.pureNative(`pure.${fnVal.name}`, args) });
       else out.push(...this.opaqueCall(expr, args, a.s, frame));
     }
     return out;
@@ -1502,6 +1504,11 @@ export class Interpreter {
     }
     if (fnVal.k === 'class') {
       return { k: 'unknown', origin };
+    }
+    // `String(x)`, `Number(x)`, `Boolean(x)`: conversions, no effect
+    if (fnVal.k === 'global' && (fnVal.name === 'String' || fnVal.name === 'Number' || fnVal.name === 'Boolean')) {
+      const args = expr.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame)));
+      return this.withOrigin(this.pureNative(`pure.${fnVal.name}`, args), origin);
     }
     if (isFromMethod(fnVal)) return { k: 'unknown', origin, fromMethod: true };
     s.events.push({ e: 'effect', node: expr, frame, what: 'call' });

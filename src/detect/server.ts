@@ -130,16 +130,33 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
  */
 function findUnansweredEnds(requests: MessagePath[]): NoReplyEnd[] {
   const ends = new Map<t.Node, NoReplyEnd>();
+  // no reply recognised on any path: the writes were not understood, so no path is known to be silent
+  if (!requests.some((p) => p.replies.length > 0)) return [];
+  // where each path's handling ends: the function handed the message, else the one that parsed it
+  const endOf = (p: MessagePath): { frame: Frame; leave: Extract<Event, { e: 'leave' }> } | null => {
+    const enter = p.events.find((e, i): e is Extract<Event, { e: 'enter' }> => i > p.parseIndex && e.e === 'enter' && e.frame.fn !== null && e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text'));
+    const frame = enter?.frame ?? (p.parseFrame.fn !== null ? p.parseFrame : null);
+    if (!frame) return null;
+    const leave = p.events.find((e, i): e is Extract<Event, { e: 'leave' }> => i > p.parseIndex && e.e === 'leave' && e.frame === frame);
+    return leave ? { frame, leave } : null;
+  };
+  // an end answered requests also reach may come before their reply (one written from a .then): no send there
+  const sharedEnds = new Set<t.Node>();
+  for (const p of requests) {
+    if (p.replies.length === 0) continue;
+    const end = endOf(p);
+    if (end) sharedEnds.add(end.leave.node ?? end.frame.fn!);
+  }
   for (const p of requests) {
     if (p.method !== null || p.replies.length > 0) continue;
     if (p.events.some((e) => e.e === 'effect' && e.what === 'callback')) continue;
-    const enter = p.events.find((e, i): e is Extract<Event, { e: 'enter' }> => i > p.parseIndex && e.e === 'enter' && e.frame.fn !== null && e.args.some((a) => isShallowMessageValue(a) && a.k !== 'text'));
-    if (!enter) continue;
-    const leave = p.events.find((e): e is Extract<Event, { e: 'leave' }> => e.e === 'leave' && e.frame === enter.frame);
-    if (!leave || leave.how !== 'return') continue;
-    const fn = enter.frame.fn!;
-    if (leave.node?.type === 'ReturnStatement' && !leave.node.argument) ends.set(leave.node, { kind: 'return', node: leave.node, mod: enter.frame.mod, fn, reason: 'unknown-method' });
-    else if (!leave.node && fn.body.type === 'BlockStatement') ends.set(fn, { kind: 'end', node: fn, mod: enter.frame.mod, fn, reason: 'unknown-method' });
+    const end = endOf(p);
+    if (!end || end.leave.how !== 'return') continue;
+    const { frame, leave } = end;
+    const fn = frame.fn!;
+    if (sharedEnds.has(leave.node ?? fn)) continue;
+    if (leave.node?.type === 'ReturnStatement' && !leave.node.argument) ends.set(leave.node, { kind: 'return', node: leave.node, mod: frame.mod, fn, reason: 'unknown-method' });
+    else if (!leave.node && fn.body.type === 'BlockStatement') ends.set(fn, { kind: 'end', node: fn, mod: frame.mod, fn, reason: 'unknown-method' });
   }
   return [...ends.values()];
 }
