@@ -58,18 +58,23 @@ describe('markFixed', () => {
     expect(fixedRules({ kind: 'sdk', sdk: 'v1', style: 'server', notes: [] })).toEqual([...ENVELOPE_RULES, 'stdout-pollution', 'sdk-transport-bypassed']);
   });
 
-  it('the envelope fallback fixes the envelope rules and stdout pollution too, unknown methods where it knows the methods', () => {
-    // 11 answers initialize, tools/list and tools/call: the envelope answers every other method -32601
+  // The envelope answers unknown methods -32601 itself when it knows every method the server answers,
+  // or where detection found the ends a request for an unknown method leaves by without a reply.
+  it('the envelope fallback fixes the envelope rules and stdout pollution too, unknown methods where it can', () => {
+    // 11 answers initialize, tools/list and tools/call
     const known = modelOf('11-content-length-framing/server.js');
     expect(known.envelope.methods).toEqual(['initialize', 'tools/list', 'tools/call']);
     expect(fixedRules(ENVELOPE, known)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
+    const fn = known.facts.entry.index.functions[0]!;
+    const ends = { ...known, envelope: { ...known.envelope, methods: null, unansweredEnds: [{ kind: 'end' as const, reason: 'unknown-method' as const, node: fn, mod: known.facts.entry, fn }] } };
+    expect(fixedRules(ENVELOPE, ends)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
   });
 
-  it('the envelope fallback leaves unknown methods unfixed where the methods are not known (computed names, no model)', () => {
-    const computed = modelOf('12-computed-dispatch/index.js');
-    expect(computed.envelope).toMatchObject({ methods: null, unansweredEnds: [] });
+  it('the envelope fallback leaves unknown methods unfixed where it knows neither the methods nor the silent ends, or has no model', () => {
+    const known = modelOf('11-content-length-framing/server.js');
+    const open = { ...known, envelope: { ...known.envelope, methods: null, unansweredEnds: [] } };
     const withoutUnknown = [...ENVELOPE_RULES.filter((r) => r !== 'unknown-method-unanswered'), 'stdout-pollution'];
-    expect(fixedRules(ENVELOPE, computed)).toEqual(withoutUnknown);
+    expect(fixedRules(ENVELOPE, open)).toEqual(withoutUnknown);
     expect(fixedRules(ENVELOPE, null)).toEqual(withoutUnknown);
   });
 

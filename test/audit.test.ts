@@ -5,7 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auditSource, RULES, type RuleId } from '../src/audit/index.js';
+import { buildFacts } from '../src/analysis/facts.js';
+import { auditFacts, auditSource, RULES, type RuleId } from '../src/audit/index.js';
+import { detectServer } from '../src/detect/server.js';
+import { parseSource } from '../src/parse.js';
 import { readModuleSync } from '../src/runner/read-module.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'audit');
@@ -153,6 +156,17 @@ describe('auditSource on the corpus', () => {
       const order = findings.map((f) => f.line * 10_000 + f.column);
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
+  });
+
+  it('leaves the AST untouched', () => {
+    const path = resolveFixture('corpus/08-no-jsonrpc-field/main.js');
+    const source = readFileSync(path, 'utf8');
+    const ast = parseSource(path, source);
+    const before = JSON.stringify(ast);
+    const facts = buildFacts(path, source, ast, readModuleSync);
+    const detection = detectServer(facts);
+    expect(auditFacts(facts, detection.kind === 'server' ? detection.model : null)).toHaveLength(10);
+    expect(JSON.stringify(ast)).toBe(before);
   });
 
   it('reads imported modules only through `read`', () => {
