@@ -112,7 +112,9 @@ describe('monorepo', () => {
       'Packages:\n' +
         '  unit-converter-mcp (packages/a): 1 to the SDK\n' +
         '  @acme/textkit-mcp (packages/b): 1 to the SDK\n' +
-        '  nothing to migrate: http-status-mcp (packages/c), quote-worker (packages/d)\n',
+        // c is on the SDK already: left alone, and said so (its server is listed with the reason above)
+        '  http-status-mcp (packages/c): 1 left alone\n' +
+        '  nothing to migrate: quote-worker (packages/d)\n',
     );
     // (The run started outside the tree, so paths are relative to the target itself: the root is ".".)
     expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `npm install` in . to install @modelcontextprotocol/sdk, zod.']);
@@ -132,7 +134,7 @@ describe('monorepo', () => {
     const run = await migrate(root, ['--yes', '.']);
     expect(run.code).toBe(0);
     expect(await read(root, 'packages/a/package.json')).toBe(A_PACKAGE_AFTER);
-    expect(run.stdout).toContain('  nothing to migrate: http-status-mcp (packages/c), quote-worker (packages/d)\n');
+    expect(run.stdout).toContain('  http-status-mcp (packages/c): 1 left alone\n  nothing to migrate: quote-worker (packages/d)\n');
     expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `pnpm install` in . to install @modelcontextprotocol/sdk, zod.']);
   });
 });
