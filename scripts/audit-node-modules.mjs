@@ -89,7 +89,8 @@ for (const file of files) {
     result.exceptions.push({ file: relative(repo, file), rule, error: err instanceof Error ? err.stack ?? err.message : String(err) });
   };
   try {
-    for (const finding of auditSource(ast, source, { onError })) {
+    // the file on its own (imports are not followed: node_modules is audited file by file)
+    for (const finding of auditSource(file, source, { onError })) {
       (isKnown(file, finding, source) ? result.known : result.findings).push({ file: relative(repo, file), ...finding });
     }
   } catch (err) {

@@ -1965,14 +1965,51 @@ export class Interpreter {
     return value;
   }
 
+  private consoleAssignments: Map<string, t.Expression> | null = null;
+
+  /**
+   * The value a program gives `console.<name>` (`console.log = console.info = console.error`), or
+   * undefined when it never assigns it. Read statically: an assignment anywhere counts (they sit at the
+   * top of an entry point, before anything is written).
+   */
+  private getConsoleAssignment(name: string): Val | undefined {
+    if (this.consoleAssignments === null) {
+      this.consoleAssignments = new Map();
+      for (const mod of this.program.modules) {
+        for (const node of mod.index.parent.keys()) {
+          if (node.type !== 'AssignmentExpression' || node.operator !== '=' || node.left.type !== 'MemberExpression') continue;
+          const object = node.left.object;
+          const member = getMemberName(node.left);
+          if (object.type !== 'Identifier' || object.name !== 'console' || member === null || !STDOUT_CONSOLE.has(member)) continue;
+          // the innermost right-hand side of a chain `a = b = console.error`
+          let value: t.Expression = node.right;
+          while (value.type === 'AssignmentExpression') value = value.right;
+          this.consoleAssignments.set(member, value);
+        }
+      }
+    }
+    const value = this.consoleAssignments.get(name);
+    if (value === undefined) return undefined;
+    const target = value.type === 'MemberExpression' && value.object.type === 'Identifier' && value.object.name === 'console' ? getMemberName(value) : null;
+    if (target !== null) return STDERR_CONSOLE.has(target) ? { k: 'native', name: 'console.err' } : STDOUT_CONSOLE.has(target) ? { k: 'native', name: 'console.out' } : { k: 'native', name: 'noop' };
+    // a function of the program's own: followed like any other call
+    const mod = this.moduleOf(value);
+    if (mod && isFunctionNode(value)) return this.evalStatic(value, mod);
+    return { k: 'native', name: 'noop' };
+  }
+
   private globalMember(global: string, name: string): Val {
     switch (global) {
       case 'process':
         return this.builtinMember('process', name);
-      case 'console':
+      case 'console': {
+        // `console.log = console.error` somewhere in the program (a stdout guard): what it was set to
+        const assigned = this.getConsoleAssignment(name);
+        if (assigned !== undefined) return assigned;
         if (STDOUT_CONSOLE.has(name)) return { k: 'native', name: 'console.out' };
         if (STDERR_CONSOLE.has(name)) return { k: 'native', name: 'console.err' };
         return { k: 'native', name: 'noop' };
+      }
       case 'JSON':
         if (name === 'parse') return { k: 'native', name: 'JSON.parse' };
         if (name === 'stringify') return { k: 'native', name: 'JSON.stringify' };

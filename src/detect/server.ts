@@ -61,6 +61,8 @@ export function detectServer(facts: FileFacts): Detection {
 }
 
 function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
+  // a server parses what it reads: a program that never JSON-parses its stdin (an interactive CLI) is not one
+  if (paths.length === 0) return false;
   const methods = new Set(paths.map((p) => p.method).filter((m): m is string => m !== null));
   const specific = MCP_METHOD_NAMES.filter((m) => m.includes('/') || m === 'ping');
   if ([...methods].some((m) => specific.includes(m))) return true;
