@@ -2142,7 +2142,22 @@ export class Interpreter {
   }
 
   /** `this.name = <expr>` in the constructor, evaluated with the constructor's arguments at the `new` site. */
+  /** Fields being read from a constructor right now: a field defined through itself reads as unknown. */
+  private readonly ctorFieldsInProgress = new Set<string>();
+
   private fieldFromConstructor(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState): Val {
+    // `new Router({ getPath: this.getPath })` inside Router: the field is defined through itself
+    const key = `${object.mod.path}:${object.cls.start}:${object.site?.node?.start ?? -1}:${name}`;
+    if (this.ctorFieldsInProgress.has(key) || this.ctorFieldsInProgress.size > 64) return UNKNOWN;
+    this.ctorFieldsInProgress.add(key);
+    try {
+      return this.fieldFromConstructorOnce(object, name, s);
+    } finally {
+      this.ctorFieldsInProgress.delete(key);
+    }
+  }
+
+  private fieldFromConstructorOnce(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState): Val {
     let cls: ClassNode | null = object.cls;
     let mod = object.mod;
     while (cls) {
