@@ -126,6 +126,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         related,
         decision: { kind: 'sdk', sdk: options.sdk, style: plan.style, notes: [...plan.notes, ...rewritten.notes] },
         detected: model.summary,
+        methods: model.methods,
         fixes: rewritten.fixes,
       };
     }
@@ -138,6 +139,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         return {
           decision: leave('ENVELOPE_UNPROVEN', blocker.line),
           detected: model.summary,
+          methods: model.methods,
           diagnostics: [diagnostic, { code: 'ENVELOPE_UNPROVEN', message: `the envelope rewrite could not be proven: ${problem}`, line: blocker.line }],
         };
       }
@@ -149,6 +151,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         companions: changes.changes.size > 0 ? changes.companions : [],
         decision: { kind: 'envelope', reason: blocker.code, hint: getHint(blocker.code), line: blocker.line },
         detected: model.summary,
+        methods: model.methods,
         fixes: changes.fixes,
         diagnostics: [diagnostic],
       };

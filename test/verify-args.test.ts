@@ -1,12 +1,12 @@
 // `mcp-migrate verify` flag parsing (pure) and its framing decoder (pure bytes).
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_VERIFY_TIMEOUT_MS, parseCliArgs } from '../src/cli/args.js';
+import { DEFAULT_VERIFY_TIMEOUT_MS, parseCliArgs, splitCommandLine } from '../src/cli/args.js';
 import { createDecoder, frameBody, type Decoded, type Framing } from '../src/verify/framing.js';
 import { VERIFY_RULE_IDS, VERIFY_RULES } from '../src/verify/rules.js';
 import { RULES } from '../src/model/audit-rules.js';
 
 describe('parseCliArgs: verify', () => {
-  const defaults = { framing: 'ndjson', timeoutMs: DEFAULT_VERIFY_TIMEOUT_MS, report: null };
+  const defaults = { framing: 'ndjson', timeoutMs: DEFAULT_VERIFY_TIMEOUT_MS, report: null, compare: null, methods: [], baseline: null };
 
   it('takes the command after --, or from the first word that is not a flag', () => {
     expect(parseCliArgs(['verify', '--', 'node', 'server.js'])).toEqual({ kind: 'verify', options: { ...defaults, command: ['node', 'server.js'] } });
@@ -22,8 +22,37 @@ describe('parseCliArgs: verify', () => {
   it('reads --framing, --timeout and --report, with a space or =', () => {
     expect(parseCliArgs(['verify', '--framing', 'content-length', '--timeout=500', '--report', 'json', '--', 'node', 's.js'])).toEqual({
       kind: 'verify',
-      options: { command: ['node', 's.js'], framing: 'content-length', timeoutMs: 500, report: 'json' },
+      options: { ...defaults, command: ['node', 's.js'], framing: 'content-length', timeoutMs: 500, report: 'json' },
     });
+  });
+
+  it('reads --compare as a command line, --method repeatable, --baseline', () => {
+    expect(parseCliArgs(['verify', '--compare', 'node "old server.js" --port 3', '--method', 'db/stats', '--method=db/stats', '--method', 'x/y', '--', 'node', 'new.js'])).toEqual({
+      kind: 'verify',
+      options: { ...defaults, command: ['node', 'new.js'], compare: ['node', 'old server.js', '--port', '3'], methods: ['db/stats', 'x/y'] },
+    });
+    expect(parseCliArgs(['verify', '--baseline', 'expected.yml', 'node', 's.js'])).toMatchObject({ options: { baseline: 'expected.yml' } });
+    for (const argv of [
+      ['verify', '--compare', '', 'node', 's.js'],
+      ['verify', '--compare', 'node "open', 'node', 's.js'],
+      ['verify', '--compare'],
+      ['verify', '--method', '', 'node', 's.js'],
+      ['verify', '--baseline', 'b.yml', '--compare', 'node a.js', 'node', 's.js'],
+    ]) {
+      expect(parseCliArgs(argv), argv.join(' ')).toMatchObject({ kind: 'usage-error', topic: 'verify' });
+    }
+  });
+
+  it('splits a command line as a shell would, without expansions', () => {
+    expect(splitCommandLine(`node "my server.js" --x 'a b' c\\ d $HOME`)).toEqual(['node', 'my server.js', '--x', 'a b', 'c d', '$HOME']);
+    expect(splitCommandLine('npx tsx "src/a\\"b.ts"')).toEqual(['npx', 'tsx', 'src/a"b.ts']);
+    expect(splitCommandLine('a""b')).toEqual(['ab']);
+    expect(splitCommandLine("node 'open")).toBeNull();
+    expect(splitCommandLine('   ')).toEqual([]);
+  });
+
+  it('takes --verify in a migration run', () => {
+    expect(parseCliArgs(['--check', '--verify', 'src'])).toMatchObject({ kind: 'run', options: { mode: 'check', verify: true, paths: ['src'] } });
   });
 
   it('is a usage error without a command, with a bad flag or a bad value', () => {
@@ -61,7 +90,19 @@ describe('verify rules table', () => {
       expect(entry.audit).toBe(id);
       expect(entry.hint).toBe(RULES[entry.audit].hint);
     }
-    expect(VERIFY_RULE_IDS.filter((id) => VERIFY_RULES[id].audit === null)).toEqual(['initialize-failed', 'ping-unanswered', 'no-reply']);
+    expect(VERIFY_RULE_IDS.filter((id) => VERIFY_RULES[id].audit === null)).toEqual([
+      'initialize-failed',
+      'pre-initialize-unanswered',
+      'ping-unanswered',
+      'no-reply',
+      'tool-call-crashed',
+      // same id as the static rule, but a dropped line passes at run time (the SDK transports drop it)
+      'parse-error-unanswered',
+    ]);
+  });
+
+  it('links every rule to the specification it enforces', () => {
+    for (const id of VERIFY_RULE_IDS) expect(VERIFY_RULES[id].spec, id).toMatch(/^https:\/\/(modelcontextprotocol\.io\/specification\/|www\.jsonrpc\.org\/specification#)/);
   });
 
   it('has a one-line hint for every rule', () => {

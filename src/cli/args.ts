@@ -22,6 +22,8 @@ export interface CliOptions {
   jobs: number | null;
   /** A git ref: only files changed since it (committed, uncommitted or untracked) are looked at. */
   changedSince: string | null;
+  /** `--verify`: run the original and the migrated server of each rewrite in a temp copy and compare them before anything is written. */
+  verify?: boolean;
 }
 
 /** `mcp-migrate verify [options] [--] <command> [args...]`. */
@@ -32,6 +34,12 @@ export interface VerifyCliOptions {
   /** Per-reply timeout in milliseconds. */
   timeoutMs: number;
   report: 'json' | null;
+  /** `--compare "<original command>"`: the original server's command, split into words (the command after `--` is the migrated one). */
+  compare: string[] | null;
+  /** `--method NAME` (repeatable): custom methods to call, with `params: {}`. */
+  methods: string[];
+  /** `--baseline FILE`: the rules expected to fail. */
+  baseline: string | null;
 }
 
 export type ParsedArgs =
@@ -69,37 +77,57 @@ Options:
   --changed-since REF            only look at files changed since the git ref REF (committed,
                                  uncommitted or untracked), e.g. a pull request's base:
                                  --changed-since origin/main
+  --verify                       before writing, run each rewritten server and its original (in a
+                                 temp copy of the package, with a temp HOME) and compare what they
+                                 answer; a rewrite that answers differently is not written (exit 1).
+                                 This runs the project's code, tools included
   -h, --help                     show this help
   -v, --version                  print the version
 
 Files larger than 1 MB and TypeScript declaration files (.d.ts) are skipped: they are bundles,
 generated code or types, never a hand-written server.
 
-Exit codes: 0 done or nothing to do; 1 --check found pending migrations; 2 usage error;
-3 some files could not be processed (or another run is writing in the same tree).
+Exit codes: 0 done or nothing to do; 1 --check found pending migrations, or --verify refused a
+rewrite (not in a --dry-run); 2 usage error; 3 some files could not be processed (or another run is
+writing in the same tree).
 `;
 
 export const DEFAULT_VERIFY_TIMEOUT_MS = 3_000;
 
 export const VERIFY_USAGE = `Usage: mcp-migrate verify [options] -- <command> [args...]
+       mcp-migrate verify --compare "<original command>" [options] -- <migrated command> [args...]
 
 Starts <command> (in the current directory, with the current environment), speaks JSON-RPC to it
 over stdin/stdout as an MCP client would, and reports each JSON-RPC / MCP stdio rule it breaks:
-initialize, ping, ids 0 and strings echoed, -32601 for unknown methods, no reply to notifications,
--32700 for bad JSON, "jsonrpc": "2.0" and standard errors on every reply, nothing else on stdout.
+initialize, a request before initialize, ping, ids 0 and strings echoed on results and errors,
+-32601 for unknown methods, no reply to notifications, bad JSON, "jsonrpc": "2.0" and standard
+errors on every reply, nothing else on stdout, tools that fail on an unbound name. On the way it
+lists tools, resources and prompts, calls every tool with arguments made up from its inputSchema
+(valid ones, then invalid ones), reads every resource and gets every prompt: tools run for real.
 The server is stopped at the end. The "--" may be left out when <command> does not start with "-".
+
+With --compare, both servers are explored (the original first, then the migrated one) and what
+they answer is compared: results, error codes and messages, listings. What only a migration fixes
+(ids, "jsonrpc", replies to notifications, bad JSON, ping, unanswered requests) is listed as fixes.
 
 Options:
   --framing ndjson|content-length   how messages are framed (default ndjson, what the SDK speaks)
   --timeout MS                      how long to wait for each reply (default ${DEFAULT_VERIFY_TIMEOUT_MS}); initialize
                                     gets three times as long, start-up included
   --report json                     print a JSON report on stdout instead of the text lines
+  --compare "COMMAND"               the original server's command (quoted, split like a shell would,
+                                    without expansions); compare it with <command>
+  --method NAME                     also call the custom method NAME (params {}); repeatable
+  --baseline FILE                   rules expected to fail (a YAML list of rule ids): they do not fail
+                                    the run, and one that passes fails it (the baseline is stale)
   -h, --help                        show this help
 
-Example: mcp-migrate verify -- node server.js
+Examples: mcp-migrate verify -- node server.js
+          mcp-migrate verify --compare "node server.orig.js" --method db/stats -- node server.js
 
-Exit codes: 0 every rule passes; 1 some rule fails; 2 usage error; 3 the server could not be
-started or exited before answering initialize; 130 interrupted (the server is stopped all the same).
+Exit codes: 0 every rule passes (--compare: both servers answer alike); 1 some rule fails, or the
+baseline is stale (--compare: they differ); 2 usage error; 3 a server could not be started or
+exited before answering initialize; 130 interrupted (the servers are stopped all the same).
 `;
 
 function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
@@ -128,6 +156,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         output: { type: 'string' },
         jobs: { type: 'string' },
         'changed-since': { type: 'string' },
+        verify: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -175,6 +204,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       output,
       jobs,
       changedSince,
+      verify: values.verify,
     },
   };
 }
@@ -188,6 +218,9 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
   let framing: Framing = 'ndjson';
   let timeoutMs = DEFAULT_VERIFY_TIMEOUT_MS;
   let report: 'json' | null = null;
+  let compare: string[] | null = null;
+  const methods: string[] = [];
+  let baseline: string | null = null;
   let command: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
@@ -202,14 +235,15 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
     const eq = token.startsWith('--') ? token.indexOf('=') : -1;
     const flag = eq > 0 ? token.slice(0, eq) : token;
     if (flag === '-h' || flag === '--help') return { kind: 'help', topic: 'verify' };
-    if (flag !== '--framing' && flag !== '--timeout' && flag !== '--report') {
-      return { kind: 'usage-error', topic: 'verify', message: `unknown option ${flag} for verify (expected --framing, --timeout, --report or -h)` };
+    if (!VERIFY_FLAGS.includes(flag)) {
+      return { kind: 'usage-error', topic: 'verify', message: `unknown option ${flag} for verify (expected ${VERIFY_FLAGS.join(', ')} or -h)` };
     }
     let value: string | undefined;
     if (eq > 0) value = token.slice(eq + 1);
     else {
       value = argv[i + 1];
-      if (value === undefined || value.startsWith('-')) return { kind: 'usage-error', topic: 'verify', message: `${flag} needs a value` };
+      // a --compare command may well start with "-" inside its quotes, never as a whole word
+      if (value === undefined || value === '--' || (value.startsWith('-') && flag !== '--compare')) return { kind: 'usage-error', topic: 'verify', message: `${flag} needs a value` };
       i++;
     }
     switch (flag) {
@@ -227,13 +261,72 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
         if (value !== 'json') return { ...badValue('--report', value, ['json']), topic: 'verify' };
         report = value;
         break;
+      case '--compare': {
+        const words = splitCommandLine(value);
+        if (words === null || words.length === 0) {
+          return { kind: 'usage-error', topic: 'verify', message: `invalid value for --compare: ${JSON.stringify(value)} (expected the original server's command, e.g. --compare "node server.orig.js")` };
+        }
+        compare = words;
+        break;
+      }
+      case '--method':
+        if (value === '') return { kind: 'usage-error', topic: 'verify', message: '--method needs a method name' };
+        if (!methods.includes(value)) methods.push(value);
+        break;
+      case '--baseline':
+        if (value === '') return { kind: 'usage-error', topic: 'verify', message: '--baseline needs a file name' };
+        baseline = value;
+        break;
     }
   }
   const [head, ...rest] = command;
   if (head === undefined || head === '') {
     return { kind: 'usage-error', topic: 'verify', message: 'verify needs the command that starts the server, e.g. mcp-migrate verify -- node server.js' };
   }
-  return { kind: 'verify', options: { command: [head, ...rest], framing, timeoutMs, report } };
+  if (compare !== null && baseline !== null) {
+    return { kind: 'usage-error', topic: 'verify', message: '--baseline applies to the rules of one server; --compare reports what two servers answer differently (use one or the other)' };
+  }
+  return { kind: 'verify', options: { command: [head, ...rest], framing, timeoutMs, report, compare, methods, baseline } };
+}
+
+const VERIFY_FLAGS = ['--framing', '--timeout', '--report', '--compare', '--method', '--baseline'];
+
+/**
+ * A command line split into words the way a POSIX shell would, without any expansion: blanks separate
+ * words, '...' keeps everything literally, "..." keeps everything but \" \\ \$ \`, and a backslash
+ * outside quotes escapes the next character. null when a quote is left open.
+ */
+export function splitCommandLine(text: string): string[] | null {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return null;
+      word = (word ?? '') + text.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      let part = '';
+      for (; j < text.length && text[j] !== '"'; j++) {
+        if (text[j] === '\\' && j + 1 < text.length && '"\\$`'.includes(text[j + 1] as string)) j++;
+        part += text[j];
+      }
+      if (j >= text.length) return null;
+      word = (word ?? '') + part;
+      i = j;
+    } else if (c === '\\' && i + 1 < text.length) {
+      word = (word ?? '') + text[++i];
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (word !== null) words.push(word);
+  return words;
 }
 
 function badValue(flag: string, value: string, allowed: readonly string[]): { kind: 'usage-error'; message: string } {

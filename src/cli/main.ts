@@ -191,6 +191,19 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     }
   }
 
+  // 2b. --verify: each rewritten server runs next to its original in temp copies; a rewrite that answers
+  //     differently is refused here, before the review sees it.
+  let refused = 0;
+  if (options.verify === true) {
+    const { runVerifyStep } = await import('./verify-step.js');
+    const step = await runVerifyStep({ scan, out, paint, display });
+    if (step.interrupted) {
+      stderr.write('mcp-migrate: interrupted while verifying; nothing was written.\n');
+      return EXIT_INTERRUPTED;
+    }
+    refused = step.refused;
+  }
+
   // 3. Show (and in a real run, apply) each change. A real run writes under the tree's write lock, after
   //    removing the temp files an interrupted run left (a dry run only names them).
   const stale = await findStaleTempFiles(scope.dirs);
@@ -249,7 +262,9 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   // --check fails while a migration is pending, or a server left alone still breaks the protocol
   const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0;
-  let exitCode = errors.length > 0 ? EXIT_FAILED : options.mode === 'check' && pending ? EXIT_PENDING : EXIT_OK;
+  // a rewrite --verify refused is a migration that did not happen: 1, as for --check, unless only a dry run
+  const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
+  let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
   out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));
   // Ctrl-C: stop here; no report, no annotations for a run the user broke off.

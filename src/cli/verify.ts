@@ -2,16 +2,23 @@
 // what it found — one line per rule, or a JSON report — and turns it into the exit code. It does no
 // probing itself, and the engine does no printing.
 //
-// Exit codes: 0 every rule passes; 1 some rule fails; 3 the server could not be started or exited
-// before answering initialize (2, usage errors, is decided by args.ts before this runs).
+// With --compare it hands over to ./compare.ts; with --baseline, the rules the file lists may fail
+// and a listed rule that passes fails the run (src/verify/baseline.ts).
+//
+// Exit codes: 0 every rule passes; 1 some rule fails (or the baseline is stale); 2 a --baseline file
+// that cannot be read (other usage errors are decided by args.ts before this runs); 3 the server could
+// not be started or exited before answering initialize.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
+import { applyBaseline, parseBaseline, type BaselineVerdict } from '../verify/baseline.js';
 import { verifyServer, type RuleResult, type VerifyResult } from '../verify/probe.js';
-import { VERIFY_RULES } from '../verify/rules.js';
+import { VERIFY_RULES, type VerifyRuleId } from '../verify/rules.js';
 import type { VerifyCliOptions } from './args.js';
 import { createPaint, shouldColor, type Paint } from './render.js';
 import { getToolVersion } from './version.js';
 
-export const VERIFY_EXIT = { ok: 0, failed: 1, notStarted: 3, interrupted: 130 } as const;
+export const VERIFY_EXIT = { ok: 0, failed: 1, usage: 2, notStarted: 3, interrupted: 130 } as const;
 
 interface Stream {
   write(text: string): unknown;
@@ -38,16 +45,32 @@ export interface VerifyReport {
   command: string[];
   framing: VerifyCliOptions['framing'];
   timeoutMs: number;
-  /** true when every rule passes. */
+  /** true when every rule passes (with --baseline: every failure is listed there, and no listed rule passes). */
   ok: boolean;
   /** `serverInfo` from the initialize result. */
   server: { name: string; version: string } | null;
   /** Set when the server could not be started or exited before answering initialize (exit 3); `results` is then empty. */
   error?: { message: string; stderrTail: string };
-  results: Array<Pick<RuleResult, 'rule' | 'ok' | 'detail' | 'skipped'>>;
+  results: Array<Pick<RuleResult, 'rule' | 'ok' | 'detail' | 'skipped'> & { spec: string; expected?: true }>;
+  /** With --baseline: the file, and how the results measure up to it. */
+  baseline?: { file: string; expectedFailures: VerifyRuleId[]; unexpectedFailures: VerifyRuleId[]; stale: VerifyRuleId[] };
 }
 
 export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps): Promise<number> {
+  if (options.compare !== null) {
+    const { runCompare } = await import('./compare.js');
+    return runCompare({ ...options, compare: options.compare }, deps);
+  }
+  let baseline: Baseline | null = null;
+  if (options.baseline !== null) {
+    const text = await readFile(resolve(deps.cwd, options.baseline), 'utf8').catch((err: NodeJS.ErrnoException) => err);
+    const parsed = typeof text === 'string' ? parseBaseline(text) : { ok: false as const, message: `cannot be read (${text.code ?? text.message})` };
+    if (!parsed.ok) {
+      deps.stderr.write(`mcp-migrate verify: --baseline ${options.baseline} ${parsed.message}.\n`);
+      return VERIFY_EXIT.usage;
+    }
+    baseline = { file: options.baseline, rules: parsed.rules };
+  }
   const [command, ...args] = options.command;
   const result = await withInterruptSignal(deps.signal, (signal) =>
     verifyServer({
@@ -58,6 +81,7 @@ export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps):
       framing: options.framing,
       timeoutMs: options.timeoutMs,
       clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
+      methods: options.methods,
       signal,
     }),
   );
@@ -75,22 +99,33 @@ export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps):
       if (result.stderrTail !== '') deps.stderr.write(`Its stderr ended with:\n${indent(result.stderrTail)}\n`);
       if (options.report === 'json') deps.stdout.write(renderVerifyJson(buildVerifyReport(options, result)));
       return VERIFY_EXIT.notStarted;
-    case 'checked':
-      if (options.report === 'json') deps.stdout.write(renderVerifyJson(buildVerifyReport(options, result)));
-      else deps.stdout.write(renderVerifyText(shown, options, result, paint));
+    case 'checked': {
+      const verdict = baseline === null ? null : applyBaseline(result.results, baseline.rules);
+      if (options.report === 'json') deps.stdout.write(renderVerifyJson(buildVerifyReport(options, result, baseline === null || verdict === null ? null : { ...baseline, verdict })));
+      else deps.stdout.write(renderVerifyText(shown, options, result, paint, baseline === null || verdict === null ? null : { ...baseline, verdict }));
       if (result.exitedEarly !== null) {
         const how = result.exitedEarly.signal !== null ? `was killed by ${result.exitedEarly.signal}` : `exited with code ${result.exitedEarly.code}`;
         human.write(paint.warn(`note: the server ${how} during the probes.\n`));
         if (result.stderrTail !== '') human.write(`Its stderr ended with:\n${indent(result.stderrTail)}\n`);
       }
-      return result.results.every((r) => r.ok) ? VERIFY_EXIT.ok : VERIFY_EXIT.failed;
+      const ok = verdict === null ? result.results.every((r) => r.ok) : verdict.ok;
+      return ok ? VERIFY_EXIT.ok : VERIFY_EXIT.failed;
+    }
     default:
       return assertNever(result);
   }
 }
 
+/** A --baseline file as read: its name as given and the rules it lists. */
+interface Baseline {
+  file: string;
+  rules: VerifyRuleId[];
+}
+
+type JudgedBaseline = Baseline & { verdict: BaselineVerdict };
+
 /** Runs `work` with a signal that aborts on Ctrl-C / SIGTERM (unless the caller brings its own). */
-async function withInterruptSignal<T>(given: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withInterruptSignal<T>(given: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (given !== undefined) return work(given);
   const controller = new AbortController();
   const abort = (): void => controller.abort();
@@ -104,16 +139,27 @@ async function withInterruptSignal<T>(given: AbortSignal | undefined, work: (sig
   }
 }
 
-export function buildVerifyReport(options: VerifyCliOptions, result: Exclude<VerifyResult, { kind: 'aborted' }>): VerifyReport {
+export function buildVerifyReport(options: VerifyCliOptions, result: Exclude<VerifyResult, { kind: 'aborted' }>, baseline: JudgedBaseline | null = null): VerifyReport {
   const base = { schemaVersion: 1 as const, command: [...options.command], framing: options.framing, timeoutMs: options.timeoutMs };
   if (result.kind === 'not-started') {
     return { ...base, ok: false, server: null, error: { message: result.reason, stderrTail: result.stderrTail }, results: [] };
   }
+  const expected = new Set(baseline?.verdict.expected ?? []);
   return {
     ...base,
-    ok: result.results.every((r) => r.ok),
+    ok: baseline === null ? result.results.every((r) => r.ok) : baseline.verdict.ok,
     server: result.serverInfo,
-    results: result.results.map(({ rule, ok, detail, skipped }) => (skipped ? { rule, ok, detail, skipped } : { rule, ok, detail })),
+    results: result.results.map(({ rule, ok, detail, skipped }) => ({
+      rule,
+      ok,
+      detail,
+      ...(skipped ? { skipped } : {}),
+      ...(expected.has(rule) ? { expected: true as const } : {}),
+      spec: VERIFY_RULES[rule].spec,
+    })),
+    ...(baseline === null
+      ? {}
+      : { baseline: { file: baseline.file, expectedFailures: baseline.verdict.expected, unexpectedFailures: baseline.verdict.unexpected, stale: baseline.verdict.stale } }),
   };
 }
 
@@ -129,22 +175,41 @@ export function renderVerifyJson(report: VerifyReport): string {
  *        hint: Answer `ping` with `result: {}`; …
  *   4 of 10 rules fail: ping-unanswered, …
  */
-export function renderVerifyText(shown: string, options: VerifyCliOptions, result: Extract<VerifyResult, { kind: 'checked' }>, paint: Paint): string {
+export function renderVerifyText(
+  shown: string,
+  options: VerifyCliOptions,
+  result: Extract<VerifyResult, { kind: 'checked' }>,
+  paint: Paint,
+  baseline: JudgedBaseline | null = null,
+): string {
   const server = result.serverInfo === null ? '' : `: ${result.serverInfo.name} ${result.serverInfo.version}`;
   const lines = [paint.bold(`Verified ${shown} (${options.framing}, ${options.timeoutMs} ms per reply)${server}`)];
   const width = Math.max(...result.results.map((r) => r.rule.length));
+  const expected = new Set(baseline?.verdict.expected ?? []);
   for (const r of result.results) {
-    const status = r.skipped ? paint.dim('SKIP') : r.ok ? paint.added('PASS') : paint.removed('FAIL');
+    const status = r.skipped ? paint.dim('SKIP') : r.ok ? paint.added('PASS') : expected.has(r.rule) ? paint.warn('XFAIL') : paint.removed('FAIL');
     lines.push(`${status} ${r.rule.padEnd(width)}  ${r.detail}`);
-    if (!r.ok && !r.skipped) lines.push(paint.dim(`     hint: ${VERIFY_RULES[r.rule].hint}`));
+    if (!r.ok && !r.skipped && !expected.has(r.rule)) {
+      lines.push(paint.dim(`     hint: ${VERIFY_RULES[r.rule].hint}`));
+      lines.push(paint.dim(`     spec: ${VERIFY_RULES[r.rule].spec}`));
+    }
   }
-  const failed = result.results.filter((r) => !r.ok && !r.skipped);
+  for (const name of result.contract.notSent) lines.push(paint.dim(`note: not sent: ${name}`));
+  for (const restart of result.contract.restarts) lines.push(paint.warn(`note: ${restart}`));
+  const failed = result.results.filter((r) => !r.ok && !r.skipped && !expected.has(r.rule));
   const skipped = result.results.filter((r) => r.skipped).length;
   const notChecked = skipped === 0 ? '' : ` (${skipped} not checked)`;
+  if (baseline !== null) {
+    if (expected.size > 0) lines.push(paint.warn(`${expected.size} expected failure(s) listed in ${baseline.file}: ${[...expected].join(', ')}`));
+    for (const rule of baseline.verdict.stale) lines.push(paint.removed(`STALE ${rule}: listed in ${baseline.file} as an expected failure, but it passes; remove it from the baseline`));
+  }
+  const stale = baseline?.verdict.stale.length ?? 0;
   lines.push(
-    failed.length === 0
-      ? paint.added(`All ${result.results.length} rules pass.`)
-      : paint.removed(`${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`),
+    failed.length === 0 && stale === 0
+      ? paint.added(`All ${result.results.length} rules pass${expected.size > 0 ? ', or fail as the baseline expects' : ''}.`)
+      : failed.length === 0
+        ? paint.removed(`The baseline is stale: ${stale} listed rule(s) pass.`)
+        : paint.removed(`${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`),
   );
   return `${lines.join('\n')}\n`;
 }

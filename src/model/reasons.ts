@@ -94,6 +94,10 @@ export const REASONS = {
     kind: 'leave',
     hint: 'Neither rewrite could be proven to keep this server working; its compliance findings are listed so they can be fixed by hand.',
   },
+  VERIFY_DIFFERENT: {
+    kind: 'leave',
+    hint: 'under --verify, the migrated server answered differently from the original (the differences are in this file\'s diagnostics); nothing was written',
+  },
 } as const satisfies Record<string, { kind: 'envelope' | 'leave'; hint: string }>;
 
 export type ReasonCode = keyof typeof REASONS;

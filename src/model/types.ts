@@ -59,6 +59,8 @@ export interface FileResult {
   decision: Decision;
   /** One line: what was detected ("readline 'line' loop, send() writer, if-chain on msg.method, 3 methods"). */
   detected?: string;
+  /** The methods detection saw the server answer (`--verify` calls the ones MCP does not define). */
+  methods?: string[];
   /** Compliance bugs of the original that the rewrite fixes (shown in the diff header as "fixed by the SDK"). */
   fixes: string[];
   /**

@@ -51,6 +51,8 @@ export interface Exchange {
   method: string;
   params?: JsonObject;
   outcome: Outcome;
+  /** A listing of a capability the server does not declare: asked with a short wait, and no rule counts its silence. */
+  undeclared?: true;
 }
 
 /** What a server answered to the exploration, in the order it was asked. */
@@ -60,6 +62,8 @@ export interface Contract {
   exchanges: Exchange[];
   /** Requests not made, each with why (a tool whose schema mcp-migrate cannot satisfy). */
   notSent: string[];
+  /** Each time the server exited mid-way and was started again. */
+  restarts: string[];
 }
 
 export type VerifyResult =
@@ -93,6 +97,16 @@ const BAD_JSON = '{"jsonrpc": "2.0", "id": 99, "method": "tools/list", ';
 const SETTLE_MS = 200;
 /** At most this many tools, resources and prompts are each exercised (a generated list can be huge). */
 const MAX_ITEMS = 100;
+/** How many times a server that exits mid-way is started again. */
+const MAX_RESTARTS = 5;
+/** The longest wait for the listings a server does not declare (answered at once, or never). */
+const UNDECLARED_WAIT_MS = 1_000;
+/** Capability -> its listing, in the order they are asked. */
+const LISTINGS = [
+  ['tools', 'tools/list'],
+  ['resources', 'resources/list'],
+  ['prompts', 'prompts/list'],
+] as const;
 
 /** Runs every probe against a fresh server process and stops it. */
 export async function verifyServer(options: VerifyOptions): Promise<VerifyResult> {
@@ -111,17 +125,42 @@ export async function verifyServer(options: VerifyOptions): Promise<VerifyResult
 type SessionResult = VerifyResult | { kind: 'retry'; detail: string };
 
 async function runSession(options: VerifyOptions, discover: boolean): Promise<SessionResult> {
-  const connection = new ServerConnection({
-    command: options.command,
-    args: options.args,
-    cwd: options.cwd,
-    env: options.env,
-    framing: options.framing,
-  });
+  const servers = new ServerProcesses(options);
   try {
-    return await runProbes(connection, options, discover);
+    return await runProbes(servers, options, discover);
   } finally {
-    await connection.close();
+    await servers.closeAll();
+  }
+}
+
+/**
+ * The server process the probes talk to, and the ones before it: a server that exits mid-way (a tool
+ * that crashes it) is started again, so that one crash does not leave every later request unanswered.
+ */
+class ServerProcesses {
+  readonly all: ServerConnection[] = [];
+
+  constructor(private readonly options: VerifyOptions) {
+    this.start();
+  }
+
+  get current(): ServerConnection {
+    return this.all[this.all.length - 1]!;
+  }
+
+  get first(): ServerConnection {
+    return this.all[0]!;
+  }
+
+  start(): ServerConnection {
+    const { command, args, cwd, env, framing } = this.options;
+    const connection = new ServerConnection({ command, args, cwd, env, framing });
+    this.all.push(connection);
+    return connection;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(this.all.map((connection) => connection.close()));
   }
 }
 
@@ -243,16 +282,17 @@ function getCrash(outcome: Outcome): string | null {
   return null;
 }
 
-async function runProbes(connection: ServerConnection, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
+async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
   const { timeoutMs, signal } = options;
   const findings = new Findings();
   const sentIds = new Set<unknown>();
   /** Replies already reported as `wrong-id` (the final sweep over every reply skips them). */
   const flagged = new Set<JsonObject>();
-  const contract: Contract = { initialize: null, exchanges: [], notSent: [] };
+  const contract: Contract = { initialize: null, exchanges: [], notSent: [], restarts: [] };
   let nextId = 1;
+  const first = servers.first;
 
-  const noReply = (label: string): string =>
+  const noReply = (label: string, connection = servers.current): string =>
     connection.exited !== null ? `${label}: no reply (the server ${describeExit(connection.exited)})` : `${label}: no reply within ${timeoutMs} ms`;
 
   /**
@@ -269,11 +309,20 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     /** Whether an error with an unknown id may be this request's (not for initialize: the request sent before it may be answered that way). */
     errorsWithOtherIds = true,
   ): Promise<JsonObject | null> => {
+    const connection = servers.current;
     const earlier = new Set(sentIds);
     sentIds.add(id);
     const from = connection.messages.length;
     connection.send({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-    const reply = await connection.waitFor(from, (m) => isResponse(m) && (m.id === id || (!earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))), wait, signal);
+    // a process started again after a crash was sent notifications/initialized without a wait: a reply
+    // to it must not be taken for this one, so there only the id counts
+    const loose = servers.all.length === 1;
+    const reply = await connection.waitFor(
+      from,
+      (m) => isResponse(m) && (m.id === id || (loose && !earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))),
+      wait,
+      signal,
+    );
     if (reply !== null && reply.id !== id) {
       flagged.add(reply);
       findings.add('wrong-id', false, `${label} (id ${JSON.stringify(id)}) answered with ${describeId(reply.id)}`);
@@ -281,12 +330,31 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     return reply;
   };
 
+  const toOutcome = (key: string, reply: JsonObject | null): Outcome =>
+    reply === null ? { kind: 'no-reply', detail: noReply(key) } : 'error' in reply ? { kind: 'error', error: reply.error } : { kind: 'result', value: reply.result };
+
+  /**
+   * Before a step: when the server has exited, start it again (initialize, notifications/initialized)
+   * so that the steps after a crash are still measured. At most MAX_RESTARTS times.
+   */
+  const ensureRunning = async (before: string): Promise<void> => {
+    const gone = servers.current;
+    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal)) return;
+    await gone.close();
+    const next = servers.start();
+    const id = nextId++;
+    sentIds.add(id);
+    next.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo } });
+    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, 3 * timeoutMs, signal);
+    if (reply !== null) next.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    contract.restarts.push(`the server ${describeExit(gone.exited)} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
+  };
+
   /** A request of the contract exploration: asked, answered (or not), recorded under `key`. */
   const explore = async (key: string, method: string, params: JsonObject | undefined): Promise<Exchange> => {
+    await ensureRunning(key);
     const reply = await request(key, method, params);
-    const outcome: Outcome =
-      reply === null ? { kind: 'no-reply', detail: noReply(key) } : 'error' in reply ? { kind: 'error', error: reply.error } : { kind: 'result', value: reply.result };
-    const exchange: Exchange = { key, method, ...(params === undefined ? {} : { params }), outcome };
+    const exchange: Exchange = { key, method, ...(params === undefined ? {} : { params }), outcome: toOutcome(key, reply) };
     contract.exchanges.push(exchange);
     return exchange;
   };
@@ -296,6 +364,7 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
    * that request (matched strictly by id) is a reply to the notification. Returns the sync reply.
    */
   const notify = async (method: string, params: JsonObject, syncMethod: string): Promise<JsonObject | null> => {
+    const connection = servers.current;
     const syncId = nextId++;
     sentIds.add(syncId);
     const from = connection.messages.length;
@@ -317,7 +386,7 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
   //    initialize: its answer is looked for at the end, so a server that ignores it costs no wait.
   if (discover) {
     sentIds.add(DISCOVER_ID);
-    connection.send({ jsonrpc: '2.0', id: DISCOVER_ID, method: DISCOVER_METHOD, params: {} });
+    first.send({ jsonrpc: '2.0', id: DISCOVER_ID, method: DISCOVER_METHOD, params: {} });
   }
 
   // 2. initialize. No reply from a live server: nothing else can be measured. No reply because the
@@ -330,24 +399,24 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     3 * timeoutMs,
     !discover,
   );
-  if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
+  if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
   if (init === null) {
-    if (connection.startError !== null) {
-      return { kind: 'not-started', reason: describeStartError(options, connection.startError), stderrTail: connection.getStderrTail(), pid: connection.pid };
+    if (first.startError !== null) {
+      return { kind: 'not-started', reason: describeStartError(options, first.startError), stderrTail: first.getStderrTail(), pid: first.pid };
     }
     // The server died, or wrote something but never answered initialize, after a request it may not
     // have expected before it: worth a second try without that request.
-    const answeredSomething = connection.messages.length > 0 || connection.strayCount > 0;
-    if (discover && (connection.exited !== null || answeredSomething)) {
-      const how = connection.exited !== null ? `the server ${describeExit(connection.exited)}` : 'initialize went unanswered';
+    const answeredSomething = first.messages.length > 0 || first.strayCount > 0;
+    if (discover && (first.exited !== null || answeredSomething)) {
+      const how = first.exited !== null ? `the server ${describeExit(first.exited)}` : 'initialize went unanswered';
       return { kind: 'retry', detail: `${DISCOVER_METHOD} sent before initialize: ${how} (without it, initialize is answered)` };
     }
-    if (connection.exited !== null) {
-      return { kind: 'not-started', reason: `the server ${describeExit(connection.exited)} before answering initialize`, stderrTail: connection.getStderrTail(), pid: connection.pid };
+    if (first.exited !== null) {
+      return { kind: 'not-started', reason: `the server ${describeExit(first.exited)} before answering initialize`, stderrTail: first.getStderrTail(), pid: first.pid };
     }
     findings.add('initialize-failed', false, `initialize: no reply within ${3 * timeoutMs} ms (wrong --framing?)`);
     for (const rule of VERIFY_RULE_IDS) findings.skip(rule, 'not checked: initialize got no reply');
-    return finish(connection, findings, null, null, contract, flagged, sentIds);
+    return finish(servers, findings, null, null, contract, flagged, sentIds);
   }
   const serverInfo = getServerInfo(init.result);
   const initResult = isJsonObject(init.result) ? init.result : null;
@@ -370,19 +439,30 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
   //    that tools/list is answered, and gives the contract its tool list), else on ping.
   const firstSync = hasTools ? 'tools/list' : 'ping';
   const listed = await notify('notifications/initialized', {}, firstSync);
-  const tools: Exchange | undefined = hasTools
-    ? {
-        key: 'tools/list',
-        method: 'tools/list',
-        outcome: listed === null ? { kind: 'no-reply', detail: noReply('tools/list') } : 'error' in listed ? { kind: 'error', error: listed.error } : { kind: 'result', value: listed.result },
-      }
-    : undefined;
-  if (tools !== undefined) contract.exchanges.push(tools);
+  if (hasTools) contract.exchanges.push({ key: 'tools/list', method: 'tools/list', outcome: toOutcome('tools/list', listed) });
 
-  // 4. The contract: the other listings, then every tool (valid arguments, then invalid ones), every
-  //    resource, every prompt and every custom method asked for.
-  const resources = isJsonObject(capabilities.resources) ? await explore('resources/list', 'resources/list', {}) : undefined;
-  const prompts = isJsonObject(capabilities.prompts) ? await explore('prompts/list', 'prompts/list', {}) : undefined;
+  // 4. The listings the server declares, one after the other; the ones it does not declare asked all at
+  //    once and given a shorter wait (a server may serve a listing it never declared: the comparison
+  //    needs to know).
+  for (const [capability, method] of LISTINGS) {
+    if (capability !== 'tools' && isJsonObject(capabilities[capability])) await explore(method, method, {});
+  }
+  await ensureRunning('the undeclared listings');
+  const undeclared = LISTINGS.filter(([capability]) => !isJsonObject(capabilities[capability])).map(([, method]) => {
+    const id = nextId++;
+    sentIds.add(id);
+    servers.current.send({ jsonrpc: '2.0', id, method, params: {} });
+    return { method, id };
+  });
+  const undeclaredDeadline = Date.now() + Math.min(timeoutMs, UNDECLARED_WAIT_MS);
+  for (const { method, id } of undeclared) {
+    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, Math.max(0, undeclaredDeadline - Date.now()), signal);
+    contract.exchanges.push({ key: method, method, params: {}, outcome: toOutcome(method, reply), undeclared: true });
+  }
+  const listing = (method: string): Exchange | undefined => contract.exchanges.find((e) => e.key === method);
+
+  // 5. Every tool with valid arguments, every resource, every prompt, every custom method asked for;
+  //    then every tool with invalid arguments (the likeliest to crash a hand-rolled server).
   const keys = new Set<string>();
   const uniqueKey = (key: string): string => {
     let unique = key;
@@ -390,27 +470,25 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     keys.add(unique);
     return unique;
   };
+  const tools = getListed(listing('tools/list'), 'tools').filter((tool) => typeof tool.name === 'string');
   let toolCalls = 0;
-  for (const tool of getListed(tools, 'tools')) {
-    if (typeof tool.name !== 'string') continue;
+  for (const tool of tools) {
     const valid = buildValidArguments(tool.inputSchema);
-    if (!valid.ok) contract.notSent.push(`tools/call ${tool.name}: no valid arguments could be made up (${valid.reason})`);
-    else {
-      const call = await explore(uniqueKey(`tools/call ${tool.name}`), 'tools/call', { name: tool.name, arguments: valid.value as JsonObject });
-      toolCalls++;
-      const crash = getCrash(call.outcome);
-      if (crash !== null) findings.add('tool-call-crashed', false, `${call.key} answered ${crash}`);
+    if (!valid.ok) {
+      contract.notSent.push(`tools/call ${String(tool.name)}: no valid arguments could be made up (${valid.reason})`);
+      continue;
     }
-    const invalid = buildInvalidArguments(tool.inputSchema);
-    if (invalid !== null) await explore(uniqueKey(`tools/call ${tool.name} (invalid: ${invalid.what})`), 'tools/call', { name: tool.name, arguments: invalid.value });
-    if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
+    const call = await explore(uniqueKey(`tools/call ${String(tool.name)}`), 'tools/call', { name: tool.name, arguments: valid.value as JsonObject });
+    toolCalls++;
+    const crash = getCrash(call.outcome);
+    if (crash !== null) findings.add('tool-call-crashed', false, `${call.key} answered ${crash}`);
+    if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
   }
   if (toolCalls > 0) findings.add('tool-call-crashed', true, `${toolCalls} tool call(s) with valid arguments, none failed on an unbound name`);
-  for (const resource of getListed(resources, 'resources')) {
-    if (typeof resource.uri !== 'string') continue;
-    await explore(uniqueKey(`resources/read ${resource.uri}`), 'resources/read', { uri: resource.uri });
+  for (const resource of getListed(listing('resources/list'), 'resources')) {
+    if (typeof resource.uri === 'string') await explore(uniqueKey(`resources/read ${resource.uri}`), 'resources/read', { uri: resource.uri });
   }
-  for (const prompt of getListed(prompts, 'prompts')) {
+  for (const prompt of getListed(listing('prompts/list'), 'prompts')) {
     if (typeof prompt.name !== 'string') continue;
     const args: Record<string, string> = {};
     for (const arg of Array.isArray(prompt.arguments) ? prompt.arguments.filter(isJsonObject) : []) {
@@ -419,17 +497,24 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     await explore(uniqueKey(`prompts/get ${prompt.name}`), 'prompts/get', { name: prompt.name, arguments: args });
   }
   for (const method of options.methods ?? []) await explore(uniqueKey(method), method, {});
-  if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
-  const unanswered = contract.exchanges.filter((e) => e.outcome.kind === 'no-reply');
+  for (const tool of tools) {
+    const invalid = buildInvalidArguments(tool.inputSchema);
+    if (invalid !== null) await explore(uniqueKey(`tools/call ${String(tool.name)} (invalid: ${invalid.what})`), 'tools/call', { name: tool.name, arguments: invalid.value });
+    if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
+  }
+  const unanswered = contract.exchanges.filter((e) => e.outcome.kind === 'no-reply' && e.undeclared !== true);
   for (const exchange of unanswered) findings.add('no-reply', false, exchange.outcome.kind === 'no-reply' ? exchange.outcome.detail : exchange.key);
-  if (contract.exchanges.length > 0 && unanswered.length === 0) findings.add('no-reply', true, `${contract.exchanges.length} listing(s) and call(s) answered`);
+  const answered = contract.exchanges.filter((e) => e.undeclared !== true).length - unanswered.length;
+  if (answered > 0 && unanswered.length === 0) findings.add('no-reply', true, `${answered} listing(s) and call(s) answered`);
 
-  // 5. ping.
+  // 6. ping.
+  await ensureRunning('ping');
   const ping = await request('ping', 'ping', undefined);
   const pingOk = ping !== null && 'result' in ping && isEmptyResult(ping.result);
   findings.add('ping-unanswered', pingOk, ping === null ? noReply('ping') : pingOk ? 'ping answered {}' : `ping answered ${describeReply(ping)}`);
 
-  // 6. An unknown method, with id 0: an error reply must echo it as well (`id || null` does not).
+  // 7. An unknown method, with id 0: an error reply must echo it as well (`id || null` does not).
+  await ensureRunning(UNKNOWN_METHOD);
   const unknown = await request(UNKNOWN_METHOD, UNKNOWN_METHOD, {}, 0);
   const unknownOk = getErrorCode(unknown) === -32601;
   findings.add(
@@ -439,20 +524,22 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
   );
   if (unknown !== null && unknown.id === 0) findings.add('wrong-id', true, 'id 0 echoed on an error');
 
-  // 7. Ids 0 and a string, on a method the server is known to answer (the id is what is measured).
+  // 8. Ids 0 and a string, on a method the server is known to answer (the id is what is measured).
   const echo = hasTools && listed !== null ? 'tools/list' : ping !== null ? 'ping' : unknown !== null ? UNKNOWN_METHOD : null;
   if (echo === null) {
     findings.skip('wrong-id', 'not checked: no request besides initialize was answered');
   } else {
     for (const id of [0, STRING_ID]) {
+      await ensureRunning(`${echo} with id ${JSON.stringify(id)}`);
       const reply = await request(echo, echo, undefined, id);
       if (reply === null) findings.add('wrong-id', false, noReply(`${echo} with id ${JSON.stringify(id)}`));
       else if (reply.id === id) findings.add('wrong-id', true, `id ${JSON.stringify(id)} echoed`);
     }
   }
 
-  // 8. An unknown tool, with a string id: an error or an isError result, not silence.
+  // 9. An unknown tool, with a string id: an error or an isError result, not silence.
   if (hasTools) {
+    await ensureRunning(`tools/call ${UNKNOWN_TOOL}`);
     const tool = await request('tools/call', 'tools/call', { name: UNKNOWN_TOOL, arguments: {} }, TOOL_STRING_ID);
     const toolOk = tool !== null && ('error' in tool || (isJsonObject(tool.result) && tool.result.isError === true));
     findings.add(
@@ -462,11 +549,15 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     );
   }
 
-  // 9. notifications/cancelled (for a request that does not exist: still no reply).
+  // 10. notifications/cancelled (for a request that does not exist: still no reply).
+  await ensureRunning('notifications/cancelled');
   await notify('notifications/cancelled', { requestId: 999, reason: 'mcp-migrate verify probe' }, echo ?? firstSync);
 
-  // 10. A line of bad JSON. Any -32700 is taken as its answer (its id is then judged), else any
-  //     response that is not a late answer to an earlier request; then the server must still serve.
+  // 11. A line of bad JSON. Any -32700 is taken as its answer (its id is then judged), else any
+  //     response that is not a late answer to an earlier request; then the server must still serve
+  //     (no restart here: surviving the line is what is measured).
+  await ensureRunning('the bad JSON line');
+  const connection = servers.current;
   const parseFrom = connection.messages.length;
   connection.sendBody(BAD_JSON);
   const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), timeoutMs, signal);
@@ -476,9 +567,9 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
   const parseVerdict = judgeParseError(parse, protocolVersion ?? PROTOCOL_VERSION, connection.exited, echo === null ? null : after !== null);
   findings.add('parse-error-unanswered', parseVerdict.ok, parseVerdict.detail);
 
-  // 11. The request sent before initialize: answered at any time, by a result or an error.
+  // 12. The request sent before initialize: answered at any time, by a result or an error.
   if (discover) {
-    const answer = connection.messages.find((m) => isResponse(m) && m.id === DISCOVER_ID);
+    const answer = first.messages.find((m) => isResponse(m) && m.id === DISCOVER_ID);
     findings.add(
       'pre-initialize-unanswered',
       answer !== undefined,
@@ -486,8 +577,8 @@ async function runProbes(connection: ServerConnection, options: VerifyOptions, d
     );
   }
 
-  if (isAborted(signal)) return { kind: 'aborted', pid: connection.pid };
-  return finish(connection, findings, serverInfo, protocolVersion, contract, flagged, sentIds);
+  if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
+  return finish(servers, findings, serverInfo, protocolVersion, contract, flagged, sentIds);
 }
 
 /**
@@ -521,9 +612,13 @@ function isAborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
 }
 
-/** The rules measured on everything the server wrote, then the result. */
+/**
+ * The rules measured on everything the server wrote, then the result. Replies with an id no request
+ * had are looked for in the first process only (a process started again after a crash was sent a
+ * notification nobody waited on).
+ */
 function finish(
-  connection: ServerConnection,
+  servers: ServerProcesses,
   findings: Findings,
   serverInfo: { name: string; version: string } | null,
   protocolVersion: string | null,
@@ -531,14 +626,14 @@ function finish(
   flagged: ReadonlySet<JsonObject>,
   sentIds: ReadonlySet<unknown>,
 ): VerifyResult {
-  const rpc = connection.messages.filter(isJsonRpcShaped);
-  const nonRpc = connection.messages.filter((m) => !isJsonRpcShaped(m));
-  const noise = [...connection.strayOutput, ...nonRpc.slice(0, 1).map((m) => JSON.stringify(m))];
+  const messages = servers.all.flatMap((connection) => connection.messages);
+  const rpc = messages.filter(isJsonRpcShaped);
+  const nonRpc = messages.filter((m) => !isJsonRpcShaped(m));
+  const noise = [...servers.all.flatMap((connection) => connection.strayOutput), ...nonRpc.slice(0, 1).map((m) => JSON.stringify(m))];
   // Stray text is kept only in part (a flood is counted, not stored): the count is the real one.
-  const noiseCount = connection.strayCount + nonRpc.length;
+  const noiseCount = servers.all.reduce((sum, connection) => sum + connection.strayCount, 0) + nonRpc.length;
 
-  // Every reply's id is one a request had (replies already judged above are not counted twice).
-  const stray = rpc.filter((m) => isResponse(m) && !flagged.has(m) && !sentIds.has(m.id));
+  const stray = servers.first.messages.filter((m) => isJsonRpcShaped(m) && isResponse(m) && !flagged.has(m) && !sentIds.has(m.id));
   if (stray.length > 0) findings.add('wrong-id', false, `${stray.length} repl(ies) with an id no request had, e.g. ${clip(JSON.stringify(stray[0]))}`);
 
   const withoutJsonrpc = rpc.filter((m) => m.jsonrpc !== '2.0');
@@ -572,8 +667,8 @@ function finish(
     serverInfo,
     protocolVersion,
     contract,
-    exitedEarly: connection.exited,
-    stderrTail: connection.getStderrTail(),
-    pid: connection.pid,
+    exitedEarly: servers.first.exited,
+    stderrTail: servers.current.getStderrTail(),
+    pid: servers.first.pid,
   };
 }

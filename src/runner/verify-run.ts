@@ -1,0 +1,322 @@
+// `--verify`: before anything is written, each rewritten server is run twice — as it is and as the
+// rewrite would leave it — each in a temporary copy of its package with a temporary HOME, and the two
+// are compared request by request (src/verify/compare.ts). A rewrite whose server answers differently
+// is then refused: its file (and the files its rewrite also changes) is left alone with the diff as the
+// reason. Files in, verdicts out; nothing is printed here, and nothing outside the temp directory is
+// written.
+//
+// It deliberately runs only what it can run as the project would: `node <file>` for JavaScript, the
+// project's own tsx for TypeScript (never `npx`, which may download one), with the dependencies the
+// project has installed. Anything else is "not verified", with the reason, and the rewrite is kept.
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import type { FileResult } from '../model/types.js';
+import { getHint } from '../model/reasons.js';
+import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
+import { compareServers, type ContractDiff } from '../verify/compare.js';
+import type { Framing } from '../verify/framing.js';
+import type { VerifyOptions } from '../verify/probe.js';
+import { isInside } from './discover.js';
+import { SDK_DEPENDENCIES } from './manifest.js';
+import type { ScanResult } from './scan.js';
+
+/** Per-reply wait. Shorter than `verify`'s 3 s default: an original that never answers ping costs one wait per unanswered request. */
+export const VERIFY_RUN_TIMEOUT_MS = 2_000;
+/** A package with more files than this (node_modules and .git aside) is not copied. */
+const MAX_COPY_FILES = 20_000;
+/** Directories never copied (node_modules is linked instead). */
+const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+
+export type VerifyVerdict =
+  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number }
+  | { kind: 'different'; path: string; diff: ContractDiff | null; why: string; ms: number }
+  | { kind: 'not-verified'; path: string; reason: string; ms: number };
+
+export interface VerifyRunOptions {
+  timeoutMs?: number;
+  /** The servers' environment (default: this process's); HOME and the XDG directories are replaced. */
+  env?: NodeJS.ProcessEnv;
+  /** Servers verified at once (default: the cores, at least 2: most of the time goes to waiting). */
+  concurrency?: number;
+  clientInfo: { name: string; version: string };
+  signal?: AbortSignal;
+  /** Called when a server's verdict is in. */
+  onVerdict?: (verdict: VerifyVerdict) => void;
+}
+
+/** The results --verify runs: rewritten entry points (a file another rewrite changes goes with that one). */
+export function getVerifyTargets(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.after !== undefined && r.partOf === undefined && r.decision.kind !== 'none' && r.decision.kind !== 'leave');
+}
+
+export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions): Promise<VerifyVerdict[]> {
+  const targets = getVerifyTargets(scan);
+  const verdicts: VerifyVerdict[] = new Array(targets.length);
+  const concurrency = Math.max(1, options.concurrency ?? Math.max(2, availableParallelism()));
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < targets.length && options.signal?.aborted !== true) {
+      const index = next++;
+      const verdict = await verifyRewrite(scan, targets[index]!, options);
+      verdicts[index] = verdict;
+      options.onVerdict?.(verdict);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
+  return verdicts.filter((v) => v !== undefined);
+}
+
+/** Runs one rewritten server and its original in temp copies, and compares them. */
+export async function verifyRewrite(scan: ScanResult, result: FileResult, options: VerifyRunOptions): Promise<VerifyVerdict> {
+  const started = Date.now();
+  const path = result.path;
+  const notVerified = (reason: string): VerifyVerdict => ({ kind: 'not-verified', path, reason, ms: Date.now() - started });
+  const packageDir = findPackageDir(path);
+  const files = countFiles(packageDir, MAX_COPY_FILES);
+  if (files > MAX_COPY_FILES) return notVerified(`its package has more than ${MAX_COPY_FILES} files to copy`);
+  const nodeModules = findNodeModules(packageDir);
+  const runner = getRunner(path, nodeModules);
+  if (typeof runner === 'string') return notVerified(runner);
+  if (result.decision.kind === 'sdk') {
+    const missing = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).filter((name) => !nodeModules.some((dir) => existsSync(join(dir, name, 'package.json'))));
+    if (missing.length > 0) return notVerified(`the migrated server needs ${missing.join(' and ')}, not installed for ${basename(packageDir)}: install it and run again`);
+  }
+  // What the rewrite writes besides this file: the files it also changes, the helper module it needs.
+  const extra = [
+    ...scan.results.filter((r) => r.partOf === path && r.after !== undefined).map((r) => ({ path: r.path, content: r.after as string })),
+    ...scan.companions.filter((c) => c.files.includes(path)).map((c) => ({ path: c.path, content: c.content })),
+  ];
+  const outside = extra.find((file) => !isInside(packageDir, file.path));
+  if (outside !== undefined) return notVerified(`its rewrite also writes ${outside.path}, outside its package`);
+
+  const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-verify-'));
+  try {
+    const home = join(root, 'home');
+    await mkdir(home);
+    const copy = async (side: string): Promise<string> => {
+      const dir = join(root, side, basename(packageDir));
+      await cp(packageDir, dir, { recursive: true, filter: (source) => !SKIPPED_DIRS.has(basename(source)) || source === packageDir });
+      await linkNodeModules(dir, nodeModules);
+      return dir;
+    };
+    const [original, migrated] = await Promise.all([copy('original'), copy('migrated')]);
+    const inCopy = (file: string): string => join(migrated, relative(packageDir, file));
+    await writeFile(inCopy(path), result.after as string);
+    for (const file of extra) {
+      await mkdir(dirname(inCopy(file.path)), { recursive: true });
+      await writeFile(inCopy(file.path), file.content);
+    }
+    const entry = relative(packageDir, path);
+    const side = (cwd: string): VerifyOptions => ({
+      command: runner.command,
+      args: [...runner.args, entry],
+      cwd,
+      env: getServerEnv(options.env ?? process.env, home),
+      framing: getFraming(result),
+      timeoutMs: options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS,
+      clientInfo: options.clientInfo,
+      methods: getCustomMethods(result),
+      signal: options.signal,
+    });
+    const compared = await compareServers({ original: side(original), migrated: side(migrated) });
+    const ms = Date.now() - started;
+    switch (compared.kind) {
+      case 'aborted':
+        return notVerified('interrupted');
+      case 'not-started':
+        // The original does not start here (it needs arguments, configuration, a service): nothing to
+        // compare with. The migrated one does not start while the original does: the rewrite broke it.
+        return compared.side === 'original'
+          ? notVerified(`the original does not start as \`${[runner.label, entry].join(' ')}\`: ${compared.reason}`)
+          : { kind: 'different', path, diff: null, why: `the migrated server does not start (the original does): ${compared.reason}${compared.stderrTail === '' ? '' : `; its stderr ended with: ${compared.stderrTail.split('\n').slice(-3).join(' / ')}`}`, ms };
+      case 'compared':
+        return compared.equal
+          ? { kind: 'equal', path, diff: compared, ms }
+          : { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
+    }
+  } catch (err) {
+    return notVerified(`could not set up the temp copy: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await rm(root, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * Refuses the rewrites whose server answered differently: the file and the files its rewrite changes
+ * keep their text, are left alone with reason VERIFY_DIFFERENT and the diff in their diagnostics; the
+ * package.json changes and helper modules only they needed are dropped. Verified rewrites get a
+ * diagnostic that says so. Mutates `scan` (before anything is reviewed or written).
+ */
+export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyVerdict[]): void {
+  for (const verdict of verdicts) {
+    const result = scan.results.find((r) => r.path === verdict.path);
+    if (result === undefined) continue;
+    switch (verdict.kind) {
+      case 'equal': {
+        const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
+        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `--verify: answers like the original (${verdict.diff.compared} requests compared${fixes})` }];
+        break;
+      }
+      case 'not-verified':
+        result.diagnostics = [...result.diagnostics, { code: 'NOT_VERIFIED', message: `--verify: not verified: ${verdict.reason}` }];
+        break;
+      case 'different': {
+        const message = `--verify: the migrated server answers differently from the original, so it is not written: ${describeVerdictDifferences(verdict)}`;
+        for (const refused of scan.results.filter((r) => r === result || r.partOf === result.path)) {
+          delete refused.after;
+          delete refused.companions;
+          refused.decision = { kind: 'leave', reason: 'VERIFY_DIFFERENT', hint: getHint('VERIFY_DIFFERENT') };
+          refused.diagnostics = [...refused.diagnostics, { code: 'VERIFY_DIFFERENT', message }];
+          for (const finding of refused.findings) finding.fixed = false;
+          refused.fixes = [];
+        }
+        break;
+      }
+    }
+  }
+  // What only refused files needed is not planned any more.
+  const live = new Set(scan.results.filter((r) => r.after !== undefined).map((r) => r.path));
+  scan.companions = scan.companions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
+  scan.manifests = scan.manifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
+}
+
+/** One line: the differences, each as `what (aspect): original -> migrated`. */
+export function describeVerdictDifferences(verdict: Extract<VerifyVerdict, { kind: 'different' }>): string {
+  if (verdict.diff === null) return verdict.why;
+  return verdict.diff.differences.map((d) => `${d.what} (${d.aspect}): ${d.original} -> ${d.migrated}`).join('; ');
+}
+
+/** The nearest directory with a package.json, else the file's own. */
+function findPackageDir(path: string): string {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return dirname(path);
+  }
+}
+
+/** Files under `dir` (skipped directories aside), counted up to `limit + 1`. */
+function countFiles(dir: string, limit: number): number {
+  let count = 0;
+  const stack = [dir];
+  while (stack.length > 0 && count <= limit) {
+    const current = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) stack.push(join(current, entry.name));
+      } else count++;
+    }
+  }
+  return count;
+}
+
+/** Every node_modules directory Node would look in from `dir`, nearest first. */
+function findNodeModules(dir: string): string[] {
+  const found: string[] = [];
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const candidate = join(current, 'node_modules');
+    if (existsSync(candidate)) found.push(candidate);
+    if (dirname(current) === current) return found;
+  }
+}
+
+/**
+ * The copy's node_modules: a directory of links to every package the original resolves (its own
+ * node_modules first, then those above it, as Node looks them up), so that a hoisted workspace install
+ * still resolves from the temp copy. Scoped packages are linked one by one inside their scope.
+ */
+async function linkNodeModules(copy: string, sources: readonly string[]): Promise<void> {
+  if (sources.length === 0) return;
+  const target = join(copy, 'node_modules');
+  await mkdir(target, { recursive: true });
+  const linked = new Set<string>();
+  for (const source of sources) {
+    for (const name of safeReaddir(source)) {
+      if (name.startsWith('@')) {
+        for (const inner of safeReaddir(join(source, name))) {
+          const id = `${name}/${inner}`;
+          if (linked.has(id)) continue;
+          linked.add(id);
+          await mkdir(join(target, name), { recursive: true });
+          await symlink(realpathSafe(join(source, name, inner)), join(target, name, inner), 'dir').catch(() => undefined);
+        }
+      } else if (!linked.has(name)) {
+        linked.add(name);
+        await symlink(realpathSafe(join(source, name)), join(target, name), 'dir').catch(() => undefined);
+      }
+    }
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function realpathSafe(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
+const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+/** How the entry point is run: this Node for JavaScript, the project's tsx for TypeScript; else why not. */
+function getRunner(path: string, nodeModules: readonly string[]): { command: string; args: string[]; label: string } | string {
+  const ext = extname(path);
+  if (JS_EXTENSIONS.has(ext)) return { command: process.execPath, args: [], label: 'node' };
+  if (!TS_EXTENSIONS.has(ext)) return `cannot run a ${ext || 'extension-less'} file`;
+  for (const dir of nodeModules) {
+    const cli = getTsxCli(join(dir, 'tsx'));
+    if (cli !== null) return { command: process.execPath, args: [cli], label: 'tsx' };
+  }
+  return 'a TypeScript entry point, and the project has no tsx installed to run it (add tsx to its devDependencies to verify it)';
+}
+
+/** The tsx CLI script in an installed tsx package, from its package.json `bin`. */
+function getTsxCli(dir: string): string | null {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+    const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.tsx;
+    return bin === undefined ? null : join(realpathSync(dir), bin);
+  } catch {
+    return null;
+  }
+}
+
+/** The user's environment with a temp HOME (and XDG directories in it): a tool that writes to ~ writes there. */
+function getServerEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+  };
+}
+
+/** Content-Length framing for a server the envelope keeps in it (the SDK rewrite never is). */
+function getFraming(result: FileResult): Framing {
+  if (result.decision.kind === 'envelope' && result.decision.reason === 'CONTENT_LENGTH_FRAMING') return 'content-length';
+  return result.decision.kind === 'envelope' && /content-length/i.test(result.before) && /\\r\\n\\r\\n/.test(result.before) ? 'content-length' : 'ndjson';
+}
+
+/** The methods detection saw the server answer that MCP does not define. */
+function getCustomMethods(result: FileResult): string[] {
+  return (result.methods ?? []).filter((method) => !MCP_METHOD_NAMES.includes(method) && !method.startsWith('notifications/'));
+}

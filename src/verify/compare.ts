@@ -1,0 +1,285 @@
+// The contract diff of `verify --compare` and of `--verify`: both servers are explored by the probe
+// engine (./probe.ts) — listings, every tool called with made-up arguments (valid and invalid), every
+// resource read, every prompt got, the custom methods — and what they answered is compared request by
+// request. What only a migration changes is sorted out of the differences:
+// - fixes: a rule the original breaks and the migrated server keeps (ids, `jsonrpc`, replies to
+//   notifications, -32700, ping, unknown methods, stdout noise), a request the original left
+//   unanswered that is now answered, a non-standard error made standard with the same message;
+// - normalised: the protocol version (negotiated, so it legitimately changes), key order anywhere,
+//   list order of listings, `isError: false` against no `isError`.
+// Returns data; it prints nothing (src/cli/compare.ts and src/cli/verify-run.ts say it).
+import { assertNever } from '../model/assert-never.js';
+import { isJsonObject, type JsonObject } from './connection.js';
+import { verifyServer, type Exchange, type Outcome, type VerifyOptions, type VerifyResult } from './probe.js';
+import { VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
+
+export type Checked = Extract<VerifyResult, { kind: 'checked' }>;
+export type Side = 'original' | 'migrated';
+
+/** What the two servers answer differently, one aspect of one request. */
+export interface Difference {
+  /** The request (`tools/call convert`), listing item (`tools/list: tool convert`), `initialize: serverInfo`, or a rule id. */
+  what: string;
+  aspect: 'listing' | 'result' | 'error code' | 'error message' | 'error data' | 'answer' | 'initialize' | 'rule';
+  original: string;
+  migrated: string;
+}
+
+/** Something the original got wrong that the migrated server gets right. */
+export interface Fix {
+  /** A rule id, or the request. */
+  what: string;
+  original: string;
+  migrated: string;
+}
+
+export interface ContractDiff {
+  differences: Difference[];
+  fixes: Fix[];
+  /** Rules both servers break (the migration did not fix them, nor cause them). */
+  unfixed: Array<{ rule: VerifyRuleId; original: string; migrated: string }>;
+  /** What was normalised, e.g. the protocol version. */
+  notes: string[];
+  /** How many requests were compared. */
+  compared: number;
+}
+
+export type CompareResult =
+  | ({ kind: 'compared'; equal: boolean; original: Checked; migrated: Checked } & ContractDiff)
+  | { kind: 'not-started'; side: Side; reason: string; stderrTail: string }
+  | { kind: 'aborted' };
+
+export interface CompareOptions {
+  original: VerifyOptions;
+  migrated: VerifyOptions;
+  /**
+   * Run both servers at once (the default). Off when they share state a tool could change (the same
+   * files, the same database): then the original runs first.
+   */
+  parallel?: boolean;
+}
+
+export async function compareServers(options: CompareOptions): Promise<CompareResult> {
+  const [original, migrated] =
+    options.parallel === false
+      ? [await verifyServer(options.original), await verifyServer(options.migrated)]
+      : await Promise.all([verifyServer(options.original), verifyServer(options.migrated)]);
+  if (original.kind === 'aborted' || migrated.kind === 'aborted') return { kind: 'aborted' };
+  if (original.kind === 'not-started') return { kind: 'not-started', side: 'original', reason: original.reason, stderrTail: original.stderrTail };
+  if (migrated.kind === 'not-started') return { kind: 'not-started', side: 'migrated', reason: migrated.reason, stderrTail: migrated.stderrTail };
+  const diff = compareContracts(original, migrated);
+  return { kind: 'compared', equal: diff.differences.length === 0, original, migrated, ...diff };
+}
+
+const METHOD_NOT_FOUND = -32601;
+
+/** The listings whose items are compared one by one, and what names an item. */
+const LISTINGS: Readonly<Record<string, { field: string; id: string; noun: string }>> = {
+  'tools/list': { field: 'tools', id: 'name', noun: 'tool' },
+  'resources/list': { field: 'resources', id: 'uri', noun: 'resource' },
+  'prompts/list': { field: 'prompts', id: 'name', noun: 'prompt' },
+};
+
+export function compareContracts(original: Checked, migrated: Checked): ContractDiff {
+  const diff: ContractDiff = { differences: [], fixes: [], unfixed: [], notes: [], compared: 0 };
+  compareInitialize(original, migrated, diff);
+
+  const theirs = new Map(migrated.contract.exchanges.map((e) => [e.key, e]));
+  const ours = new Set(original.contract.exchanges.map((e) => e.key));
+  for (const exchange of original.contract.exchanges) {
+    const other = theirs.get(exchange.key);
+    if (other === undefined) {
+      // A call of a tool (resource, prompt) only one side lists is the listing's difference.
+      if (!isItemRequest(exchange)) diff.differences.push({ what: exchange.key, aspect: 'answer', original: describeOutcome(exchange.outcome), migrated: 'not asked (not declared in its capabilities)' });
+      continue;
+    }
+    diff.compared++;
+    const listing = LISTINGS[exchange.key];
+    if (listing !== undefined && exchange.outcome.kind === 'result' && other.outcome.kind === 'result') compareListing(exchange.key, listing, exchange.outcome.value, other.outcome.value, diff);
+    else compareOutcomes(exchange, exchange.outcome, other.outcome, diff);
+  }
+  for (const exchange of migrated.contract.exchanges) {
+    if (ours.has(exchange.key) || isItemRequest(exchange)) continue;
+    diff.differences.push({ what: exchange.key, aspect: 'answer', original: 'not asked (not declared in its capabilities)', migrated: describeOutcome(exchange.outcome) });
+  }
+
+  const rules = new Map(migrated.results.map((r) => [r.rule, r]));
+  for (const rule of VERIFY_RULE_IDS) {
+    const before = original.results.find((r) => r.rule === rule);
+    const after = rules.get(rule);
+    if (before === undefined || after === undefined) continue;
+    if (!before.ok && after.ok) diff.fixes.push({ what: rule, original: before.detail, migrated: after.detail });
+    else if (before.ok && !after.ok) diff.differences.push({ what: rule, aspect: 'rule', original: `passes: ${before.detail}`, migrated: `fails: ${after.detail}` });
+    else if (!before.ok && !after.ok) diff.unfixed.push({ rule, original: before.detail, migrated: after.detail });
+  }
+  return diff;
+}
+
+/** A request about one listed item (a tool call, a resource read, a prompt get). */
+function isItemRequest(exchange: Exchange): boolean {
+  return exchange.method === 'tools/call' || exchange.method === 'resources/read' || exchange.method === 'prompts/get';
+}
+
+/** Capability -> the listing that shows whether a server serves it. */
+const CAPABILITY_LISTINGS: Readonly<Record<string, string>> = { tools: 'tools/list', resources: 'resources/list', prompts: 'prompts/list' };
+
+function compareInitialize(original: Checked, migrated: Checked, diff: ContractDiff): void {
+  const before = original.contract.initialize ?? {};
+  const after = migrated.contract.initialize ?? {};
+  if (original.protocolVersion !== migrated.protocolVersion) {
+    diff.notes.push(`protocolVersion ${JSON.stringify(original.protocolVersion)} -> ${JSON.stringify(migrated.protocolVersion)}: negotiated, not compared`);
+  }
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  keys.delete('protocolVersion');
+  for (const key of [...keys].sort()) {
+    if (isSame(before[key], after[key])) continue;
+    // An initialize result without serverInfo/capabilities is a rule the migration fixes (initialize-failed).
+    if (before[key] === undefined && (key === 'serverInfo' || key === 'capabilities')) continue;
+    if (key === 'capabilities' && isJsonObject(before[key]) && isJsonObject(after[key])) {
+      compareCapabilities(before[key], after[key], original, diff);
+      continue;
+    }
+    diff.differences.push({ what: `initialize: ${key}`, aspect: 'initialize', original: describeValue(before[key]), migrated: describeValue(after[key]) });
+  }
+}
+
+/**
+ * Capability by capability. One the migrated server declares and the original did not, while the
+ * original served its listing all the same, is a fix: clients only ask for what is declared.
+ */
+function compareCapabilities(before: JsonObject, after: JsonObject, original: Checked, diff: ContractDiff): void {
+  for (const name of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {
+    if (isSame(before[name], after[name])) continue;
+    const listing = CAPABILITY_LISTINGS[name];
+    const served = listing !== undefined && original.contract.exchanges.some((e) => e.key === listing && e.outcome.kind === 'result');
+    if (before[name] === undefined && served) {
+      diff.fixes.push({ what: `initialize: capabilities.${name}`, original: `not declared, though ${listing} was served`, migrated: `declared ${describeValue(after[name])}` });
+      continue;
+    }
+    diff.differences.push({ what: `initialize: capabilities.${name}`, aspect: 'initialize', original: describeValue(before[name]), migrated: describeValue(after[name]) });
+  }
+}
+
+function compareListing(key: string, listing: { field: string; id: string; noun: string }, before: unknown, after: unknown, diff: ContractDiff): void {
+  const items = (value: unknown): Map<string, JsonObject> => {
+    const list = isJsonObject(value) && Array.isArray(value[listing.field]) ? (value[listing.field] as unknown[]).filter(isJsonObject) : [];
+    return new Map(list.map((item, index) => [typeof item[listing.id] === 'string' ? (item[listing.id] as string) : `#${index}`, item]));
+  };
+  const ours = items(before);
+  const theirs = items(after);
+  for (const [id, item] of ours) {
+    const other = theirs.get(id);
+    if (other === undefined) {
+      diff.differences.push({ what: `${key}: ${listing.noun} ${id}`, aspect: 'listing', original: 'listed', migrated: 'not listed' });
+      continue;
+    }
+    for (const field of [...new Set([...Object.keys(item), ...Object.keys(other)])].sort()) {
+      if (isSame(item[field], other[field])) continue;
+      diff.differences.push({ what: `${key}: ${listing.noun} ${id}: ${field}`, aspect: 'listing', original: describeValue(item[field]), migrated: describeValue(other[field]) });
+    }
+  }
+  for (const id of theirs.keys()) {
+    if (!ours.has(id)) diff.differences.push({ what: `${key}: ${listing.noun} ${id}`, aspect: 'listing', original: 'not listed', migrated: 'listed' });
+  }
+  // the rest of the result (nextCursor, _meta)
+  const rest = (value: unknown): JsonObject => {
+    const copy = isJsonObject(value) ? { ...value } : {};
+    delete copy[listing.field];
+    return copy;
+  };
+  if (!isSame(rest(before), rest(after))) diff.differences.push({ what: key, aspect: 'result', original: describeValue(rest(before)), migrated: describeValue(rest(after)) });
+}
+
+function compareOutcomes(exchange: Exchange, before: Outcome, after: Outcome, diff: ContractDiff): void {
+  const what = exchange.key;
+  if (before.kind === 'no-reply') {
+    if (after.kind !== 'no-reply') diff.fixes.push({ what, original: 'no reply', migrated: `answered ${describeOutcome(after)}` });
+    return;
+  }
+  if (after.kind === 'no-reply') {
+    diff.differences.push({ what, aspect: 'answer', original: describeOutcome(before), migrated: after.detail });
+    return;
+  }
+  if (before.kind === 'result' && after.kind === 'result') {
+    if (isSame(normalizeResult(before.value), normalizeResult(after.value))) return;
+    // resources/read contents without their `uri` (required by the schema) that now carry the one read
+    const uri = exchange.method === 'resources/read' && isJsonObject(exchange.params) ? exchange.params.uri : undefined;
+    if (typeof uri === 'string' && isSame(normalizeResult(withContentUris(before.value, uri)), normalizeResult(after.value))) {
+      diff.fixes.push({ what, original: 'contents without their uri', migrated: `each content carries uri ${JSON.stringify(uri)}` });
+      return;
+    }
+    diff.differences.push({ what, aspect: 'result', original: describeValue(before.value), migrated: describeValue(after.value) });
+    return;
+  }
+  if (before.kind === 'error' && after.kind === 'error') {
+    const [a, b] = [readError(before.error), readError(after.error)];
+    if (!a.standard && b.standard && (a.message === null || a.message === b.message)) {
+      diff.fixes.push({ what, original: `non-standard error ${describeValue(before.error)}`, migrated: `error ${b.code} ${JSON.stringify(b.message)}` });
+      return;
+    }
+    // -32601 says "no such method" whatever its text ("Method not found", "Unknown method: x/y")
+    if (a.code === METHOD_NOT_FOUND && b.code === METHOD_NOT_FOUND && a.data === b.data) {
+      if (a.message !== b.message) diff.notes.push(`${what}: both -32601; the messages (${JSON.stringify(a.message)}, ${JSON.stringify(b.message)}) not compared`);
+      return;
+    }
+    if (!isSame(a.code, b.code)) diff.differences.push({ what, aspect: 'error code', original: describeValue(a.code), migrated: describeValue(b.code) });
+    if (!isSame(a.message, b.message)) diff.differences.push({ what, aspect: 'error message', original: describeValue(a.message), migrated: describeValue(b.message) });
+    if (!isSame(a.data, b.data)) diff.differences.push({ what, aspect: 'error data', original: describeValue(a.data), migrated: describeValue(b.data) });
+    return;
+  }
+  diff.differences.push({ what, aspect: 'answer', original: describeOutcome(before), migrated: describeOutcome(after) });
+}
+
+/** The parts of an error reply; `standard` when it is `{ code: <integer>, message: <string> }`. */
+function readError(error: unknown): { code: unknown; message: string | null; data: unknown; standard: boolean } {
+  if (!isJsonObject(error)) return { code: undefined, message: typeof error === 'string' ? error : null, data: undefined, standard: false };
+  const message = typeof error.message === 'string' ? error.message : null;
+  return { code: error.code, message, data: error.data, standard: Number.isInteger(error.code) && message !== null };
+}
+
+/** A resources/read result whose contents without a `uri` get `uri` (first among their keys, as the SDK rewrite puts it). */
+function withContentUris(value: unknown, uri: string): unknown {
+  if (!isJsonObject(value) || !Array.isArray(value.contents)) return value;
+  return { ...value, contents: value.contents.map((c) => (isJsonObject(c) && !('uri' in c) ? { uri, ...c } : c)) };
+}
+
+/** `isError: false` says what no `isError` says. */
+function normalizeResult(value: unknown): unknown {
+  if (!isJsonObject(value) || value.isError !== false) return value;
+  const copy = { ...value };
+  delete copy.isError;
+  return copy;
+}
+
+/** Deep equality with object key order ignored (array order counts). */
+export function isSame(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  return JSON.stringify(value, (_key, v: unknown) => (isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
+}
+
+function clip(text: string, max = 160): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function describeValue(value: unknown): string {
+  return value === undefined ? '(absent)' : clip(JSON.stringify(value));
+}
+
+export function describeOutcome(outcome: Outcome): string {
+  switch (outcome.kind) {
+    case 'result':
+      return `result ${describeValue(outcome.value)}`;
+    case 'error': {
+      const error = readError(outcome.error);
+      return error.standard ? clip(`error ${String(error.code)} ${JSON.stringify(error.message)}`) : `error ${describeValue(outcome.error)}`;
+    }
+    case 'no-reply':
+      return outcome.detail;
+    default:
+      return assertNever(outcome);
+  }
+}
