@@ -286,7 +286,6 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // throws instead of returning nothing (the original left the client waiting; the SDK would send a
   // reply without a result).
   const noReplyEnds: NoReplyEnd[] = [];
-  const unknownSites: ReplySite[] = [];
   const handled = (p: MessagePath): boolean => (p.method !== null ? registered.has(p.method) || custom.has(p.method) : fallback && runtimeMethods && !p.methodFree);
   for (const p of inDispatcher) {
     if (p.replies.length > 0 || !handled(p)) continue;
@@ -303,11 +302,6 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     const reason = getNoReplyReason(p);
     if (!known) noReplyEnds.push({ ...end, reason });
     else if (known.reason !== reason) known.reason = known.reason === 'unknown-tool' || reason === 'unknown-tool' ? 'unknown-tool' : 'no-result';
-  }
-  if (fallback && runtimeMethods) {
-    for (const site of sites.values()) {
-      if ([...site.methods].every((m) => m === '\0other')) unknownSites.push(site);
-    }
   }
 
   const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (runtimeMethods && m === '\0other'));
@@ -377,7 +371,6 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     registrations: [...registered],
     customMethods: [...custom],
     fallback,
-    unknownSites,
     noReplyEnds,
     removableBranches: removable,
     initialize,

@@ -134,8 +134,6 @@ export interface SdkShape {
   fallback: boolean;
   /** Custom methods come from a table filled at run time: the fallback cannot list them. */
   runtimeMethods: boolean;
-  /** Replies only unknown methods reach (answered with -32601 under the fallback). */
-  unknownSites: ReplySite[];
   noReplyEnds: NoReplyEnd[];
   removableBranches: RemovableBranch[];
   initialize: InitializeInfo;

@@ -153,8 +153,17 @@ function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>, 
   return members;
 }
 
-/** The object of a member access is a `const x = new C(...)` whose class is not declared in this file. */
+/**
+ * The object of a member access is not an instance of a class of this file: `process.stderr.write`
+ * (a global), `fs.write` (an import), or a `const x = new C(...)` whose class is declared elsewhere.
+ */
 function isOtherObject(path: NodePath<t.MemberExpression>): boolean {
+  let root: t.Node = path.node.object;
+  while (t.isMemberExpression(root)) root = root.object;
+  if (t.isIdentifier(root)) {
+    const binding = path.scope.getBinding(root.name);
+    if (!binding || binding.kind === 'module') return true;
+  }
   const object = path.node.object;
   if (!t.isIdentifier(object)) return false;
   const binding = path.scope.getBinding(object.name);
@@ -249,7 +258,7 @@ function isSimplePattern(node: t.Node): boolean {
 function isPure(node: t.Node): boolean {
   if (t.isLiteral(node) && !t.isTemplateLiteral(node)) return true;
   if (t.isTemplateLiteral(node)) return node.expressions.every(isPure);
-  if (t.isArrowFunctionExpression(node) || t.isFunctionExpression(node) || t.isIdentifier(node)) return true;
+  if (t.isArrowFunctionExpression(node) || t.isFunctionExpression(node) || t.isIdentifier(node) || t.isThisExpression(node)) return true;
   if (t.isObjectExpression(node)) return node.properties.every((p) => t.isObjectProperty(p) && !p.computed && isPure(p.value));
   if (t.isArrayExpression(node)) return node.elements.every((e) => e !== null && isPure(e));
   if (t.isMemberExpression(node)) return isPure(node.object) && (!node.computed || isPure(node.property));
@@ -298,6 +307,8 @@ export function removeExportedWriters(path: string, text: string, writers: Reado
         if (!declaration) continue;
         const exportsAt: t.Node[] = [];
         const onlyExported = binding.referencePaths.every((ref) => {
+          // `export function emit() {}`: Babel counts the export declaration itself as a reference
+          if (t.isExportNamedDeclaration(ref.node) && ref.node === declaration) return true;
           const entry = getExportEntry(ref);
           if (entry) exportsAt.push(entry);
           return entry !== null;

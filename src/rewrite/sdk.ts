@@ -71,8 +71,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   for (const site of shape.sites) {
     if (isRemoved(site.mod, site.statement)) continue;
     const style = getStyle(ctx, site.mod);
-    const unknownOnly = shape.fallback && shape.unknownSites.includes(site);
-    edit(site.mod).replace(site.statement.start!, site.statement.end!, buildReplyStatement(site, style, sdk, unknownOnly));
+    edit(site.mod).replace(site.statement.start!, site.statement.end!, buildReplyStatement(site, style, sdk));
     for (const exit of site.unreachableAfter) {
       const range = getRemovalRange(site.mod.source, exit.start!, exit.end!);
       if (!edit(site.mod).touches(range.start, range.end)) edit(site.mod).remove(range.start, range.end);
@@ -210,7 +209,10 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     const others = [...model.facts.program.modules].filter((m) => m !== mod).map((m) => changes.get(m.path)?.after ?? m.source);
     const readElsewhere = (name: string): boolean => others.some((text) => new RegExp(`\\b${name}\\b`).test(text));
     const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), readElsewhere);
-    if (after !== change.after) change.after = pruneUnusedDeclarations(path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
+    // members other modules read, as they read now (the calls of `channel.writeMessage` went with the replies)
+    const external = getExternalMembers(model, mod, others);
+    // pruned again: what the first pass removed can leave more unused (a writer only a removed parse helper called)
+    change.after = pruneUnusedDeclarations(path, mod.ast, after, external, getWriterNames(model, mod));
   }
   ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
   if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
@@ -332,8 +334,13 @@ function findEnclosing(mod: ModuleUnit, node: t.Node): FunctionNode | null {
 }
 
 /** Member names other modules of the program read: a class member with such a name is never pruned here. */
-function getExternalMembers(model: ServerModel, mod: ModuleUnit): Set<string> {
+function getExternalMembers(model: ServerModel, mod: ModuleUnit, texts?: string[]): Set<string> {
   const names = new Set<string>();
+  if (texts) {
+    // the other modules' texts after the rewrite: every `.name` they spell (more names only keep more)
+    for (const text of texts) for (const match of text.matchAll(/\.\s*([A-Za-z_$][\w$]*)/g)) names.add(match[1]!);
+    return names;
+  }
   for (const other of model.facts.program.modules) {
     if (other === mod) continue;
     for (const member of other.index.members) {
@@ -368,7 +375,7 @@ function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
 // throw new ProtocolError(<code>, <message>);                        (v2)
 // (result) => result                                    (the reply was an arrow's expression body)
 // return Promise.reject(Object.assign(new Error(...)))  (an error inside a try whose catch answers differently)
-function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget, unknownOnly: boolean): string {
+function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget): string {
   const s = semi(style);
   const reply = site.reply;
   const arrow = site.form === 'arrow-body';
@@ -381,7 +388,7 @@ function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget, 
   if (reply.kind === 'error-value') error = reply.value;
   else {
     const message = reply.message ?? quoted(style, 'Error');
-    const code = unknownOnly ? '-32601' : reply.code;
+    const code = reply.code;
     error = code === null ? (sdk === 'v2' ? buildError(sdk, '-32603', message, reply.data) : `new Error(${message})`) : buildError(sdk, code, message, reply.data);
   }
   if (site.bypass) return arrow ? `Promise.reject(${error})` : `return Promise.reject(${error})${s}`;
