@@ -164,7 +164,7 @@ class ServerProcesses {
   }
 }
 
-type RuleOutcome = { ok: boolean; detail: string };
+export type RuleOutcome = { ok: boolean; detail: string };
 
 /** The outcomes of each rule's probes; a rule holds when all of its outcomes do. */
 class Findings {
@@ -586,7 +586,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
  * (the SDK transports), -32700 with `id: null` (JSON-RPC 2.0), or -32700 without an id (from 2025-11-25).
  * `serving`: whether a request after the line was answered (null: nothing to ask).
  */
-function judgeParseError(parse: JsonObject | null, version: string, exited: ExitInfo | null, serving: boolean | null): RuleOutcome {
+export function judgeParseError(parse: JsonObject | null, version: string, exited: ExitInfo | null, serving: boolean | null): RuleOutcome {
   if (parse === null) {
     if (exited !== null) return { ok: false, detail: `bad JSON line: no reply, and the server ${describeExit(exited)}` };
     if (serving === false) return { ok: false, detail: 'bad JSON line: no reply, and the server stopped answering' };

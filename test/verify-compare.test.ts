@@ -1,0 +1,189 @@
+// `mcp-migrate verify --compare`: the contract diff between two running servers. The fixtures in
+// test/fixtures/verify share one behaviour (logic.cjs) and differ in how they speak JSON-RPC: a
+// hand-rolled original (honest.cjs), an honest SDK migration of it and a broken one whose tools/call
+// handler reads a variable the rewrite did not carry over.
+import { describe, it, expect } from 'vitest';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli/main.js';
+import type { CompareReport } from '../src/cli/compare.js';
+import { compareContracts, isSame, type Checked } from '../src/verify/compare.js';
+import { VERIFY_RULE_IDS } from '../src/verify/rules.js';
+import { makeHarness } from './fixtures/cli/harness.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/verify/', import.meta.url));
+const TIMEOUT = '1500';
+
+async function compare(original: string, migrated: string[], extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  const h = makeHarness(FIXTURES);
+  const code = await main(['verify', '--timeout', TIMEOUT, '--compare', original, '--method', 'stats/get', ...extra, '--', ...migrated], h.deps);
+  return { code, stdout: h.stdout(), stderr: h.stderr() };
+}
+
+describe.concurrent('verify --compare on real servers', () => {
+  it('an honest migration answers alike: exit 0, with what it fixes listed as fixes', async () => {
+    const run = await compare('node honest.cjs', ['node', 'honest-migrated.cjs'], ['--report', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as CompareReport;
+    expect(report).toMatchObject({ schemaVersion: 1, mode: 'compare', equal: true, differences: [], methods: ['stats/get'] });
+    expect(report.original).toMatchObject({ command: ['node', 'honest.cjs'], server: { name: 'honest', version: '1.0.0' }, protocolVersion: '2024-11-05' });
+    expect(report.migrated).toMatchObject({ command: ['node', 'honest-migrated.cjs'], protocolVersion: '2025-06-18' });
+    // two tools (valid and invalid arguments), three listings, one resource, one prompt, the custom method
+    expect(report.compared).toBe(10);
+    expect(report.fixes.map((f) => f.what)).toEqual(['reply-to-notification', 'ping-unanswered']);
+    expect(report.fixes[1]).toEqual({ what: 'ping-unanswered', original: 'ping answered error -32601 "Method not found"', migrated: 'ping answered {}' });
+    expect(report.notes).toEqual(['protocolVersion "2024-11-05" -> "2025-06-18": negotiated, not compared']);
+  });
+
+  it('a migration whose tools/call throws ReferenceError is different: exit 1, each call named', async () => {
+    const run = await compare('node honest.cjs', ['node', 'broken-migrated.cjs'], ['--report', 'json']);
+    expect(run.code, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout) as CompareReport;
+    expect(report.equal).toBe(false);
+    expect(report.differences).toContainEqual({
+      what: 'tools/call add',
+      aspect: 'answer',
+      original: 'result {"content":[{"type":"text","text":"2"}]}',
+      migrated: 'error -32603 "params is not defined"',
+    });
+    expect(report.differences).toContainEqual({ what: 'tools/call add (invalid: without required a, b)', aspect: 'error code', original: '-32602', migrated: '-32603' });
+    expect(report.differences).toContainEqual({
+      what: 'tools/call add (invalid: without required a, b)',
+      aspect: 'error message',
+      original: '"a and b must be numbers"',
+      migrated: '"params is not defined"',
+    });
+    expect(report.differences.find((d) => d.what === 'tool-call-crashed')).toMatchObject({ aspect: 'rule', migrated: expect.stringContaining('fails: tools/call add answered error -32603') });
+    // what does not change is not reported: listings, the resource, the prompt, the custom method
+    expect(report.differences.map((d) => d.what).filter((what) => !what.startsWith('tools/call') && what !== 'tool-call-crashed')).toEqual([]);
+  });
+
+  it('prints the diff as text', async () => {
+    const run = await compare('node honest.cjs', ['node', 'broken-migrated.cjs']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Compared node honest.cjs (original) with node broken-migrated.cjs (migrated) (ndjson, 1500 ms per reply)\n');
+    expect(run.stdout).toContain('  Differences (6):\n    tools/call add (answer)\n      original: result {"content":[{"type":"text","text":"2"}]}\n      migrated: error -32603 "params is not defined"\n');
+    expect(run.stdout).toContain('  Fixes (2), not differences:\n    reply-to-notification\n');
+    expect(run.stdout).toMatch(/The servers answer differently: 6 difference\(s\) in 10 requests compared\.\n$/);
+    expect(run.stdout).not.toContain('\x1b[');
+  });
+
+  it('a server that cannot start: exit 3, naming which', async () => {
+    const run = await compare('node honest.cjs', ['mcp-migrate-no-such-command-xyz'], ['--report', 'json']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('the migrated server (mcp-migrate-no-such-command-xyz): could not start');
+    expect(JSON.parse(run.stdout)).toMatchObject({ equal: false, error: { side: 'migrated' } });
+  });
+
+  it('usage errors: exit 2', async () => {
+    const h = makeHarness(tmpdir());
+    expect(await main(['verify', '--compare', 'node "unclosed', '--', 'node', 'x.js'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('invalid value for --compare');
+  });
+});
+
+/** A checked result with just the parts compareContracts reads. */
+function checked(parts: Partial<Checked> & { exchanges?: Checked['contract']['exchanges']; initialize?: Record<string, unknown> }): Checked {
+  return {
+    kind: 'checked',
+    results: parts.results ?? VERIFY_RULE_IDS.map((rule) => ({ rule, ok: true, detail: 'ok' })),
+    serverInfo: { name: 's', version: '1' },
+    protocolVersion: parts.protocolVersion ?? '2025-06-18',
+    contract: {
+      initialize: parts.initialize ?? { protocolVersion: parts.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+      exchanges: parts.exchanges ?? [],
+      notSent: [],
+      restarts: [],
+    },
+    exitedEarly: null,
+    stderrTail: '',
+    pid: 1,
+  };
+}
+
+describe('compareContracts: what is a difference, a fix, or normalised', () => {
+  const toolsList = (tools: unknown[]) => ({ key: 'tools/list', method: 'tools/list', outcome: { kind: 'result' as const, value: { tools } } });
+
+  it('ignores key order, list order and isError: false; notes the protocol version', () => {
+    const a = checked({
+      protocolVersion: '2024-11-05',
+      initialize: { protocolVersion: '2024-11-05', serverInfo: { version: '1', name: 's' }, capabilities: { tools: {} } },
+      exchanges: [
+        toolsList([{ name: 'a', inputSchema: { type: 'object' } }, { name: 'b' }]),
+        { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'result', value: { content: [], isError: false } } },
+      ],
+    });
+    const b = checked({
+      initialize: { serverInfo: { name: 's', version: '1' }, capabilities: { tools: {} }, protocolVersion: '2025-06-18' },
+      exchanges: [toolsList([{ name: 'b' }, { inputSchema: { type: 'object' }, name: 'a' }]), { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'result', value: { content: [] } } }],
+    });
+    const diff = compareContracts(a, b);
+    expect(diff.differences).toEqual([]);
+    expect(diff.notes).toEqual(['protocolVersion "2024-11-05" -> "2025-06-18": negotiated, not compared']);
+  });
+
+  it('lists listing changes item by item, and error codes and messages apart', () => {
+    const a = checked({
+      exchanges: [
+        toolsList([{ name: 'a', description: 'old' }, { name: 'gone' }]),
+        { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'error', error: { code: -32602, message: 'bad' } } },
+      ],
+    });
+    const b = checked({
+      exchanges: [toolsList([{ name: 'a', description: 'new' }, { name: 'added' }]), { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'error', error: { code: -32603, message: 'boom' } } }],
+    });
+    expect(compareContracts(a, b).differences).toEqual([
+      { what: 'tools/list: tool a: description', aspect: 'listing', original: '"old"', migrated: '"new"' },
+      { what: 'tools/list: tool gone', aspect: 'listing', original: 'listed', migrated: 'not listed' },
+      { what: 'tools/list: tool added', aspect: 'listing', original: 'not listed', migrated: 'listed' },
+      { what: 'tools/call a', aspect: 'error code', original: '-32602', migrated: '-32603' },
+      { what: 'tools/call a', aspect: 'error message', original: '"bad"', migrated: '"boom"' },
+    ]);
+  });
+
+  it('counts as fixes: a rule now kept, a request now answered, a standard error with the same text, a declared capability the original served, a resource uri', () => {
+    const failing = VERIFY_RULE_IDS.map((rule) => ({ rule, ok: rule !== 'wrong-id', detail: rule === 'wrong-id' ? 'tools/list (id 0) answered with id null' : 'ok' }));
+    const a = checked({
+      results: failing,
+      initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+      exchanges: [
+        { key: 'prompts/list', method: 'prompts/list', outcome: { kind: 'result', value: { prompts: [] } }, undeclared: true },
+        { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'no-reply', detail: 'no reply within 1 ms' } },
+        { key: 'tools/call b', method: 'tools/call', outcome: { kind: 'error', error: 'Unknown tool' } },
+        { key: 'resources/read x://1', method: 'resources/read', params: { uri: 'x://1' }, outcome: { kind: 'result', value: { contents: [{ text: 'hi' }] } } },
+      ],
+    });
+    const b = checked({
+      initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {}, prompts: {} }, serverInfo: { name: 's', version: '1' } },
+      exchanges: [
+        { key: 'prompts/list', method: 'prompts/list', outcome: { kind: 'result', value: { prompts: [] } } },
+        { key: 'tools/call a', method: 'tools/call', outcome: { kind: 'error', error: { code: -32603, message: 'x' } } },
+        { key: 'tools/call b', method: 'tools/call', outcome: { kind: 'error', error: { code: -32602, message: 'Unknown tool' } } },
+        { key: 'resources/read x://1', method: 'resources/read', params: { uri: 'x://1' }, outcome: { kind: 'result', value: { contents: [{ uri: 'x://1', text: 'hi' }] } } },
+      ],
+    });
+    const diff = compareContracts(a, b);
+    expect(diff.differences).toEqual([]);
+    expect(diff.fixes.map((f) => f.what)).toEqual(['initialize: capabilities.prompts', 'tools/call a', 'tools/call b', 'resources/read x://1', 'wrong-id']);
+  });
+
+  it('a rule the original keeps and the migrated server breaks is a difference; one both break is listed apart', () => {
+    const results = (broken: string[]) => VERIFY_RULE_IDS.map((rule) => ({ rule, ok: !broken.includes(rule), detail: broken.includes(rule) ? 'bad' : 'good' }));
+    const diff = compareContracts(checked({ results: results(['stdout-pollution']) }), checked({ results: results(['stdout-pollution', 'ping-unanswered']) }));
+    expect(diff.differences).toEqual([{ what: 'ping-unanswered', aspect: 'rule', original: 'passes: good', migrated: 'fails: bad' }]);
+    expect(diff.unfixed).toEqual([{ rule: 'stdout-pollution', original: 'bad', migrated: 'bad' }]);
+  });
+
+  it('compares -32601 by code only', () => {
+    const error = (message: string) => checked({ exchanges: [{ key: 'x/y', method: 'x/y', outcome: { kind: 'error', error: { code: -32601, message } } }] });
+    const diff = compareContracts(error('Method not found: x/y'), error('Method not found'));
+    expect(diff.differences).toEqual([]);
+    expect(diff.notes[0]).toContain('x/y: both -32601');
+  });
+
+  it('isSame ignores key order only', () => {
+    expect(isSame({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
+    expect(isSame([1, 2], [2, 1])).toBe(false);
+    expect(isSame(undefined, null)).toBe(false);
+  });
+});

@@ -1,0 +1,189 @@
+// `mcp-migrate --verify`: each rewritten server runs next to its original in temp copies of its package
+// before anything is written; a rewrite that answers differently is refused. The real pipeline writes
+// the honest fixture's migration; an injected pipeline (CliDeps.process) hands in a broken "migration"
+// (the fixture whose tools/call throws ReferenceError) to walk the refusal path end to end.
+import { afterAll, describe, it, expect } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli/main.js';
+import type { FileResult, PipelineOptions } from '../src/model/types.js';
+import type { ScanResult } from '../src/runner/scan.js';
+import { applyVerifyVerdicts, verifyRewrite } from '../src/runner/verify-run.js';
+import { makeHarness } from './fixtures/cli/harness.js';
+import { PROJECT_NODE_MODULES } from './e2e/harness.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/verify/', import.meta.url));
+const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
+
+const scratch: string[] = [];
+afterAll(async () => {
+  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** `<tmp>/pkg` with a package.json and `files`; `<tmp>/node_modules` links to the project's unless `modules` is false. */
+async function makePackage(files: Record<string, string>, modules = true): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-verify-run-'));
+  scratch.push(root);
+  const pkg = join(root, 'pkg');
+  await mkdir(pkg);
+  await writeFile(join(pkg, 'package.json'), '{\n  "name": "honest-mcp",\n  "version": "1.0.0"\n}\n');
+  for (const [name, content] of Object.entries(files)) await writeFile(join(pkg, name), content);
+  if (modules) await symlink(PROJECT_NODE_MODULES, join(root, 'node_modules'), 'dir');
+  return pkg;
+}
+
+const HONEST = { 'honest.cjs': fixture('honest.cjs'), 'logic.cjs': fixture('logic.cjs') };
+
+/** A pipeline that "migrates" honest.cjs to `after` (an SDK rewrite), and touches nothing else. */
+function pipelineTo(after: string): (path: string, source: string, options: PipelineOptions) => FileResult {
+  return (path, source, options) => {
+    const base: FileResult = { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] };
+    if (!path.endsWith('honest.cjs')) return base;
+    return { ...base, after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: [] }, methods: ['initialize', 'tools/list', 'tools/call', 'stats/get'], fixes: ['answers ping'] };
+  };
+}
+
+describe.concurrent('--verify in a migration run', () => {
+  it('--yes --verify writes a migration that answers like the original (the real pipeline)', async () => {
+    const pkg = await makePackage(HONEST);
+    const h = makeHarness(pkg, { process: undefined });
+    const code = await main(['--yes', '--force', '--verify', pkg], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    expect(h.stdout()).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(10 requests compared; fixes: reply-to-notification, ping-unanswered\) \[\d+\.\d s\]$/m);
+    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+    expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/sdk');
+  });
+
+  it('--yes --verify refuses a migration whose tools/call throws ReferenceError: nothing written, exit 1, the diff said', async () => {
+    const pkg = await makePackage(HONEST);
+    const h = makeHarness(pkg, { process: pipelineTo(fixture('broken-migrated.cjs')) });
+    const code = await main(['--yes', '--force', '--verify', '--report', 'json', '--output', 'report.json', pkg], h.deps);
+    expect(code, h.stderr()).toBe(1);
+    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toBe(HONEST['honest.cjs']);
+    expect(readFileSync(join(pkg, 'package.json'), 'utf8')).not.toContain('@modelcontextprotocol/sdk');
+    const out = h.stdout();
+    expect(out).toMatch(/^ {2}DIFFERS {2}honest\.cjs: not written, it answers differently from the original/m);
+    expect(out).toContain('        tools/call add (answer)\n          original: result {"content":[{"type":"text","text":"2"}]}\n          migrated: error -32603 "params is not defined"\n');
+    expect(out).toContain('Verified 1 server(s) in');
+    expect(out).toContain('1 rewrite(s) answer differently and will not be written.');
+    const report = JSON.parse(readFileSync(join(pkg, 'report.json'), 'utf8')) as { files: Array<{ path: string; decision: { kind: string; reason?: string }; diagnostics: Array<{ code: string; message: string }> }> };
+    const file = report.files.find((f) => f.path === 'honest.cjs');
+    expect(file?.decision).toMatchObject({ kind: 'leave', reason: 'VERIFY_DIFFERENT' });
+    expect(file?.diagnostics.find((d) => d.code === 'VERIFY_DIFFERENT')?.message).toContain('tools/call add (answer): result {"content":[{"type":"text","text":"2"}]} -> error -32603 "params is not defined"');
+  });
+
+  it('--check --verify exits 1 on a refused rewrite; --dry-run --verify shows it and exits 0', async () => {
+    const pkg = await makePackage(HONEST);
+    const check = makeHarness(pkg, { process: pipelineTo(fixture('broken-migrated.cjs')) });
+    const dry = makeHarness(pkg, { process: pipelineTo(fixture('broken-migrated.cjs')) });
+    const [checkCode, dryCode] = await Promise.all([main(['--check', '--verify', pkg], check.deps), main(['--dry-run', '--verify', pkg], dry.deps)]);
+    expect(checkCode).toBe(1);
+    expect(dryCode).toBe(0);
+    for (const h of [check, dry]) {
+      expect(h.stdout()).toContain('DIFFERS');
+      // refused: no diff offered for it
+      expect(h.stdout()).not.toContain('+++ b/honest.cjs');
+    }
+  });
+
+  it('runs the servers in temp copies: what they write at start-up never lands in the package', async () => {
+    const touch = "require('node:fs').writeFileSync('side-effect.txt', String(process.env.HOME));\n";
+    const pkg = await makePackage({ ...HONEST, 'honest.cjs': touch + HONEST['honest.cjs'] });
+    const h = makeHarness(pkg, { process: pipelineTo(touch + fixture('honest-migrated.cjs')) });
+    expect(await main(['--check', '--verify', pkg], h.deps)).toBe(1); // pending: the migration itself
+    expect(h.stdout()).toContain('same     honest.cjs: answers like the original');
+    expect(existsSync(join(pkg, 'side-effect.txt'))).toBe(false);
+  });
+
+  it('a migrated server that does not start (while the original does) is refused', async () => {
+    const pkg = await makePackage(HONEST);
+    const h = makeHarness(pkg, { process: pipelineTo("throw new Error('boom at load');\n") });
+    expect(await main(['--check', '--verify', pkg], h.deps)).toBe(1);
+    expect(h.stdout()).toContain('the migrated server does not start (the original does): the server exited with code 1 before answering initialize');
+  });
+});
+
+describe.concurrent('--verify: what cannot be verified is said, and kept', () => {
+  const scanOf = (result: FileResult): ScanResult => ({
+    root: '/',
+    scanned: 1,
+    candidates: 1,
+    results: [result],
+    problems: [],
+    warnings: [],
+    manifests: [],
+    companions: [],
+    packages: [],
+    workspace: null,
+  });
+  const result = (path: string, kind: 'sdk' | 'envelope'): FileResult => ({
+    path,
+    before: '',
+    after: 'x',
+    decision: kind === 'sdk' ? { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] } : { kind: 'envelope', reason: 'COMPUTED_DISPATCH', hint: '' },
+    fixes: [],
+    findings: [],
+    diagnostics: [],
+  });
+  const options = { clientInfo: { name: 'test', version: '0' } };
+
+  it('a TypeScript entry point without the project having tsx', async () => {
+    const pkg = await makePackage({ 'server.ts': 'export {};\n' }, false);
+    const verdict = await verifyRewrite(scanOf(result(join(pkg, 'server.ts'), 'envelope')), result(join(pkg, 'server.ts'), 'envelope'), options);
+    expect(verdict).toMatchObject({ kind: 'not-verified', reason: expect.stringContaining('the project has no tsx installed') });
+  });
+
+  it('an SDK rewrite when the project has not installed the SDK', async () => {
+    const pkg = await makePackage({ 'server.js': '\n' }, false);
+    const verdict = await verifyRewrite(scanOf(result(join(pkg, 'server.js'), 'sdk')), result(join(pkg, 'server.js'), 'sdk'), options);
+    expect(verdict).toMatchObject({ kind: 'not-verified', reason: 'the migrated server needs @modelcontextprotocol/sdk and zod, not installed for pkg: install it and run again' });
+  });
+});
+
+describe('applyVerifyVerdicts', () => {
+  it('refuses the file and the files its rewrite changes, drops what only they needed, keeps the rest', () => {
+    const file = (path: string, extra: Partial<FileResult> = {}): FileResult => ({
+      path,
+      before: 'old',
+      after: 'new',
+      decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] },
+      fixes: ['answers ping'],
+      findings: [{ rule: 'wrong-id', message: '', hint: '', line: 1, column: 1, fixed: true }],
+      diagnostics: [],
+      ...extra,
+    });
+    const scan: ScanResult = {
+      root: '/p',
+      scanned: 3,
+      candidates: 3,
+      results: [file('/p/a.js'), file('/p/lib.js', { partOf: '/p/a.js' }), file('/p/b.js')],
+      problems: [],
+      warnings: [],
+      manifests: [
+        { change: { path: '/p/package.json', before: '', after: '', added: {}, installCommand: 'npm install' }, packageDir: '/p', installDir: '/p', files: ['/p/a.js', '/p/b.js'] },
+        { change: { path: '/q/package.json', before: '', after: '', added: {}, installCommand: 'npm install' }, packageDir: '/q', installDir: '/q', files: ['/p/a.js'] },
+      ],
+      companions: [{ path: '/p/helper.js', content: '', files: ['/p/a.js'] }],
+      packages: [],
+      workspace: null,
+    };
+    applyVerifyVerdicts(scan, [
+      { kind: 'different', path: '/p/a.js', diff: null, why: 'the migrated server does not start', ms: 1 },
+      { kind: 'equal', path: '/p/b.js', diff: { differences: [], fixes: [{ what: 'ping-unanswered', original: '', migrated: '' }], unfixed: [], notes: [], compared: 4 }, ms: 1 },
+    ]);
+    const [a, lib, b] = scan.results;
+    for (const refused of [a, lib]) {
+      expect(refused?.after).toBeUndefined();
+      expect(refused?.decision).toMatchObject({ kind: 'leave', reason: 'VERIFY_DIFFERENT' });
+      expect(refused?.diagnostics).toEqual([{ code: 'VERIFY_DIFFERENT', message: '--verify: the migrated server answers differently from the original, so it is not written: the migrated server does not start' }]);
+      expect(refused?.findings[0]?.fixed).toBe(false);
+    }
+    expect(b?.after).toBe('new');
+    expect(b?.diagnostics).toEqual([{ code: 'VERIFIED', message: '--verify: answers like the original (4 requests compared; fixes ping-unanswered)' }]);
+    expect(scan.manifests.map((m) => [m.change.path, m.files])).toEqual([['/p/package.json', ['/p/b.js']]]);
+    expect(scan.companions).toEqual([]);
+  });
+});
