@@ -1,36 +1,24 @@
 // Developer aid: prints the server model (npx tsx scripts/dev/model.ts CASE_DIR...).
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { buildFacts } from '../../src/analysis/facts.js';
+import { loadCase } from './case.js';
 import { detectServer } from '../../src/detect/server.js';
-import { parseSource } from '../../src/parse.js';
 
 const verbose = process.argv.includes('-v');
 for (const dir of process.argv.slice(2).filter((a) => a !== '-v')) {
-  const kase = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8'));
-  const entry = resolve(dir, kase.run.slice(1).find((a: string) => /\.[cm]?[jt]s$/.test(a)));
-  const source = readFileSync(entry, 'utf8');
-  const name = dir.replace(/\/$/, '').split('/').pop();
+  const { name, expect, facts: load } = loadCase(dir);
   try {
-    const facts = buildFacts(entry, source, parseSource(entry, source), (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    });
+    const facts = load();
     const d = detectServer(facts);
     if (d.kind !== 'server') {
-      console.log(`${name} [${kase.expect}] ${d.kind}`);
+      console.log(`${name} [${expect}] ${d.kind}`);
       continue;
     }
     const m = d.model;
     if (!m.sdk) {
-      console.log(`${name} [${kase.expect}] BLOCKED ${m.blockers.map((b) => `${b.code}@${b.line}: ${b.detail}`).join('; ')}`);
+      console.log(`${name} [${expect}] BLOCKED ${m.blockers.map((b) => `${b.code}@${b.line}: ${b.detail}`).join('; ')}`);
       continue;
     }
     const s = m.sdk;
-    console.log(`${name} [${kase.expect}] SDK d=${s.dispatcher.kind}@${s.dispatcher.fn.loc?.start.line} sites=${s.sites.length} calls=${s.returnedCalls.length} reg=${s.registrations.join(',')} custom=${s.customMethods.join(',')} fb=${s.fallback} rm=${s.removableBranches.length} anchor=${s.anchor.mod.path.split('/').pop()}:${s.anchor.statement.loc?.start.line} handler=${s.handler} id=${s.usesMessageId}`);
+    console.log(`${name} [${expect}] SDK d=${s.dispatcher.kind}@${s.dispatcher.fn.loc?.start.line} sites=${s.sites.length} calls=${s.returnedCalls.length} reg=${s.registrations.join(',')} custom=${s.customMethods.join(',')} fb=${s.fallback} rm=${s.removableBranches.length} anchor=${s.anchor.mod.path.split('/').pop()}:${s.anchor.statement.loc?.start.line} handler=${s.handler} id=${s.usesMessageId}`);
     if (verbose) {
       console.log(`  info=${s.construct.serverInfo} caps=${s.construct.capabilities} instr=${s.construct.instructions}`);
       for (const site of s.sites) console.log(`  site ${site.kind}@${site.line} ${[...site.methods].join(',')} -> ${JSON.stringify(site.reply)}`);

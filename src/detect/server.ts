@@ -5,7 +5,7 @@
 import * as t from '@babel/types';
 import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
-import type { Event, PathResult, WriteData } from '../analysis/interp.js';
+import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace } from '../analysis/render.js';
@@ -459,7 +459,7 @@ function isInsideFunction(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean
  */
 function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: Anchor): t.Statement[] {
   const mod = consumer.mod;
-  if (mod !== anchor.mod || findFunction(mod, consumer.node) !== anchor.fn) return [];
+  if (mod !== anchor.mod || findEnclosingFunction(mod, consumer.node) !== anchor.fn) return [];
   const out: t.Statement[] = [];
   const body = anchor.fn ? (anchor.fn.body.type === 'BlockStatement' ? anchor.fn.body.body : []) : mod.ast.program.body;
   const holder = mod.index.parent.get(anchor.statement);
@@ -525,7 +525,7 @@ function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): A
   let statement = getOuterStatement(consumer.mod, consumer.node);
   let mod = consumer.mod;
   for (let depth = 0; statement && depth < 6; depth++) {
-    const fn = findFunction(mod, statement);
+    const fn = findEnclosingFunction(mod, statement);
     if (d.kind === 'inline' || renderDispatcherCall(d, { mod, node: statement }, 'request') !== null) {
       return { statement, mod, fn, async: fn ? Boolean((fn as { async?: boolean }).async) : mod.syntax === 'esm' || /\.m?ts$/.test(mod.path) };
     }
@@ -534,15 +534,6 @@ function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): A
     if (!caller || caller.call.type !== 'CallExpression') return null;
     statement = getOuterStatement(caller.mod, caller.call);
     mod = caller.mod;
-  }
-  return null;
-}
-
-function findFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current)) return current;
-    current = mod.index.parent.get(current);
   }
   return null;
 }
@@ -1076,7 +1067,7 @@ function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => bool
     if (site.reply.kind === 'result' || !live(site)) continue;
     if (isInsideRewritingTry(site.mod, site.statement, site.fn, sites, catchWrites)) site.bypass = true;
     for (const call of site.chain ?? []) {
-      const fn = findFunctionOf(call.mod, call.statement);
+      const fn = findEnclosingFunction(call.mod, call.statement);
       if (isInsideRewritingTry(call.mod, call.statement, fn, sites, catchWrites)) {
         site.bypass = true;
         call.dropAwait = true;
@@ -1103,11 +1094,6 @@ function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | 
     return !passesOn;
   }
   return false;
-}
-
-function findFunctionOf(mod: ModuleUnit, node: t.Node): FunctionNode | null {
-  for (let current = mod.index.parent.get(node); current; current = mod.index.parent.get(current)) if (isFunctionNode(current)) return current;
-  return null;
 }
 
 // ---------------------------------------------------------------- unknown methods

@@ -12,6 +12,7 @@
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
 import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { findEnclosingFunction } from '../analysis/interp.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -238,9 +239,8 @@ function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUni
   const out = new Map<FunctionNode, ModuleUnit>([[shape.dispatcher.fn, shape.dispatcher.mod]]);
   for (const site of shape.sites) if (site.fn) out.set(site.fn, site.mod);
   for (const call of shape.returnedCalls) {
-    let current = call.mod.index.parent.get(call.statement);
-    while (current && !isFunctionNode(current)) current = call.mod.index.parent.get(current);
-    if (current) out.set(current, call.mod);
+    const fn = findEnclosingFunction(call.mod, call.statement);
+    if (fn) out.set(fn, call.mod);
   }
   return [...out].map(([fn, mod]) => ({ fn, mod }));
 }
@@ -291,14 +291,14 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   // the functions that parse incoming messages are protocol plumbing too: the SDK transport parses now
   for (const { call, mod: parseMod } of model.envelope.parses) {
     if (parseMod !== mod) continue;
-    const fn = findEnclosing(mod, call);
+    const fn = findEnclosingFunction(mod, call);
     if (fn) writers.add(fn);
   }
   for (let changed = true; changed; ) {
     changed = false;
     for (const fn of mod.index.functions) {
       if (writers.has(fn) || fn.body.type !== 'BlockStatement' || fn.body.body.length === 0) continue;
-      const calls = mod.index.calls.filter((c) => findEnclosing(mod, c) === fn);
+      const calls = mod.index.calls.filter((c) => findEnclosingFunction(mod, c) === fn);
       if (calls.length === 0) continue;
       const onlyWriters = calls.every((c) => {
         const target = model.facts.interp.evalStatic(c.callee, mod);
@@ -323,15 +323,6 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
 
 /** Globals a writer may call while building its message (`String(id)`, `Number(id)`) without doing anything else. */
 const PURE_GLOBALS = new Set(['String', 'Number', 'Boolean', 'Array', 'Object']);
-
-function findEnclosing(mod: ModuleUnit, node: t.Node): FunctionNode | null {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current)) return current;
-    current = mod.index.parent.get(current);
-  }
-  return null;
-}
 
 /** Member names other modules of the program read: a class member with such a name is never pruned here. */
 function getExternalMembers(model: ServerModel, mod: ModuleUnit, texts?: string[]): Set<string> {
