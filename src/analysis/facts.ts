@@ -4,7 +4,7 @@
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import * as t from '@babel/types';
-import { type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
+import { forEachChild, type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
@@ -167,11 +167,7 @@ function findSdkImport(ast: t.File): t.Node | null {
     const node = stack.pop()!;
     // require('@modelcontextprotocol/sdk/...'), or a require made with createRequire
     if (node.type === 'CallExpression' && node.arguments[0]?.type === 'StringLiteral' && SDK_PACKAGES.test(node.arguments[0].value)) hit = node;
-    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
-      const value = (node as unknown as Record<string, unknown>)[key];
-      const children: unknown[] = Array.isArray(value) ? value : [value];
-      for (const child of children) if (child && typeof (child as t.Node).type === 'string') stack.push(child as t.Node);
-    }
+    forEachChild(node, (child) => stack.push(child));
   }
   return hit;
 }

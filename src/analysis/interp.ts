@@ -11,6 +11,7 @@
 import * as t from '@babel/types';
 import {
   type Binding,
+  forEachChild,
   type FunctionNode,
   getBindingWrites,
   getEnclosingClass,
@@ -797,12 +798,7 @@ export class Interpreter {
         return;
       }
       if (isFunctionNode(expr) || expr.type === 'ClassExpression' || expr.type === 'ConditionalExpression' || expr.type === 'LogicalExpression') return;
-      for (const key of t.VISITOR_KEYS[expr.type] ?? []) {
-        if (key === 'typeAnnotation' || key === 'typeParameters') continue;
-        const value = (expr as unknown as Record<string, unknown>)[key];
-        const children: unknown[] = Array.isArray(value) ? value : [value];
-        for (const child of children) if (child && typeof (child as t.Node).type === 'string') collect(child as t.Node);
-      }
+      forEachChild(expr, collect);
     };
     collect(node);
     let live: Outcome[] = [{ s, v: UNDEFINED }];

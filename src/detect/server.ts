@@ -3,7 +3,7 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import * as t from '@babel/types';
-import { type Binding, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
@@ -610,11 +610,7 @@ function usesThis(fn: FunctionNode): boolean {
     const node = stack.pop()!;
     if (node.type === 'ThisExpression') found = true;
     if (isFunctionNode(node) && node.type !== 'ArrowFunctionExpression') continue;
-    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
-      const value = (node as unknown as Record<string, unknown>)[key];
-      const children: unknown[] = Array.isArray(value) ? value : [value];
-      for (const child of children) if (child && typeof (child as t.Node).type === 'string') stack.push(child as t.Node);
-    }
+    forEachChild(node, (child) => stack.push(child));
   }
   return found;
 }

@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
@@ -582,11 +582,7 @@ function findLoopExits(mod: ModuleUnit, statements: t.Node[], loop: t.Node | nul
     if (node.type === 'ContinueStatement' && (!insideLoop || node.label)) out.push(node);
     if (node.type === 'BreakStatement' && ((!insideLoop && !insideSwitch) || node.label)) out.push(node);
     const loopHere = node.type === 'ForStatement' || node.type === 'ForOfStatement' || node.type === 'ForInStatement' || node.type === 'WhileStatement' || node.type === 'DoWhileStatement';
-    for (const key of t.VISITOR_KEYS[node.type] ?? []) {
-      const value = (node as unknown as Record<string, unknown>)[key];
-      const children: unknown[] = Array.isArray(value) ? value : [value];
-      for (const child of children) if (child && typeof (child as t.Node).type === 'string') visit(child as t.Node, insideLoop || loopHere, insideSwitch || node.type === 'SwitchStatement');
-    }
+    forEachChild(node, (child) => visit(child, insideLoop || loopHere, insideSwitch || node.type === 'SwitchStatement'));
   };
   for (const statement of statements) visit(statement, false, false);
   return loop === null ? out.filter((n) => n.label) : out;
