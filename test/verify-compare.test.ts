@@ -174,6 +174,16 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
     expect(diff.unfixed).toEqual([{ rule: 'stdout-pollution', original: 'bad', migrated: 'bad' }]);
   });
 
+  it('a listing neither server declares answered -32601 instead of the original own error code is a fix', () => {
+    const listing = (error: unknown) => checked({ exchanges: [{ key: 'prompts/list', method: 'prompts/list', params: {}, outcome: { kind: 'error', error }, undeclared: true }] });
+    const diff = compareContracts(listing({ code: -32000, message: 'Unknown method: prompts/list' }), listing({ code: -32601, message: 'Method not found' }));
+    expect(diff.differences).toEqual([]);
+    expect(diff.fixes).toEqual([{ what: 'prompts/list', original: 'error -32000 "Unknown method: prompts/list"', migrated: 'error -32601 "Method not found"' }]);
+    // served without being declared, and no longer served: a difference
+    const served = checked({ exchanges: [{ key: 'prompts/list', method: 'prompts/list', params: {}, outcome: { kind: 'result', value: { prompts: [] } }, undeclared: true }] });
+    expect(compareContracts(served, listing({ code: -32601, message: 'Method not found' })).differences).toHaveLength(1);
+  });
+
   it('compares -32601 by code only', () => {
     const error = (message: string) => checked({ exchanges: [{ key: 'x/y', method: 'x/y', outcome: { kind: 'error', error: { code: -32601, message } } }] });
     const diff = compareContracts(error('Method not found: x/y'), error('Method not found'));

@@ -90,17 +90,17 @@ export function compareContracts(original: Checked, migrated: Checked): Contract
     const other = theirs.get(exchange.key);
     if (other === undefined) {
       // A call of a tool (resource, prompt) only one side lists is the listing's difference.
-      if (!isItemRequest(exchange)) diff.differences.push({ what: exchange.key, aspect: 'answer', original: describeOutcome(exchange.outcome), migrated: 'not asked (not declared in its capabilities)' });
+      if (!isItemRequest(exchange)) diff.differences.push({ what: exchange.key, aspect: 'answer', original: describeOutcome(exchange.outcome), migrated: 'not asked' });
       continue;
     }
     diff.compared++;
     const listing = LISTINGS[exchange.key];
     if (listing !== undefined && exchange.outcome.kind === 'result' && other.outcome.kind === 'result') compareListing(exchange.key, listing, exchange.outcome.value, other.outcome.value, diff);
-    else compareOutcomes(exchange, exchange.outcome, other.outcome, diff);
+    else compareOutcomes(exchange, other, diff);
   }
   for (const exchange of migrated.contract.exchanges) {
     if (ours.has(exchange.key) || isItemRequest(exchange)) continue;
-    diff.differences.push({ what: exchange.key, aspect: 'answer', original: 'not asked (not declared in its capabilities)', migrated: describeOutcome(exchange.outcome) });
+    diff.differences.push({ what: exchange.key, aspect: 'answer', original: 'not asked', migrated: describeOutcome(exchange.outcome) });
   }
 
   const rules = new Map(migrated.results.map((r) => [r.rule, r]));
@@ -190,8 +190,9 @@ function compareListing(key: string, listing: { field: string; id: string; noun:
   if (!isSame(rest(before), rest(after))) diff.differences.push({ what: key, aspect: 'result', original: describeValue(rest(before)), migrated: describeValue(rest(after)) });
 }
 
-function compareOutcomes(exchange: Exchange, before: Outcome, after: Outcome, diff: ContractDiff): void {
+function compareOutcomes(exchange: Exchange, other: Exchange, diff: ContractDiff): void {
   const what = exchange.key;
+  const [before, after] = [exchange.outcome, other.outcome];
   if (before.kind === 'no-reply') {
     if (after.kind !== 'no-reply') diff.fixes.push({ what, original: 'no reply', migrated: `answered ${describeOutcome(after)}` });
     return;
@@ -215,6 +216,12 @@ function compareOutcomes(exchange: Exchange, before: Outcome, after: Outcome, di
     const [a, b] = [readError(before.error), readError(after.error)];
     if (!a.standard && b.standard && (a.message === null || a.message === b.message)) {
       diff.fixes.push({ what, original: `non-standard error ${describeValue(before.error)}`, migrated: `error ${b.code} ${JSON.stringify(b.message)}` });
+      return;
+    }
+    // A listing neither server declares is an unknown method to both: the original's own error for it
+    // becoming -32601 is the unknown-method fix, not a change of contract.
+    if (exchange.undeclared === true && other.undeclared === true && b.code === METHOD_NOT_FOUND && a.code !== METHOD_NOT_FOUND) {
+      diff.fixes.push({ what, original: describeOutcome(before), migrated: describeOutcome(after) });
       return;
     }
     // -32601 says "no such method" whatever its text ("Method not found", "Unknown method: x/y")
