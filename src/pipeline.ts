@@ -2,6 +2,7 @@
 // Pure: no printing, and the only reads are of the modules the file imports, through the `read`
 // callback the runner hands in. The runner feeds it text and gets a FileResult back.
 import type { File } from '@babel/types';
+import { basename } from 'node:path';
 import { checkRewrite } from './analysis/check.js';
 import { buildFacts, type FileFacts } from './analysis/facts.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
@@ -128,6 +129,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         detected: model.summary,
         methods: model.methods,
         fixes: rewritten.fixes,
+        dropped: model.sdk!.dropped.map((d) => `${d.mod.path === path ? '' : `${basename(d.mod.path)}:`}line ${d.line}: \`${d.text}\`, run only for ${d.method}: the SDK answers ${d.method} itself and never runs the server's code for it`),
       };
     }
     case 'envelope': {

@@ -29,6 +29,32 @@ describe('main: --dry-run', () => {
     expect(h.stdout()).toMatch(/After applying, run `npm install` in \. to install @modelcontextprotocol\/sdk, zod/);
   });
 
+  it('names user code the SDK rewrite removes (logging only initialize ran) in the header and the JSON report', async () => {
+    const server = [
+      "const readline = require('readline');",
+      "function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }",
+      "readline.createInterface({ input: process.stdin }).on('line', (line) => {",
+      '  const msg = JSON.parse(line);',
+      "  if (msg.method === 'initialize') {",
+      "    console.error('client', msg.params.clientInfo.name);",
+      "    send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });",
+      '  }',
+      "  if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });",
+      '});',
+      '',
+    ].join('\n');
+    const root = await makeTree({ 'package.json': PKG, 'server.js': server });
+    const { processSource } = await import('../src/pipeline.js');
+    const h = makeHarness(root, { process: processSource });
+    expect(await main(['--dry-run'], h.deps)).toBe(0);
+    const dropped = "line 6: `console.error('client', msg.params.clientInfo.name)`, run only for initialize: the SDK answers initialize itself and never runs the server's code for it";
+    expect(h.stdout()).toContain(`dropped: ${dropped}`);
+    expect(h.stdout()).toContain("-    console.error('client', msg.params.clientInfo.name);");
+    const json = makeHarness(root, { process: processSource });
+    await main(['--dry-run', '--report', 'json'], json.deps);
+    expect(JSON.parse(json.stdout()).files[0].dropped).toEqual([dropped]);
+  });
+
   it('does not need a terminal or a clean git tree', async () => {
     const root = await makeTree({ 'src/server.js': MIGRATE });
     const h = makeHarness(root, { isTTY: false, git: { isRepo: async () => true, dirtyFiles: async () => [join(root, 'x')] } });

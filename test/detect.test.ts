@@ -205,3 +205,67 @@ process.stdin.on('data', (chunk) => {
     });
   }
 });
+
+// The SDK answers initialize, ping and notifications/initialized itself and never runs the server's code
+// for them: logging only they ran is dropped and named; an effect keeps the server on the envelope.
+describe('code only the SDK-owned methods ran', () => {
+  const server = (initialized: string, extra = '') => `
+const readline = require('readline');
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+let watching = false;
+function startWatcher() { watching = true; }
+function note(text) { console.error('[srv]', text); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  console.error('got', msg.method);
+  switch (msg.method) {
+    case 'initialize':
+      note('hello ' + msg.params.clientInfo.name);
+      send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+      break;
+    case 'notifications/initialized':
+${initialized}
+      break;
+    case 'ping':
+      send({ jsonrpc: '2.0', id: msg.id, result: {} });
+      break;
+    case 'tools/list':${extra}
+      send({ jsonrpc: '2.0', id: msg.id, result: { tools: [], watching } });
+      break;
+  }
+});`;
+
+  it('names the logging only they ran, with its line and method, and not the log every request runs', () => {
+    const m = model('owned-logs.js', server(`      console.error('ready');`));
+    expect(m.blockers).toEqual([]);
+    // line 10 logs for every method: it is not dropped code; note() is reached only from initialize
+    expect(m.sdk!.dropped.map((d) => [d.line, d.text, d.method])).toEqual([
+      [13, "note('hello ' + msg.params.clientInfo.name)", 'initialize'],
+      [17, "console.error('ready')", 'notifications/initialized'],
+    ]);
+  });
+
+  it('keeps a server whose notifications/initialized starts something on the envelope, naming the call', () => {
+    const m = model('owned-call.js', server(`      startWatcher();`));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });
+    expect(m.blockers[0]!.detail).toContain('`startWatcher()`');
+  });
+
+  it('blocks on the call in the owned branch even when another method calls the same function', () => {
+    const m = model('owned-shared-fn.js', server(`      startWatcher();`, `\n      startWatcher();`));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });
+  });
+
+  it('tells a helper that only logs from one that also counts', () => {
+    const counting = server(`      tally('ready');`).replace('function note(text)', "let lines = 0;\nfunction tally(text) { lines++; console.error(text); }\nfunction note(text)");
+    const m = model('owned-tally.js', counting);
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 19 });
+    expect(m.blockers[0]!.detail).toContain("`tally('ready')`");
+  });
+
+  it('blocks on a state change written in the branch itself', () => {
+    const m = model('owned-assign.js', server(`      watching = true;`));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });
+  });
+});

@@ -120,6 +120,7 @@ export class Interpreter {
   private readonly staticInProgress = new Set<Binding>();
   private readonly classInstances = new Map<ClassNode, Val>();
   private readonly reachMemo = new Map<FunctionNode, boolean>();
+  private readonly logMemo = new Map<FunctionNode, boolean>();
   private readonly topFrames = new Map<ModuleUnit, Frame>();
   /** Functions that write to stdout directly (filled by the caller's static scan). */
   readonly sinkFunctions = new Set<FunctionNode>();
@@ -1008,6 +1009,72 @@ export class Interpreter {
     }
     this.reachMemo.set(fn, result);
     return result;
+  }
+
+  /**
+   * A call of `fn` can do nothing but log to stderr (`function log(...a) { console.error('[srv]', ...a) }`):
+   * every call in it is a stderr write, a value-only builtin (`JSON.stringify`, `new Date().toISOString()`)
+   * or another such function, and it assigns only its own variables. Dropping such a call loses a log line.
+   */
+  onlyLogs(fn: FunctionNode): boolean {
+    const memo = this.logMemo.get(fn);
+    if (memo !== undefined) return memo;
+    this.logMemo.set(fn, false);
+    const mod = this.moduleOf(fn);
+    let ok = mod !== null && !(fn as { generator?: boolean }).generator;
+    const isOwn = (target: t.Node): boolean => {
+      if (target.type !== 'Identifier') return false;
+      const binding = resolveIdentifier(mod!.index, target);
+      return binding !== null && binding.kind !== 'import' && 'declarator' in binding ? isWithin(mod!, binding.declarator, fn) : binding?.kind === 'param' && binding.fn === fn;
+    };
+    const visit = (node: t.Node): void => {
+      if (!ok) return;
+      switch (node.type) {
+        case 'AssignmentExpression':
+          if (!isOwn(node.left)) ok = false;
+          break;
+        case 'UpdateExpression':
+          if (!isOwn(node.argument)) ok = false;
+          break;
+        case 'AwaitExpression':
+        case 'YieldExpression':
+        case 'ThrowStatement':
+          ok = false;
+          break;
+        case 'UnaryExpression':
+          if (node.operator === 'delete') ok = false;
+          break;
+        case 'NewExpression':
+          if (node.callee.type !== 'Identifier' || node.callee.name !== 'Date') ok = false;
+          break;
+        case 'CallExpression':
+        case 'OptionalCallExpression':
+          if (!this.isLoggingCall(node, mod!)) ok = false;
+          break;
+      }
+      // nested functions too (a callback handed to `map` runs)
+      forEachChild(node, visit);
+    };
+    if (ok) visit(fn.body);
+    this.logMemo.set(fn, ok);
+    return ok;
+  }
+
+  private isLoggingCall(call: t.CallExpression | t.OptionalCallExpression, mod: ModuleUnit): boolean {
+    const target = this.evalStatic(call.callee, mod);
+    if (target.k === 'native') {
+      if (target.name === 'console.err' || target.name === 'noop' || target.name === 'JSON.stringify' || target.name.startsWith('pure')) return true;
+      if (target.name === 'stream.write' && call.callee.type === 'MemberExpression') {
+        const stream = this.evalStatic(call.callee.object, mod);
+        return stream.k === 'stream' && stream.fd === 2;
+      }
+      return false;
+    }
+    if (target.k === 'func') return this.onlyLogs(target.fn);
+    if (target.k === 'global') return target.name === 'String' || target.name === 'Number' || target.name === 'Boolean';
+    // value methods: `new Date().toISOString()`, `args.map(String).join(' ')`
+    const callee = unwrapExpression(call.callee);
+    return callee.type === 'MemberExpression' && VALUE_METHODS.has(getMemberName(callee) ?? '');
   }
 
   moduleOf(node: t.Node): ModuleUnit | null {
@@ -2509,6 +2576,9 @@ function evalBinary(op: string, a: Lit, b: Lit): Lit {
       throw new Error('not folded');
   }
 }
+
+/** Methods that only compute a value from their receiver (used to format a log line). */
+const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat']);
 
 function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
   let current = mod.index.parent.get(node);

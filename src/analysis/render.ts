@@ -217,6 +217,12 @@ export function sourceOf(mod: ModuleUnit, node: t.Node): string {
   return mod.source.slice(node.start!, node.end!);
 }
 
+/** Source text on one line, cut to `max` characters (for messages and headers). */
+export function shorten(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** Whether a function (or the top level) declares or can see `name` at `node` as the given binding. */
 export function isVisibleAt(mod: ModuleUnit, node: t.Node, name: string, binding: Binding | null): boolean {
   return resolveName(mod.index, node, name) === binding;

@@ -14,7 +14,7 @@ import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js'
 import type { Event, PathState, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit, ReadModule } from '../analysis/program.js';
-import { getFieldNode, resolveExpr, sourceOf } from '../analysis/render.js';
+import { getFieldNode, resolveExpr, shorten, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { detectServer } from '../detect/server.js';
 import { assertNever } from '../model/assert-never.js';
@@ -630,11 +630,6 @@ function checkSdkBypassed(facts: FileFacts, transports: t.NewExpression[]): RawF
   return facts.sinks
     .filter((sink) => !isInteractiveOnly(sink) && (!otherTransport || stdioScopes.has(sink.fn)))
     .map((sink) => ({ rule: 'sdk-transport-bypassed' as const, node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes to stdout past the SDK's StdioServerTransport` }));
-}
-
-function shorten(text: string, max = 60): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 // ---------------------------------------------------------------- fixed by the rewrite

@@ -8,7 +8,7 @@ import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
-import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace } from '../analysis/render.js';
+import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS } from '../model/mcp-methods.js';
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
@@ -16,6 +16,7 @@ import type {
   Anchor,
   CatchWrite,
   Dispatcher,
+  DroppedCode,
   InitializeInfo,
   NoReplyEnd,
   RemovableBranch,
@@ -310,6 +311,12 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
   const removable = [...findSdkOwnedBranches(facts, paths, dispatcher), ...findDeadReplyGuards(facts, paths, dispatcher)];
+  const ownedCode = findSdkOwnedCode(facts, paths);
+  if (ownedCode.effect) {
+    const { node, mod, method } = ownedCode.effect;
+    block('SDK_OWNED_SIDE_EFFECTS', node, `the code for ${method} also runs \`${shorten(sourceOf(mod, node))}\`; the SDK answers ${method} itself and would never run it`);
+    return { blockers };
+  }
 
   // 5. Server construction from the initialize reply.
   const initialize = getInitializeInfo(facts, paths, block);
@@ -373,6 +380,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     fallback,
     noReplyEnds,
     removableBranches: removable,
+    dropped: ownedCode.dropped,
     initialize,
     usesMessageId,
     runtimeMethods,
@@ -1227,6 +1235,61 @@ function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatc
   return out;
 }
 
+/**
+ * The code only initialize, ping and notifications/initialized run. The SDK answers those itself and
+ * never hands them to the server's code, so that code stops running: its logging is dropped (and said
+ * in the header); a state change, an exit or a call made for its effect (`startWatcher()`) would be
+ * lost, so it keeps the server off the SDK rewrite. "Only": neither the code nor any call on the way to
+ * it from the parse is run by another method's path (a log before the dispatch is everyone's).
+ */
+function findSdkOwnedCode(facts: FileFacts, paths: MessagePath[]): { dropped: DroppedCode[]; effect: { node: t.Node; mod: ModuleUnit; method: string } | null } {
+  type Link = { node: t.Node; mod: ModuleUnit };
+  const chainOf = (node: t.Node | null, frame: Frame, stop: Frame): Link[] => {
+    const out: Link[] = node ? [{ node, mod: frame.mod }] : [];
+    for (let f: Frame | null = frame; f && f !== stop && f.call && f.caller; f = f.caller) out.push({ node: f.call, mod: f.caller.mod });
+    return out;
+  };
+  const nodeOf = (e: Event): t.Node | null => (e.e === 'write' || e.e === 'parse' ? e.call : e.e === 'log' || e.e === 'effect' ? e.node : null);
+  const frameOf = (e: Event): Frame | null => ('frame' in e ? e.frame : null);
+  const shared = new Set<t.Node>();
+  for (const p of paths) {
+    if (p.method !== null && isSdkOwned(p.method)) continue;
+    for (const e of p.events.slice(p.parseIndex)) {
+      const frame = frameOf(e);
+      if (frame) for (const link of chainOf(nodeOf(e), frame, p.parseFrame)) shared.add(link.node);
+    }
+  }
+  const dropped = new Map<t.Node, DroppedCode>();
+  for (const p of paths) {
+    if (p.method === null || !isSdkOwned(p.method)) continue;
+    for (const e of p.events.slice(p.parseIndex)) {
+      if (e.e !== 'log' && e.e !== 'effect') continue;
+      if (!isWithinFrame(e.frame, p.parseFrame) || (e.e === 'effect' && e.what === 'callback') || isDeadStore(facts, e)) continue;
+      // the outermost link no other method runs: the code in the SDK-owned branch
+      const own = chainOf(e.node, e.frame, p.parseFrame).filter((link) => !shared.has(link.node)).pop();
+      if (!own) continue;
+      const logs = e.e === 'log' || (e.what === 'call' && isLoggingHelperCall(facts, e.frame.mod, e.node));
+      if (!logs && (e.what !== 'call' || isValueDiscarded(e.frame.mod, e.node))) return { dropped: [], effect: { node: own.node, mod: own.mod, method: p.method } };
+      if (logs && !dropped.has(own.node)) dropped.set(own.node, { mod: own.mod, line: getLine(own.node), text: shorten(sourceOf(own.mod, own.node)), method: p.method });
+    }
+  }
+  return { dropped: [...dropped.values()], effect: null };
+}
+
+/** `log('ready')` where `log` can only write to stderr. */
+function isLoggingHelperCall(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
+  if (node.type !== 'CallExpression') return false;
+  const target = facts.interp.evalStatic(node.callee, mod);
+  return target.k === 'func' && facts.interp.onlyLogs(target.fn);
+}
+
+/** `f();`, `await f();`: a call made for its effect, whose value nobody reads. */
+function isValueDiscarded(mod: ModuleUnit, node: t.Node): boolean {
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'AwaitExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'UnaryExpression' && parent.operator === 'void')) parent = mod.index.parent.get(parent);
+  return parent?.type === 'ExpressionStatement' || parent?.type === 'SequenceExpression';
+}
+
 function insideAny(mod: ModuleUnit, node: t.Node, fns: Set<FunctionNode>): boolean {
   let current = mod.index.parent.get(node);
   while (current) {
@@ -1273,7 +1336,7 @@ function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code:
     .slice(init.parseIndex)
     .filter((e) => e.e === 'effect' && e.what === 'assign' && isWithinFrame(e.frame, init.parseFrame) && !isDeadStore(facts, e));
   if (effects.length > 0) {
-    block('INITIALIZE_SIDE_EFFECTS', effects[0]!.e === 'effect' ? (effects[0] as Extract<Event, { e: 'effect' }>).node : null, 'the initialize handler changes server state');
+    block('SDK_OWNED_SIDE_EFFECTS', effects[0]!.e === 'effect' ? (effects[0] as Extract<Event, { e: 'effect' }>).node : null, 'the initialize handler changes server state');
     return null;
   }
   // the fields as written in the reply, so a constant keeps its name (`serverInfo: SERVER_INFO`)

@@ -54,9 +54,9 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'JSON is written to stdout outside the replies the tool can follow (a notification, a write outside the dispatcher); send replies through one plain helper to get the SDK rewrite',
   },
-  INITIALIZE_SIDE_EFFECTS: {
+  SDK_OWNED_SIDE_EFFECTS: {
     kind: 'envelope',
-    hint: 'the initialize handler changes server state; the SDK answers initialize itself, so move that state change elsewhere to get the SDK rewrite',
+    hint: 'the code for initialize, ping or notifications/initialized changes server state or calls something for its effect; the SDK answers those itself and never runs that code, so move it elsewhere (server start, the first tool call) to get the SDK rewrite',
   },
   NO_SERVER_INFO: {
     kind: 'envelope',

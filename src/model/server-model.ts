@@ -85,6 +85,14 @@ export interface RemovableBranch {
   mod: ModuleUnit;
 }
 
+export interface DroppedCode {
+  mod: ModuleUnit;
+  line: number;
+  /** The statement, shortened to one line. */
+  text: string;
+  method: string;
+}
+
 export interface InitializeInfo {
   serverInfo: Val;
   capabilities: Val | null;
@@ -136,6 +144,8 @@ export interface SdkShape {
   runtimeMethods: boolean;
   noReplyEnds: NoReplyEnd[];
   removableBranches: RemovableBranch[];
+  /** Logging only initialize, ping or notifications/initialized ran: it goes with their branches (said in the header). */
+  dropped: DroppedCode[];
   initialize: InitializeInfo;
   usesMessageId: boolean;
   /** resources/read answers contents without their `uri`: the registration adds the requested one. */

@@ -34,6 +34,8 @@ export interface JsonFile {
   decision: JsonDecision;
   detected: string | null;
   fixes: string[];
+  /** User code the rewrite removes beyond the I/O it takes over, with why (empty when none). */
+  dropped: string[];
   findings: JsonFinding[];
   diagnostics: { code: string; message: string; line: number | null; column: number | null }[];
   error: string | null;
@@ -67,6 +69,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       decision: buildDecision(file.decision),
       detected: file.detected ?? null,
       fixes: file.fixes,
+      dropped: file.dropped ?? [],
       findings: file.findings.map((f) => ({
         rule: f.rule,
         severity: isRuleId(f.rule) ? RULES[f.rule].severity : 'warning',

@@ -99,6 +99,7 @@ function renderFile(summary: RunSummary, file: FileResult): string[] {
   const changes: string[] = [];
   const fixer = file.decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
   for (const fix of file.fixes) changes.push(`- fixed by ${fixer}: ${escapeText(fix, false)}`);
+  for (const dropped of file.dropped ?? []) changes.push(`- dropped: ${escapeText(dropped, false)}`);
   if (file.decision.kind === 'sdk') for (const note of file.decision.notes) changes.push(`- note: ${escapeText(note, false)}`);
   for (const companion of file.companions ?? []) changes.push(`- adds ${codeSpan(companion.path, false)}`);
   if (changes.length > 0) lines.push('', status === 'written' ? '**Changes made:**' : '**Planned changes:**', '', ...changes);
