@@ -53,6 +53,16 @@ describe('transform: what jscodeshift cannot write', () => {
     expect(after).toContain('new StdioServerTransport()');
     expect(reports).toEqual([]);
   });
+
+  it('writes a rewrite that drops logging only initialize ran, and reports what it dropped', () => {
+    const { api, reports } = recordingApi();
+    const source = SDK_CASE.replace(/(if \(msg\.method === 'initialize'\) \{)/, "$1\n    console.error('hello');");
+    expect(source).not.toBe(SDK_CASE);
+    const after = transform({ path: join(CORPUS, '01-cjs-readline-bare-ifs', 'server.js'), source }, api, {});
+    expect(after).toContain('new StdioServerTransport()');
+    expect(after).not.toContain("console.error('hello')");
+    expect(reports).toEqual([expect.stringMatching(/^mcp-migrate dropped: line \d+: `console\.error\('hello'\)`, run only for initialize: /)]);
+  });
 });
 
 describe('jscodeshift runner', () => {

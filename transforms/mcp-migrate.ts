@@ -19,6 +19,7 @@ export default function transform(file: FileInfo, api: API, options: Options): s
     return undefined;
   }
   if (result.error !== undefined) api.report(`mcp-migrate: ${result.error}`);
+  for (const dropped of result.dropped ?? []) api.report(`mcp-migrate dropped: ${dropped}`);
   return result.after;
 }
 
