@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
@@ -208,8 +208,14 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   for (const [path, change] of changes) {
     const mod = model.facts.program.modules.find((m) => m.path === path)!;
     const others = [...model.facts.program.modules].filter((m) => m !== mod).map((m) => changes.get(m.path)?.after ?? m.source);
-    const readElsewhere = (name: string): boolean => others.some((text) => new RegExp(`\\b${name}\\b`).test(text));
-    const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), readElsewhere);
+    // a name other modules still write as code (`is out of range` in a message is no read of `out`)
+    const named = new Set<string>();
+    for (const other of model.facts.program.modules) {
+      if (other === mod) continue;
+      const text = changes.get(other.path)?.after ?? other.source;
+      for (const id of buildIndex(parseSource(other.path, text), text).identifiers) named.add(id.name);
+    }
+    const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), (name) => named.has(name));
     // members other modules read, as they read now (the calls of `channel.writeMessage` went with the replies)
     const external = getExternalMembers(model, mod, others);
     // pruned again: what the first pass removed can leave more unused (a writer only a removed parse helper called)
