@@ -80,6 +80,25 @@ export function forEachChild(node: t.Node, visit: (child: t.Node) => void): void
   }
 }
 
+/**
+ * Calls `visit(child)` for each AST child of `node`, type positions included, except `: T` annotations
+ * (TSTypeAnnotation nodes): the children Babel's own scope crawl visits. There `x as T`,
+ * `type A = typeof x`, `new Map<string, T>()` and `interface I { send(): void }` name a binding,
+ * while `const x: T` does not.
+ */
+export function forEachChildWithTypes(node: t.Node, visit: (child: t.Node) => void): void {
+  const keys = VISITOR_KEYS[node.type];
+  if (!keys) return;
+  for (const key of keys) {
+    const value = (node as unknown as Record<string, unknown>)[key];
+    if (Array.isArray(value)) {
+      for (const item of value) if (isNode(item) && item.type !== 'TSTypeAnnotation') visit(item);
+    } else if (isNode(value) && value.type !== 'TSTypeAnnotation') {
+      visit(value);
+    }
+  }
+}
+
 function isNode(value: unknown): value is t.Node {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }

@@ -1,14 +1,11 @@
 // After the rewrite: declarations the removed loop/writer/branches were the only users of
 // (`readline`, `send`, `let buffer`, `PROTOCOL_VERSION`) go too, at any depth. Only declarations the
 // original used and that have no side effects; anything the user left unused on purpose stays.
+// It reads bindings the way Babel's scope tracker did when this module used @babel/traverse (so its
+// output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import * as t from '@babel/types';
 import { parseSource } from '../parse.js';
-import traverseModule, { type NodePath, type TraverseOptions } from '@babel/traverse';
-
-type TraverseFn = (parent: t.Node, options: TraverseOptions) => void;
-// @babel/traverse is CommonJS; under NodeNext its default export arrives wrapped once more.
-const traverseExport = traverseModule as unknown as { default?: TraverseFn } & TraverseFn;
-const traverse: TraverseFn = traverseExport.default ?? traverseExport;
+import { forEachChildWithTypes, isFunctionNode } from '../analysis/ast.js';
 import { EditList } from './edits.js';
 import { getRemovalRange } from './text.js';
 
@@ -19,21 +16,26 @@ interface BindingInfo {
   /** The node to remove: the declaration statement, or an import specifier. */
   node: t.Node;
   removable: boolean;
+  /** For one name of `const { a, b } = ...`: the statement, removed once all its names are. */
+  statement?: t.VariableDeclaration;
+  /** For an import specifier: its import declaration. */
+  importDeclaration?: t.ImportDeclaration;
 }
 
 /**
- * `original` is the file's AST as the pipeline parsed it (traversal does not change it). Parses the
+ * `original` is the file's AST as the pipeline parsed it (only read). Parses the
  * rewritten text once (so a rewrite that does not parse throws SourceParseError here) and removes, in one
  * pass, every pure declaration that the original used and whose remaining references all sit inside
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
-  const before = collectBindings(original);
-  const rewrittenAst = parseSource(path, rewritten);
-  const after = collectBindings(rewrittenAst);
+  const originalModel = buildScopeModel(original);
+  const rewrittenModel = buildScopeModel(parseSource(path, rewritten));
+  const before = collectBindings(originalModel);
+  const after = collectBindings(rewrittenModel);
   // class methods and fields: referenced by name through any `.name` member access
-  const beforeMembers = collectClassMembers(original, externalMembers, writers);
-  for (const [key, info] of collectClassMembers(rewrittenAst, externalMembers, writers)) {
+  const beforeMembers = collectClassMembers(originalModel, externalMembers, writers);
+  for (const [key, info] of collectClassMembers(rewrittenModel, externalMembers, writers)) {
     before.set(key, { ...info, references: beforeMembers.get(key)?.references ?? 0 });
     after.set(key, info);
   }
@@ -58,9 +60,9 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   const importsTouched = new Map<t.ImportDeclaration, t.Node[]>();
   const patternsTouched = new Map<t.VariableDeclaration, t.Node[]>();
   for (const info of dead.values()) {
-    if ((info.node as t.Node & { _statement?: t.Node })._statement) continue;
+    if (info.statement) continue;
     if (t.isImportSpecifier(info.node) || t.isImportDefaultSpecifier(info.node) || t.isImportNamespaceSpecifier(info.node)) {
-      const declaration = (info.node as t.Node & { _parent?: t.ImportDeclaration })._parent!;
+      const declaration = info.importDeclaration!;
       importsTouched.set(declaration, [...(importsTouched.get(declaration) ?? []), info.node]);
       continue;
     }
@@ -70,7 +72,7 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
   }
   for (const info of dead.values()) {
-    const statement = (info.node as t.Node & { _statement?: t.VariableDeclaration })._statement;
+    const statement = info.statement;
     if (statement) patternsTouched.set(statement, [...(patternsTouched.get(statement) ?? []), info.node]);
   }
   for (const [statement, properties] of patternsTouched) {
@@ -109,34 +111,30 @@ function removeListItem(text: string, edits: EditList, node: t.Node): void {
  * reference (whatever the object: conservative). Never the constructor, accessors, static members, or a
  * name another module of the program reads.
  */
-function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
+function collectClassMembers(model: ScopeModel, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
   const members = new Map<string, BindingInfo>();
   const accesses = new Map<string, [number, number][]>();
   const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
   // members reached by computed names or destructuring: none of them can be judged unused
   let dynamic = false;
-  traverse(ast, {
-    VariableDeclarator(path: NodePath<t.VariableDeclarator>) {
-      if (t.isObjectPattern(path.node.id) && t.isThisExpression(path.node.init)) dynamic = true;
-    },
-    MemberExpression(path: NodePath<t.MemberExpression>) {
-      const property = path.node.property;
-      if (path.node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(path.node.object)) dynamic = true;
-      const name = !path.node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
+  for (const node of model.nodes) {
+    if (node.type === 'VariableDeclarator') {
+      if (t.isObjectPattern(node.id) && t.isThisExpression(node.init)) dynamic = true;
+    } else if (node.type === 'MemberExpression') {
+      const property = node.property;
+      if (node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(node.object)) dynamic = true;
+      const name = !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
       // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
-      if (name !== null && !isOtherObject(path)) accesses.set(name, [...(accesses.get(name) ?? []), [path.node.start!, path.node.end!]]);
-    },
-    OptionalMemberExpression(path: NodePath<t.OptionalMemberExpression>) {
-      const property = path.node.property;
-      if (!path.node.computed && t.isIdentifier(property)) accesses.set(property.name, [...(accesses.get(property.name) ?? []), [path.node.start!, path.node.end!]]);
-    },
-    Class(path: NodePath<t.Class>) {
-      const node = path.node as t.ClassDeclaration | t.ClassExpression;
+      if (name !== null && !isOtherObject(model, node)) accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
+    } else if (node.type === 'OptionalMemberExpression') {
+      const property = node.property;
+      if (!node.computed && t.isIdentifier(property)) accesses.set(property.name, [...(accesses.get(property.name) ?? []), [node.start!, node.end!]]);
+    } else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') {
       classes.push({ name: node.id?.name ?? `@${node.start}`, node });
-    },
-  });
+    }
+  }
   if (dynamic) return members;
-  const exported = getExportedNames(ast);
+  const exported = getExportedNames(model.nodes[0] as t.Program);
   for (const { name: className, node } of classes) {
     // code outside the program may call the methods of an exported class: only its writers go
     const isExported = exported.has(className);
@@ -157,26 +155,26 @@ function collectClassMembers(ast: t.File, externalMembers: ReadonlySet<string>, 
  * The object of a member access is not an instance of a class of this file: `process.stderr.write`
  * (a global), `fs.write` (an import), or a `const x = new C(...)` whose class is declared elsewhere.
  */
-function isOtherObject(path: NodePath<t.MemberExpression>): boolean {
-  let root: t.Node = path.node.object;
+function isOtherObject(model: ScopeModel, member: t.MemberExpression): boolean {
+  const scope = getScope(model, member);
+  let root: t.Node = member.object;
   while (t.isMemberExpression(root)) root = root.object;
   if (t.isIdentifier(root)) {
-    const binding = path.scope.getBinding(root.name);
+    const binding = getBinding(model, scope, root.name);
     if (!binding || binding.kind === 'module') return true;
   }
-  const object = path.node.object;
+  const object = member.object;
   if (!t.isIdentifier(object)) return false;
-  const binding = path.scope.getBinding(object.name);
-  const declarator = binding?.path.node;
+  const declarator = getBinding(model, scope, object.name)?.node;
   if (!declarator || !t.isVariableDeclarator(declarator) || !t.isNewExpression(declarator.init) || !t.isIdentifier(declarator.init.callee)) return false;
-  const cls = path.scope.getBinding(declarator.init.callee.name);
-  return !cls || cls.kind === 'module' || !t.isClassDeclaration(cls.path.node);
+  const cls = getBinding(model, scope, declarator.init.callee.name);
+  return !cls || cls.kind === 'module' || !t.isClassDeclaration(cls.node);
 }
 
 /** Names a module exports: `export class X`, `export { X }`, `module.exports = X`, `exports.X = X`, `module.exports = { X }`. */
-function getExportedNames(ast: t.File): Set<string> {
+function getExportedNames(program: t.Program): Set<string> {
   const names = new Set<string>();
-  for (const statement of ast.program.body) {
+  for (const statement of program.body) {
     if (t.isExportNamedDeclaration(statement)) {
       const d = statement.declaration;
       if (d && (t.isClassDeclaration(d) || t.isFunctionDeclaration(d)) && d.id) names.add(d.id.name);
@@ -196,55 +194,54 @@ function getExportedNames(ast: t.File): Set<string> {
   return names;
 }
 
-/** Every binding of every scope, keyed by the chain of named functions around it plus its name. */
-function collectBindings(ast: t.File): Map<string, BindingInfo> {
+/**
+ * Every binding of every scope, keyed by the chain of named functions around it plus its name. Scopes
+ * in source order and a later scope with the same key replaces the earlier one's entry, as before.
+ */
+function collectBindings(model: ScopeModel): Map<string, BindingInfo> {
   const bindings = new Map<string, BindingInfo>();
-  traverse(ast, {
-    Scopable(path: NodePath<t.Scopable>) {
-      if (path.scope.block !== path.node) return;
-      const owner = getOwnerChain(path);
-      for (const [name, binding] of Object.entries(path.scope.bindings)) {
-        const key = `${owner}>${name}`;
-        const paths = [...binding.referencePaths, ...binding.constantViolations];
-        const referenceRanges = paths.map((p): [number, number] => [p.node.start!, p.node.end!]);
-        bindings.set(key, { references: paths.length, referenceRanges, ...getRemovable(binding.path, binding.identifier) });
-      }
-    },
-  });
+  for (const [scope, names] of model.scopes) {
+    // a parameter pattern has a scope of its own, but never held bindings
+    if (t.isPattern(scope)) continue;
+    const owner = getOwnerChain(model, scope);
+    for (const [name, binding] of names) {
+      const key = `${owner}>${name}`;
+      const nodes = [...binding.references, ...binding.writes];
+      const referenceRanges = nodes.map((n): [number, number] => [n.start!, n.end!]);
+      bindings.set(key, { references: nodes.length, referenceRanges, ...getRemovable(model, binding) });
+    }
+  }
   return bindings;
 }
 
-function getOwnerChain(path: NodePath): string {
+function getOwnerChain(model: ScopeModel, scope: t.Node): string {
   const names: string[] = [];
-  let current: NodePath | null = path;
-  while (current) {
-    const node = current.node;
+  for (let node: t.Node | undefined = scope; node; node = model.parent.get(node)) {
     if ((t.isFunctionDeclaration(node) || t.isClassDeclaration(node)) && node.id) names.push(node.id.name);
     else if (t.isClassMethod(node) && t.isIdentifier(node.key)) names.push(node.key.name);
     else if (t.isVariableDeclarator(node) && t.isIdentifier(node.id)) names.push(node.id.name);
     else if (t.isFunction(node)) names.push(`@${node.loc?.start.line ?? 0}`);
-    current = current.parentPath;
   }
   return names.reverse().join('>');
 }
 
-function getRemovable(path: NodePath, identifier: t.Identifier): { node: t.Node; removable: boolean } {
-  const node = path.node;
-  if (t.isFunctionDeclaration(node)) return { node, removable: t.isBlockStatement(path.parent) || t.isProgram(path.parent) };
+function getRemovable(model: ScopeModel, binding: ScopeBinding): Pick<BindingInfo, 'node' | 'removable' | 'statement' | 'importDeclaration'> {
+  const node = binding.node;
+  const parent = model.parent.get(node);
+  if (t.isFunctionDeclaration(node)) return { node, removable: t.isBlockStatement(parent) || t.isProgram(parent) };
   if (t.isImportSpecifier(node) || t.isImportDefaultSpecifier(node) || t.isImportNamespaceSpecifier(node)) {
-    (node as t.Node & { _parent?: t.Node })._parent = path.parent;
-    return { node, removable: true };
+    return { node, removable: true, importDeclaration: parent as t.ImportDeclaration };
   }
-  if (t.isVariableDeclarator(node) && t.isVariableDeclaration(path.parent) && path.parent.declarations.length === 1) {
-    const declaration = path.parent;
-    const pure = (!node.init || isPure(node.init) || isPureCall(path, node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
-    const inStatementList = t.isBlockStatement(path.parentPath?.parent) || t.isProgram(path.parentPath?.parent);
+  if (t.isVariableDeclarator(node) && t.isVariableDeclaration(parent) && parent.declarations.length === 1) {
+    const declaration = parent;
+    const pure = (!node.init || isPure(node.init) || isPureCall(model, node, node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
+    const statementList = model.parent.get(declaration);
+    const inStatementList = t.isBlockStatement(statementList) || t.isProgram(statementList);
     if (t.isObjectPattern(node.id) && node.id.properties.length > 1) {
       // `const { send, listen } = require('./io')`: each name goes alone, the statement once all have
-      const property = node.id.properties.find((p) => t.isObjectProperty(p) && t.isIdentifier(p.value) && p.value === identifier);
+      const property = node.id.properties.find((p) => t.isObjectProperty(p) && t.isIdentifier(p.value) && p.value === binding.identifier);
       if (!property) return { node: declaration, removable: false };
-            (property as t.Node & { _statement?: t.Node })._statement = declaration;
-      return { node: property, removable: pure && inStatementList };
+      return { node: property, removable: pure && inStatementList, statement: declaration };
     }
     return { node: declaration, removable: pure && inStatementList };
   }
@@ -282,10 +279,9 @@ function isPure(node: t.Node): boolean {
  * `makeReader()` where `function makeReader() { return readline.createInterface({ input: process.stdin }); }`:
  * a call of a function of this file whose whole body returns a pure value is as pure as that value.
  */
-function isPureCall(path: NodePath, node: t.Node): boolean {
+function isPureCall(model: ScopeModel, declarator: t.VariableDeclarator, node: t.Node): boolean {
   if (!t.isCallExpression(node) || !t.isIdentifier(node.callee) || node.arguments.length > 0) return false;
-  const binding = path.scope.getBinding(node.callee.name);
-  const fn = binding?.path.node;
+  const fn = getBinding(model, getScope(model, declarator), node.callee.name)?.node;
   const body = t.isFunctionDeclaration(fn) ? fn.body.body : null;
   return body !== null && body.length === 1 && t.isReturnStatement(body[0]) && body[0].argument != null && isPure(body[0].argument);
 }
@@ -298,60 +294,294 @@ function isPureCall(path: NodePath, node: t.Node): boolean {
  */
 export function removeExportedWriters(path: string, text: string, writers: ReadonlySet<string>, readElsewhere: (name: string) => boolean): string {
   const ast = parseSource(path, text);
+  const model = buildScopeModel(ast);
   const edits = new EditList();
-  traverse(ast, {
-    Program(programPath: NodePath<t.Program>) {
-      for (const [name, binding] of Object.entries(programPath.scope.bindings)) {
-        if (!writers.has(name) || readElsewhere(name)) continue;
-        const declaration = getModuleLevelDeclaration(binding.path);
-        if (!declaration) continue;
-        const exportsAt: t.Node[] = [];
-        const onlyExported = binding.referencePaths.every((ref) => {
-          // `export function emit() {}`: Babel counts the export declaration itself as a reference
-          if (t.isExportNamedDeclaration(ref.node) && ref.node === declaration) return true;
-          const entry = getExportEntry(ref);
-          if (entry) exportsAt.push(entry);
-          return entry !== null;
-        });
-        if (!onlyExported || binding.constantViolations.length > 0) continue;
-        for (const entry of exportsAt) removeListItem(text, edits, entry);
-        const range = getRemovalRange(text, declaration.start!, declaration.end!);
-        edits.remove(range.start, range.end);
-      }
-    },
-  });
+  for (const [name, binding] of model.scopes.get(ast.program)!) {
+    if (!writers.has(name) || readElsewhere(name)) continue;
+    const declaration = getModuleLevelDeclaration(model, binding.node);
+    if (!declaration) continue;
+    const exportsAt: t.Node[] = [];
+    const onlyExported = binding.references.every((ref) => {
+      // `export function emit() {}`: the export declaration itself counts as a reference
+      if (t.isExportNamedDeclaration(ref) && ref === declaration) return true;
+      const entry = getExportEntry(model, ref);
+      if (entry) exportsAt.push(entry);
+      return entry !== null;
+    });
+    if (!onlyExported || binding.writes.length > 0) continue;
+    for (const entry of exportsAt) removeListItem(text, edits, entry);
+    const range = getRemovalRange(text, declaration.start!, declaration.end!);
+    edits.remove(range.start, range.end);
+  }
   return edits.apply(text);
 }
 
 /** `function emit() {}` or `const emit = (...) => ...` at the top of the module (the statement to remove). */
-function getModuleLevelDeclaration(path: NodePath): t.Statement | null {
-  const node = path.node;
-  if (t.isFunctionDeclaration(node) && t.isProgram(path.parent)) return node;
+function getModuleLevelDeclaration(model: ScopeModel, node: t.Node): t.Statement | null {
+  const parent = model.parent.get(node);
+  const grandparent = parent && model.parent.get(parent);
+  if (t.isFunctionDeclaration(node) && t.isProgram(parent)) return node;
   // `export function emit() {}`: the export goes with it
-  if (t.isFunctionDeclaration(node) && t.isExportNamedDeclaration(path.parent) && t.isProgram(path.parentPath?.parent)) return path.parent;
+  if (t.isFunctionDeclaration(node) && t.isExportNamedDeclaration(parent) && t.isProgram(grandparent)) return parent;
   if (t.isVariableDeclarator(node) && (t.isArrowFunctionExpression(node.init) || t.isFunctionExpression(node.init))) {
-    const statement = path.parentPath;
-    if (statement && t.isVariableDeclaration(statement.node) && statement.node.declarations.length === 1 && t.isProgram(statement.parent)) return statement.node;
+    if (t.isVariableDeclaration(parent) && parent.declarations.length === 1 && t.isProgram(grandparent)) return parent;
   }
   return null;
 }
 
 /** The entry a reference is in, when it is an export: `{ emit }` of `module.exports = {...}`, `export { emit }`. */
-function getExportEntry(ref: NodePath): t.Node | null {
-  const parent = ref.parentPath;
+function getExportEntry(model: ScopeModel, ref: t.Node): t.Node | null {
+  const parent = model.parent.get(ref);
   if (!parent) return null;
-  if (t.isExportSpecifier(parent.node)) {
-    const declaration = parent.parent as t.ExportNamedDeclaration;
-    return declaration.specifiers.length > 1 ? parent.node : null;
+  if (t.isExportSpecifier(parent)) {
+    const declaration = model.parent.get(parent) as t.ExportNamedDeclaration;
+    return declaration.specifiers.length > 1 ? parent : null;
   }
-  if (t.isObjectProperty(parent.node) && parent.node.value === ref.node) {
-    const object = parent.parentPath;
-    const assignment = object?.parentPath?.node;
-    if (object && t.isObjectExpression(object.node) && object.node.properties.length > 1 && t.isAssignmentExpression(assignment) && isModuleExports(assignment.left)) return parent.node;
+  if (t.isObjectProperty(parent) && parent.value === ref) {
+    const object = model.parent.get(parent);
+    const assignment = object && model.parent.get(object);
+    if (t.isObjectExpression(object) && object.properties.length > 1 && t.isAssignmentExpression(assignment) && isModuleExports(assignment.left)) return parent;
   }
   return null;
 }
 
 function isModuleExports(node: t.Node): boolean {
   return t.isMemberExpression(node) && t.isIdentifier(node.object, { name: 'module' }) && t.isIdentifier(node.property, { name: 'exports' });
+}
+
+/**
+ * One binding as Babel's scope tracker saw it. `node` is what declares it (the declarator, function,
+ * class, param, catch clause or import specifier); `references` are the reads (identifiers, and the
+ * `export` declaration around an exported one), `writes` every assignment, `x++`, `delete x`,
+ * `for (x of ...)` and redeclaration (`var x` twice).
+ */
+interface ScopeBinding {
+  kind: 'var' | 'let' | 'const' | 'hoisted' | 'param' | 'local' | 'module' | 'unknown';
+  identifier: t.Identifier;
+  node: t.Node;
+  references: t.Node[];
+  writes: t.Node[];
+}
+
+interface ScopeModel {
+  parent: Map<t.Node, t.Node>;
+  /** Every node that opens a scope, in source order, with its bindings in declaration order. */
+  scopes: Map<t.Node, Map<string, ScopeBinding>>;
+  /** Every node, in source order (a pre-order walk, `: T` annotations left out). */
+  nodes: t.Node[];
+}
+
+/**
+ * Bindings, references and writes of a file, the way Babel's scope tracker counts them, in one walk.
+ * Where that differs from analysis/ast's scopes, prune follows Babel (its rules were tuned on it):
+ * 1. A function's top-level `let`/`function` share the function's scope with its params and `var`s,
+ *    and a catch body's with the catch parameter; a second declaration of a name is a write of the first.
+ * 2. Identifiers in type positions count as references (`x as T`, `type A = typeof x`, `Map<string, T>`,
+ *    the name in `interface I { send(): void }`), except inside `: T` annotations; interfaces, type
+ *    aliases, enums, namespaces, `declare class` and `constructor(private x)` declare no binding.
+ * 3. A class declaration's own scope holds its name again (the same binding).
+ * 4. `import type` specifiers are not `module` bindings.
+ */
+function buildScopeModel(ast: t.File): ScopeModel {
+  const model: ScopeModel = { parent: new Map(), scopes: new Map(), nodes: [] };
+  const identifiers: (t.Identifier | t.JSXIdentifier)[] = [];
+  const stack: t.Node[] = [ast.program];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    model.nodes.push(node);
+    if (t.isScope(node, model.parent.get(node) as t.Node)) model.scopes.set(node, new Map());
+    declareAt(model, node);
+    if (node.type === 'Identifier' || node.type === 'JSXIdentifier') identifiers.push(node);
+    const children: t.Node[] = [];
+    forEachChildWithTypes(node, (child) => {
+      model.parent.set(child, node);
+      children.push(child);
+    });
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  // Babel resolves references and writes once every declaration is known (hoisting)
+  for (const node of model.nodes) {
+    switch (node.type) {
+      case 'AssignmentExpression':
+      case 'UpdateExpression':
+        addWrite(model, node);
+        break;
+      case 'UnaryExpression':
+        if (node.operator === 'delete') addWrite(model, node);
+        break;
+      case 'ForInStatement':
+      case 'ForOfStatement':
+        if (t.isPattern(node.left) || t.isIdentifier(node.left)) addWrite(model, node);
+        break;
+      case 'ExportNamedDeclaration':
+      case 'ExportDefaultDeclaration':
+        // `export function send() {}`, `export const x = 1`: the export is a reference
+        for (const name of getExportedDeclarationNames(node)) addReference(getBinding(model, getScope(model, node), name), node);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const id of identifiers) {
+    if (!isBabelReference(model, id)) continue;
+    addReference(getBinding(model, getScope(model, id), id.name), id);
+  }
+  return model;
+}
+
+function addReference(binding: ScopeBinding | null, node: t.Node): void {
+  if (binding && !binding.references.includes(node)) binding.references.push(node);
+}
+
+function addWrite(model: ScopeModel, node: t.Node): void {
+  const scope = getScope(model, node);
+  for (const name of Object.keys(t.getAssignmentIdentifiers(node))) {
+    const binding = getBinding(model, scope, name);
+    if (binding && !binding.writes.includes(node)) binding.writes.push(node);
+  }
+}
+
+function getExportedDeclarationNames(node: t.ExportNamedDeclaration | t.ExportDefaultDeclaration): string[] {
+  const declaration = node.declaration;
+  if (t.isClassDeclaration(declaration) || t.isFunctionDeclaration(declaration)) return declaration.id ? [declaration.id.name] : [];
+  if (t.isVariableDeclaration(declaration)) return declaration.declarations.flatMap((d) => Object.keys(t.getBindingIdentifiers(d)));
+  return [];
+}
+
+/** Babel's ReferencedIdentifier, without the right side of `A.B` in a type and the name in `import x = ...`. */
+function isBabelReference(model: ScopeModel, id: t.Identifier | t.JSXIdentifier): boolean {
+  const parent = model.parent.get(id);
+  if (!parent) return false;
+  // `<div>` is an element, `<Tool>` and `<ui.Tool>` name bindings
+  if (id.type === 'JSXIdentifier' && !t.isJSXMemberExpression(parent) && /^[a-z]/.test(id.name)) return false;
+  if (!t.isReferenced(id, parent, model.parent.get(parent))) return false;
+  if (t.isTSQualifiedName(parent) && parent.right === id) return false;
+  return !t.isTSImportEqualsDeclaration(parent);
+}
+
+/** Registers what `node` declares, in the scope Babel puts it (see buildScopeModel). */
+function declareAt(model: ScopeModel, node: t.Node): void {
+  switch (node.type) {
+    case 'ImportDeclaration': {
+      const scope = getBlockParent(model, getScope(model, node));
+      const typeOnly = node.importKind === 'type' || node.importKind === 'typeof';
+      for (const spec of node.specifiers) {
+        const isType = typeOnly || (spec.type === 'ImportSpecifier' && (spec.importKind === 'type' || spec.importKind === 'typeof'));
+        declareBinding(model, scope, isType ? 'unknown' : 'module', spec);
+      }
+      break;
+    }
+    case 'TSImportEqualsDeclaration':
+      declareBinding(model, getBlockParent(model, getScope(model, node)), 'unknown', node);
+      break;
+    case 'VariableDeclaration': {
+      const scope = node.kind === 'var' ? getFunctionParent(model, getScope(model, node)) : getBlockParent(model, getScope(model, node));
+      const kind = node.kind === 'var' ? 'var' : node.kind === 'let' ? 'let' : 'const';
+      for (const declarator of node.declarations) declareBinding(model, scope, kind, declarator);
+      break;
+    }
+    case 'FunctionDeclaration':
+      if (node.id) declareBinding(model, getBlockParent(model, getParentScope(model, node)!), 'hoisted', node, node.id);
+      break;
+    case 'ClassDeclaration': {
+      if (!node.id || node.declare) break;
+      const outer = getParentScope(model, node)!;
+      declareBinding(model, getBlockParent(model, outer), 'let', node, node.id);
+      const binding = getBinding(model, outer, node.id.name);
+      if (binding) model.scopes.get(node)!.set(node.id.name, binding);
+      break;
+    }
+    case 'ClassExpression':
+      if (node.id) declareBinding(model, node, 'local', node, node.id);
+      break;
+    case 'CatchClause':
+      if (node.param) declareBinding(model, node, 'let', node, node.param);
+      break;
+    default:
+      break;
+  }
+  if (isFunctionNode(node)) {
+    for (const param of node.params) declareBinding(model, node, 'param', param);
+    if (node.type === 'FunctionExpression' && node.id) declareBinding(model, node, 'local', node, node.id);
+  }
+}
+
+/** Babel's registerBinding: the first declaration of a name in a scope wins, later ones write it. */
+function declareBinding(model: ScopeModel, scope: t.Node, kind: ScopeBinding['kind'], node: t.Node, target: t.Node = node): void {
+  const names = model.scopes.get(scope)!;
+  const ids = t.getBindingIdentifiers(target, true, true) as Record<string, t.Identifier[]>;
+  for (const [name, list] of Object.entries(ids)) {
+    for (const identifier of list) {
+      const existing = names.get(name);
+      if (existing?.identifier === identifier) continue;
+      if (!existing) names.set(name, { kind, identifier, node, references: [], writes: [] });
+      else if (!existing.writes.includes(node)) existing.writes.push(node);
+    }
+  }
+}
+
+/** The scope a node is in (itself when it opens one); a method's key and decorators, and a switch's discriminant, are outside. */
+function getScope(model: ScopeModel, node: t.Node): t.Node {
+  let current = node;
+  for (;;) {
+    if (model.scopes.has(current)) return current;
+    let parent = model.parent.get(current);
+    if (!parent) return current;
+    if ((isKeyOrDecoratorOf(current, parent) && t.isMethod(parent)) || (t.isSwitchStatement(parent) && parent.discriminant === current)) parent = model.parent.get(parent)!;
+    current = parent;
+  }
+}
+
+function isKeyOrDecoratorOf(node: t.Node, parent: t.Node): boolean {
+  const holder = parent as t.Node & { key?: t.Node; decorators?: t.Node[] | null };
+  return holder.key === node || (holder.decorators?.includes(node) ?? false);
+}
+
+/** The scope around a scope; a method's key and decorators are skipped to the class. */
+function getParentScope(model: ScopeModel, scope: t.Node): t.Node | null {
+  let current: t.Node | undefined = scope;
+  for (;;) {
+    const skip: boolean = current !== undefined && isKeyOrDecoratorOf(current, model.parent.get(current) ?? current);
+    current = current && model.parent.get(current);
+    if (!current) return null;
+    if (skip && t.isMethod(current)) current = model.parent.get(current);
+    if (current && model.scopes.has(current)) return current;
+  }
+}
+
+/** The nearest scope that holds `let`/`function` declarations (not a class, not a parameter pattern). */
+function getBlockParent(model: ScopeModel, scope: t.Node): t.Node {
+  let current: t.Node | null = scope;
+  while (current && !t.isBlockParent(current)) current = getParentScope(model, current);
+  return current ?? scope;
+}
+
+/** The nearest function, static block or namespace body (where `var` lives), else the program. */
+function getFunctionParent(model: ScopeModel, scope: t.Node): t.Node {
+  let current: t.Node | null = scope;
+  let last = scope;
+  while (current && !t.isFunctionParent(current)) {
+    last = current;
+    current = getParentScope(model, current);
+  }
+  return current ?? last;
+}
+
+/**
+ * Babel's getBinding: the nearest declaration of `name` seen from `scope`. From a parameter's default
+ * value only params and the function's own name are seen in the function's scope; `arguments` stops
+ * at the nearest non-arrow function.
+ */
+function getBinding(model: ScopeModel, scope: t.Node, name: string): ScopeBinding | null {
+  let previous: t.Node | null = null;
+  for (let current: t.Node | null = scope; current; current = getParentScope(model, current)) {
+    const binding = model.scopes.get(current)?.get(name);
+    if (binding) {
+      if (!(previous && t.isPattern(previous) && binding.kind !== 'param' && binding.kind !== 'local')) return binding;
+    } else if (name === 'arguments' && t.isFunction(current) && !t.isArrowFunctionExpression(current)) {
+      return null;
+    }
+    previous = current;
+  }
+  return null;
 }

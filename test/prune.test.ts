@@ -1,0 +1,136 @@
+// pruneUnusedDeclarations / removeExportedWriters on the cases where "used" is subtle: writes are not
+// reads, a name is read through an export, a shorthand property or a type position, and bindings are
+// matched between the original and the rewritten file by the functions around them.
+import { describe, expect, it } from 'vitest';
+import { parseSource } from '../src/parse.js';
+import { pruneUnusedDeclarations, removeExportedWriters } from '../src/rewrite/prune.js';
+
+/** Prunes `rewritten` as the rewrite does: `original` is the file before the rewrite. */
+function prune(path: string, original: string, rewritten: string, writers: string[] = []): string {
+  return pruneUnusedDeclarations(path, parseSource(path, original), rewritten, new Set(), new Set(writers));
+}
+
+const LOOP = "rl.on('line', (line) => ok(1, line));\n";
+
+describe('pruneUnusedDeclarations', () => {
+  it('removes a chain of declarations only the removed code used', () => {
+    const head = [
+      "const readline = require('readline');",
+      "function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }",
+      "function ok(id, result) { send({ jsonrpc: '2.0', id, result }); }",
+      'const rl = readline.createInterface({ input: process.stdin });',
+      '',
+    ].join('\n');
+    expect(prune('server.js', head + LOOP + 'main();\n', head + 'main();\n')).toBe('main();\n');
+  });
+
+  it('keeps what the user left unused on purpose', () => {
+    const text = "function debugDump() { console.error('state'); }\nmain();\n";
+    expect(prune('server.js', text + LOOP, text)).toBe(text);
+  });
+
+  it('counts an assignment or `x++` left outside the removed code as a use', () => {
+    const original = "let buffer = '';\nlet count = 0;\nfunction reset() { buffer = ''; count++; }\nrl.on('data', (c) => { buffer += c; count++; parse(buffer); });\nreset();\n";
+    const rewritten = "let buffer = '';\nlet count = 0;\nfunction reset() { buffer = ''; count++; }\nreset();\n";
+    expect(prune('server.js', original, rewritten)).toBe(rewritten);
+  });
+
+  it('removes a variable whose writes were all in the removed code', () => {
+    const original = "let buffer = '';\nlet count = 0;\nrl.on('data', (c) => { buffer += c; count++; [buffer] = [buffer.trim()]; });\nmain();\n";
+    expect(prune('server.js', original, 'let buffer = \'\';\nlet count = 0;\nmain();\n')).toBe('main();\n');
+  });
+
+  it('keeps a declaration `export { x }`, a shorthand property or `export function` still names', () => {
+    const a = "function send(m) { console.log(m); }\nexport { send };\n";
+    expect(prune('server.mjs', a + 'send(1);\n', a)).toBe(a);
+    const b = "function send(m) { console.log(m); }\nmodule.exports = { send };\n";
+    expect(prune('server.js', b + 'send(1);\n', b)).toBe(b);
+    const c = 'export function send(m) { console.log(m); }\n';
+    expect(prune('server.mjs', c + 'send(1);\n', c)).toBe(c);
+  });
+
+  it('takes one name out of `const { a, b } = require(...)`, and the statement once all go', () => {
+    const original = "const { send, listen } = require('./io');\nsend(1);\nlisten();\n";
+    expect(prune('server.js', original, "const { send, listen } = require('./io');\nlisten();\n")).toBe("const { listen } = require('./io');\nlisten();\n");
+    expect(prune('server.js', original, "const { send, listen } = require('./io');\nmain();\n")).toBe('main();\n');
+  });
+
+  it('removes one import specifier, or the whole import', () => {
+    const original = "import { createInterface, Interface } from 'node:readline';\nconst rl = createInterface({ input: process.stdin });\nrl.on('line', f);\nInterface.x();\n";
+    expect(prune('server.mjs', original, "import { createInterface, Interface } from 'node:readline';\nconst rl = createInterface({ input: process.stdin });\nInterface.x();\n")).toBe(
+      "import { Interface } from 'node:readline';\nInterface.x();\n",
+    );
+  });
+
+  it('matches bindings by the functions around them: a local of the same name is another binding', () => {
+    const original = "const VERSION = '1';\nfunction info() { const VERSION = '2'; return VERSION; }\nconsole.log(VERSION, info());\n";
+    const rewritten = "const VERSION = '1';\nfunction info() { const VERSION = '2'; return VERSION; }\nconsole.log(info());\n";
+    expect(prune('server.js', original, rewritten)).toBe("function info() { const VERSION = '2'; return VERSION; }\nconsole.log(info());\n");
+  });
+
+  it('keeps a declaration with side effects', () => {
+    const original = "const db = openDatabase('x');\ndb.query();\nmain();\n";
+    expect(prune('server.js', original, "const db = openDatabase('x');\nmain();\n")).toBe("const db = openDatabase('x');\nmain();\n");
+  });
+
+  describe('TypeScript: type positions read as Babel read them', () => {
+    const original = "import { Message } from './types';\nconst m = new Message();\nhandle(m);\n";
+
+    it('a name in `: T` alone is not a use: the import goes', () => {
+      expect(prune('server.ts', original, "import { Message } from './types';\nlet x: Message;\nhandle(x);\n")).toBe('let x: Message;\nhandle(x);\n');
+    });
+
+    it('a name in `x as T` or a type argument is a use: the import stays', () => {
+      const cast = "import { Message } from './types';\nhandle(y as Message);\n";
+      expect(prune('server.ts', original, cast)).toBe(cast);
+      const generic = "import { Message } from './types';\nconst q = new Map<string, Message>();\nhandle(q);\n";
+      expect(prune('server.ts', original, generic)).toBe(generic);
+    });
+
+    it('`type A = typeof x` is a use of x', () => {
+      const rewritten = "const TOOLS = { echo: 1 };\ntype ToolName = keyof typeof TOOLS;\nmain();\n";
+      expect(prune('server.ts', "const TOOLS = { echo: 1 };\ntype ToolName = keyof typeof TOOLS;\nlist(TOOLS);\nmain();\n", rewritten)).toBe(rewritten);
+    });
+
+    it('a method signature `send(): void` in an interface names a function `send` too', () => {
+      const rewritten = "interface Channel { send(m: object): void }\nfunction send(m: object) { console.log(m); }\nmain();\n";
+      expect(prune('server.ts', rewritten.replace('main();', 'send({});\nmain();'), rewritten)).toBe(rewritten);
+      const field = "interface Channel { send: (m: object) => void }\nfunction send(m: object) { console.log(m); }\n";
+      expect(prune('server.ts', field + 'send({});\nmain();\n', field + 'main();\n')).toBe('interface Channel { send: (m: object) => void }\nmain();\n');
+    });
+
+    it('does not stop at `declare class` (the Babel scope tracker threw there)', () => {
+      const rewritten = "declare class Ghost {}\nconst PROTOCOL = '2024-11-05';\nmain();\n";
+      expect(prune('server.ts', rewritten.replace('main();', 'reply(PROTOCOL);\nmain();'), rewritten)).toBe('declare class Ghost {}\nmain();\n');
+    });
+  });
+
+  it('removes a class method only removed code called, not one called on another object', () => {
+    const original = 'class Conn {\n  send(m) { process.stdout.write(m); }\n  close() {}\n}\nconst c = new Conn();\nc.send(1);\nc.close();\n';
+    const rewritten = 'class Conn {\n  send(m) { process.stdout.write(m); }\n  close() {}\n}\nconst c = new Conn();\nc.close();\n';
+    expect(prune('server.js', original, rewritten)).toBe('class Conn {\n  close() {}\n}\nconst c = new Conn();\nc.close();\n');
+    const other = 'class Conn {\n  send(m) { process.stdout.write(m); }\n  close() {}\n}\nconst c = new Conn();\nc.close();\nconst t = new Transport();\nt.send(2);\n';
+    expect(prune('server.js', original, other)).toBe(other.replace('  send(m) { process.stdout.write(m); }\n', ''));
+  });
+});
+
+describe('removeExportedWriters', () => {
+  it('removes a writer only the exports name, with its entry', () => {
+    const text = "function emit(m) { process.stdout.write(m); }\nfunction listen() {}\nmodule.exports = { emit, listen };\n";
+    expect(removeExportedWriters('io.js', text, new Set(['emit']), () => false)).toBe('function listen() {}\nmodule.exports = { listen };\n');
+  });
+
+  it('keeps a writer another module reads, or this module still calls or reassigns', () => {
+    const text = "function emit(m) { process.stdout.write(m); }\nfunction listen() {}\nmodule.exports = { emit, listen };\n";
+    expect(removeExportedWriters('io.js', text, new Set(['emit']), (name) => name === 'emit')).toBe(text);
+    const called = text + 'emit(1);\n';
+    expect(removeExportedWriters('io.js', called, new Set(['emit']), () => false)).toBe(called);
+    const reassigned = "let emit = (m) => process.stdout.write(m);\nfunction listen() {}\nemit = null;\nmodule.exports = { emit, listen };\n";
+    expect(removeExportedWriters('io.js', reassigned, new Set(['emit']), () => false)).toBe(reassigned);
+  });
+
+  it('removes `export function emit` with the export', () => {
+    const text = 'export function emit(m) { process.stdout.write(m); }\nexport function listen() {}\n';
+    expect(removeExportedWriters('io.mjs', text, new Set(['emit']), () => false)).toBe('export function listen() {}\n');
+  });
+});
