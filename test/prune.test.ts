@@ -129,6 +129,18 @@ describe('removeExportedWriters', () => {
     expect(removeExportedWriters('io.js', reassigned, new Set(['emit']), () => false)).toBe(reassigned);
   });
 
+  it('removes an export statement of its own: `exports.emit = emit`, `module.exports.emit = emit`, an only entry', () => {
+    const writer = "function emit(m) { process.stdout.write(m); }\nfunction listen() {}\n";
+    const only = new Set(['emit']);
+    expect(removeExportedWriters('io.js', `${writer}exports.emit = emit;\nexports.listen = listen;\n`, only, () => false)).toBe('function listen() {}\nexports.listen = listen;\n');
+    expect(removeExportedWriters('io.js', `${writer}module.exports.emit = emit;\nmodule.exports.listen = listen;\n`, only, () => false)).toBe('function listen() {}\nmodule.exports.listen = listen;\n');
+    expect(removeExportedWriters('io.js', `${writer}module.exports = { emit };\n`, only, () => false)).toBe('function listen() {}\n');
+    expect(removeExportedWriters('io.mjs', `${writer}export { emit };\nexport { listen };\n`, only, () => false)).toBe('function listen() {}\nexport { listen };\n');
+    // a writer exported under another use (`exports.emit = emit || fallback`) is not only exported
+    const mixed = `${writer}exports.emit = emit || listen;\n`;
+    expect(removeExportedWriters('io.js', mixed, only, () => false)).toBe(mixed);
+  });
+
   it('removes `export function emit` with the export', () => {
     const text = 'export function emit(m) { process.stdout.write(m); }\nexport function listen() {}\n';
     expect(removeExportedWriters('io.mjs', text, new Set(['emit']), () => false)).toBe('export function listen() {}\n');

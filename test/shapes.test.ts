@@ -57,6 +57,15 @@ describe('public server shapes', () => {
 });
 
 describe('what a shape keeps or drops', () => {
+  it('a writer only `exports.send = send` still names goes with that line, though its name is a word in strings', () => {
+    const { result } = migrate('exported-writer-module');
+    const wire = result.related?.find((r) => r.path.endsWith('wire.js'));
+    expect(wire?.after).toBeDefined();
+    expect(wire!.after).not.toMatch(/function send\(|exports\.send|process\.stdout/);
+    expect(wire!.after).toContain('exports.serve = serve;');
+    expect(result.after).toContain("const { serve } = require('./wire.js');");
+  });
+
   it('a jsonrpc guard before the dispatch goes (the SDK validates the envelope)', () => {
     const { result } = migrate('jsonrpc-guard-log');
     expect(result.after).not.toContain("msg.jsonrpc !== '2.0'");

@@ -300,7 +300,7 @@ export function removeExportedWriters(path: string, text: string, writers: Reado
     if (!writers.has(name) || readElsewhere(name)) continue;
     const declaration = getModuleLevelDeclaration(model, binding.node);
     if (!declaration) continue;
-    const exportsAt: t.Node[] = [];
+    const exportsAt: ExportEntry[] = [];
     const onlyExported = binding.references.every((ref) => {
       // `export function emit() {}`: the export declaration itself counts as a reference
       if (t.isExportNamedDeclaration(ref) && ref === declaration) return true;
@@ -309,7 +309,13 @@ export function removeExportedWriters(path: string, text: string, writers: Reado
       return entry !== null;
     });
     if (!onlyExported || binding.writes.length > 0) continue;
-    for (const entry of exportsAt) removeListItem(text, edits, entry);
+    for (const entry of exportsAt) {
+      if (entry.kind === 'item') removeListItem(text, edits, entry.node);
+      else {
+        const range = getRemovalRange(text, entry.node.start!, entry.node.end!);
+        edits.remove(range.start, range.end);
+      }
+    }
     const range = getRemovalRange(text, declaration.start!, declaration.end!);
     edits.remove(range.start, range.end);
   }
@@ -329,18 +335,33 @@ function getModuleLevelDeclaration(model: ScopeModel, node: t.Node): t.Statement
   return null;
 }
 
-/** The entry a reference is in, when it is an export: `{ emit }` of `module.exports = {...}`, `export { emit }`. */
-function getExportEntry(model: ScopeModel, ref: t.Node): t.Node | null {
+/** What exports a name: an entry of a list (`{ emit, listen }`), or a statement of its own. */
+type ExportEntry = { kind: 'item' | 'statement'; node: t.Node };
+
+/**
+ * The export a reference is, if it is one: `{ emit }` of `module.exports = {...}`, `export { emit }`,
+ * `exports.emit = emit` / `module.exports.emit = emit`. An only entry takes its statement with it.
+ */
+function getExportEntry(model: ScopeModel, ref: t.Node): ExportEntry | null {
   const parent = model.parent.get(ref);
   if (!parent) return null;
   if (t.isExportSpecifier(parent)) {
     const declaration = model.parent.get(parent) as t.ExportNamedDeclaration;
-    return declaration.specifiers.length > 1 ? parent : null;
+    return declaration.specifiers.length > 1 ? { kind: 'item', node: parent } : { kind: 'statement', node: declaration };
   }
   if (t.isObjectProperty(parent) && parent.value === ref) {
     const object = model.parent.get(parent);
     const assignment = object && model.parent.get(object);
-    if (t.isObjectExpression(object) && object.properties.length > 1 && t.isAssignmentExpression(assignment) && isModuleExports(assignment.left)) return parent;
+    const statement = assignment && model.parent.get(assignment);
+    if (!t.isObjectExpression(object) || !t.isAssignmentExpression(assignment) || !isModuleExports(assignment.left)) return null;
+    if (object.properties.length > 1) return { kind: 'item', node: parent };
+    return t.isExpressionStatement(statement) ? { kind: 'statement', node: statement } : null;
+  }
+  if (t.isAssignmentExpression(parent) && parent.operator === '=' && parent.right === ref && t.isMemberExpression(parent.left)) {
+    const target = parent.left.object;
+    const statement = model.parent.get(parent);
+    const onExports = t.isIdentifier(target, { name: 'exports' }) || isModuleExports(target);
+    if (onExports && t.isExpressionStatement(statement)) return { kind: 'statement', node: statement };
   }
   return null;
 }
