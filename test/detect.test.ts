@@ -269,3 +269,42 @@ ${initialized}
     expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });
   });
 });
+
+// A handler looked up by a name computed from the method (`this['on' + camel(method)]`): the SDK rewrite
+// cannot follow it, but the envelope must still answer the unknown methods the server ignores. The name's
+// fixed part picks the table entries it can reach, so the path where none is found is followed too.
+describe('a computed handler name with a fixed part', () => {
+  const server = (lookup: string) => `
+const readline = require('readline');
+class Service {
+  send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+  onInitialize(id) { this.send({ jsonrpc: '2.0', id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } }); }
+  onToolsList(id) { this.send({ jsonrpc: '2.0', id, result: { tools: [] } }); }
+  handle(msg) {
+    const camel = msg.method.split('/').map((p) => p[0].toUpperCase() + p.slice(1)).join('');
+    const handler = ${lookup};
+    if (typeof handler !== 'function') {
+      return;
+    }
+    handler.call(this, msg.id, msg.params);
+  }
+}
+const service = new Service();
+readline.createInterface({ input: process.stdin }).on('line', (line) => service.handle(JSON.parse(line)));`;
+
+  it.each([
+    ['a prefix joined with +', "this['on' + camel]"],
+    ['a template literal', 'this[`on${camel}`]'],
+  ])('finds where an unknown method ends unanswered (%s), for the envelope to answer -32601 there', (_, lookup) => {
+    const m = model('computed.js', server(lookup));
+    expect(m.blockers[0]).toMatchObject({ code: 'COMPUTED_DISPATCH' });
+    expect(m.envelope.methods).toBeNull();
+    expect(m.envelope.unansweredEnds.map((e) => [e.kind, e.node.loc!.start.line])).toEqual([['return', 11]]);
+  });
+
+  it('follows no entry when the name has no fixed part (any method of the class, helpers too, could be reached)', () => {
+    const m = model('computed-bare.js', server('this[camel]'));
+    expect(m.blockers[0]).toMatchObject({ code: 'COMPUTED_DISPATCH' });
+    expect(m.envelope.unansweredEnds).toEqual([]);
+  });
+});

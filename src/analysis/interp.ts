@@ -762,8 +762,8 @@ export class Interpreter {
         return [{ s, v: this.evalPure(expr, s, frame) }];
       case 'MemberExpression':
       case 'OptionalMemberExpression':
-        if (expr.computed && !t.isLiteral(expr.property)) {
-          // handlers[method]: a path per handler
+        if (expr.computed && (!t.isLiteral(expr.property) || (expr.property.type === 'TemplateLiteral' && expr.property.expressions.length > 0))) {
+          // handlers[method], this[`handle_${method}`]: a path per handler
           const table = this.evalPure(expr.object, s, frame);
           const key = this.evalPure(expr.property, s, frame);
           return this.lookupDynamic(table, key, s, frame, expr);
@@ -1358,8 +1358,35 @@ export class Interpreter {
       }
       return this.forkOverKeys(key.key, keys, s).map((b) => ({ s: b.s, v: b.key === null ? UNDEFINED : this.lookupDynamic(table, lit(b.key), b.s, frame, node)[0]!.v }));
     }
-    if (key.k === 'unknown' && key.fromMethod && (table.k === 'inst' || table.k === 'obj' || table.k === 'map' || table.k === 'unknown')) s.events.push({ e: 'computed-key', node, frame });
+    if (key.k === 'unknown' && key.fromMethod && (table.k === 'inst' || table.k === 'obj' || table.k === 'map' || table.k === 'unknown')) {
+      s.events.push({ e: 'computed-key', node, frame });
+      const forks = this.forkOverComputedKey(table, node, s, frame);
+      if (forks) return forks;
+    }
     return [{ s, v: UNKNOWN }];
+  }
+
+  /**
+   * A name computed from the method with a fixed part (`this['on' + camel(method)]`, `handlers[`${m}_handler`]`):
+   * a path per entry of the table whose name has that fixed part, and one where none is found. The method
+   * stays unknown on them (which method reaches which entry is not known), but what each entry does, and
+   * what happens when nothing is found, is followed. Without a fixed part every entry could be reached
+   * (helpers too): no paths.
+   */
+  private forkOverComputedKey(table: Val, node: t.Node, s: PathState, frame: Frame): { s: PathState; v: Val }[] | null {
+    const keyNode = node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression' ? node.property : node.type === 'CallExpression' ? node.arguments[0] : undefined;
+    const fixed = keyNode ? getFixedEnds(keyNode) : null;
+    if (!fixed || fixed.prefix.length + fixed.suffix.length === 0) return null;
+    const keys = table.k === 'inst' ? getClassMethodNames(table.cls) : table.k === 'unknown' ? null : this.getTableKeys(table, s, frame);
+    if (!keys) return null;
+    const matching = keys.filter((k) => k.length > fixed.prefix.length + fixed.suffix.length && k.startsWith(fixed.prefix) && k.endsWith(fixed.suffix));
+    if (matching.length === 0 || matching.length > MAX_COMPUTED_ENTRIES) return null;
+    const out = matching.map((k) => {
+      const branch = this.fork(s);
+      return { s: branch, v: this.lookupDynamic(table, lit(k), branch, frame, node)[0]!.v };
+    });
+    out.push({ s: this.fork(s), v: UNDEFINED });
+    return out;
   }
 
   /** The static keys of a lookup table (object literal, Map with known entries, class instance methods), or null. */
@@ -2575,6 +2602,38 @@ function evalBinary(op: string, a: Lit, b: Lit): Lit {
     default:
       throw new Error('not folded');
   }
+}
+
+/** A computed handler name with more entries than this is not followed entry by entry. */
+const MAX_COMPUTED_ENTRIES = 24;
+
+/** The literal start and end of a string built by `+` or a template (`'on' + x` -> prefix 'on'). */
+function getFixedEnds(node: t.Node): { prefix: string; suffix: string } | null {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'TemplateLiteral') {
+    if (expr.expressions.length === 0) return null;
+    return { prefix: expr.quasis[0]?.value.cooked ?? '', suffix: expr.quasis[expr.quasis.length - 1]?.value.cooked ?? '' };
+  }
+  if (expr.type !== 'BinaryExpression' || expr.operator !== '+') return null;
+  const ends = (side: t.Node, first: boolean): string => {
+    const part = unwrapExpression(side);
+    if (part.type === 'StringLiteral') return part.value;
+    if (part.type === 'BinaryExpression' && part.operator === '+') return ends(first ? part.left : part.right, first);
+    if (part.type === 'TemplateLiteral') return (first ? part.quasis[0] : part.quasis[part.quasis.length - 1])?.value.cooked ?? '';
+    return '';
+  };
+  return { prefix: ends(expr.left, true), suffix: ends(expr.right, false) };
+}
+
+/** The names of a class's own instance methods (arrow-function fields too); null when it extends another class. */
+function getClassMethodNames(cls: ClassNode): string[] | null {
+  if (cls.superClass) return null;
+  const names: string[] = [];
+  for (const member of cls.body.body) {
+    if (member.type === 'ClassMethod' && member.kind === 'method' && !member.static && !member.computed && member.key.type === 'Identifier') names.push(member.key.name);
+    if (member.type === 'ClassProperty' && !member.static && !member.computed && member.key.type === 'Identifier' && member.value && isFunctionNode(member.value)) names.push(member.key.name);
+  }
+  return names;
 }
 
 /** Methods that only compute a value from their receiver (used to format a log line). */
