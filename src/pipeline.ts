@@ -30,19 +30,10 @@ export function mayContainServer(source: string): boolean {
   return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
 }
 
-const READS_STDIN = 'stdin';
-const USES_SDK_STDIO = 'StdioServerTransport';
+/** The words a file that may hold a server says itself: it reads stdin, or it is on the SDK's stdio transport. */
+export const READS_STDIN = 'stdin';
+export const USES_SDK_STDIO = 'StdioServerTransport';
 const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;
-
-/** The first half of `mayContainServer` on raw bytes, before decoding: most files of a tree stop here. */
-export function mayContainServerBytes(bytes: Buffer): boolean {
-  if (bytes.includes(READS_STDIN) || bytes.includes(USES_SDK_STDIO)) return true;
-  return (bytes.includes(REQUIRE_DOT) || bytes.includes(FROM_DOT) || bytes.includes(FROM_DOT_DOUBLE)) && (bytes.includes('jsonrpc') || bytes.includes('method'));
-}
-
-const REQUIRE_DOT = "require('.";
-const FROM_DOT = "from '.";
-const FROM_DOT_DOUBLE = 'from ".';
 
 /**
  * A file that does not read stdin itself is a server only if a module it imports (a few levels deep)

@@ -27,6 +27,27 @@ describe('scanFiles', () => {
     ]);
   });
 
+  it('hands the pipeline the files that reach a stdin module through relative imports, and only those', async () => {
+    const root = await makeTree({
+      // the loop: reads stdin, speaks no JSON-RPC itself (not a server on its own; the entries load it)
+      'lib/wire.cjs': "exports.listen = (cb) => require('readline').createInterface({ input: process.stdin }).on('line', cb);\n",
+      // one import away: a candidate whatever it says (a two-line entry)
+      'lib/index.js': "module.exports = require('./wire.cjs');\n",
+      // two imports away (through lib/index.js), dispatching on the method: a candidate
+      'server.js': "const { listen } = require('./lib');\nlisten((line) => { const msg = JSON.parse(line); if (msg.method === 'x') {} });\n",
+      // two imports away but says nothing of JSON-RPC: not one
+      'cli.js': "require('./lib');\n",
+      // imports and mentions a method, but nothing it imports reads stdin: not one
+      'util/format.ts': "import { pad } from './pad';\nexport const method = (s: string) => pad(s);\n",
+      'util/pad.ts': 'export const pad = (s: string) => s.padStart(4);\n',
+    });
+    const fake = createFakePipeline();
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', process: fake.process });
+    expect(scan.scanned).toBe(6);
+    expect(fake.calls.map((c) => c.path.slice(root.length + 1)).sort()).toEqual(['lib/index.js', 'server.js']);
+    expect(scan.candidates).toBe(2);
+  });
+
   it('refuses a file that is not valid UTF-8 instead of mangling it', async () => {
     const root = await makeTree({});
     await writeFile(join(root, 'latin1.js'), Buffer.concat([Buffer.from(MIGRATE), Buffer.from([0xe9, 0x0a])]));

@@ -22,6 +22,14 @@ interface BindingInfo {
   importDeclaration?: t.ImportDeclaration;
 }
 
+/** The original of a module is pruned against twice (before and after the exported writers go): one model. */
+const originalModels = new WeakMap<t.File, ScopeModel>();
+function getOriginalModel(original: t.File): ScopeModel {
+  let model = originalModels.get(original);
+  if (!model) originalModels.set(original, (model = buildScopeModel(original)));
+  return model;
+}
+
 /**
  * `original` is the file's AST as the pipeline parsed it (only read). Parses the
  * rewritten text once (so a rewrite that does not parse throws SourceParseError here) and removes, in one
@@ -29,7 +37,7 @@ interface BindingInfo {
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
-  const originalModel = buildScopeModel(original);
+  const originalModel = getOriginalModel(original);
   const rewrittenModel = buildScopeModel(parseSource(path, rewritten));
   const before = collectBindings(originalModel);
   const after = collectBindings(rewrittenModel);

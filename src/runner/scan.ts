@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, SdkTarget, Style } from '../model/types.js';
-import { mayContainServer, mayContainServerBytes, processSource } from '../pipeline.js';
+import { mayContainServer, processSource, READS_STDIN, USES_SDK_STDIO } from '../pipeline.js';
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
@@ -113,16 +113,16 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
       progress.candidates++;
       if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
       else sources.set(path, read.source);
-      if (read.source.includes('stdin')) stdinModules.add(path);
     } else if (read.kind === 'importer') {
       importers.set(path, read.bytes);
     }
+    if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
     report();
   }
-  for (const [path, bytes] of importers) {
-    if (!importsAny(path, bytes, stdinModules)) continue;
+  for (const path of findStdinImporters(importers, stdinModules)) {
+    if (sources.has(path)) continue;
     progress.candidates++;
-    sources.set(path, bytes.toString('utf8'));
+    sources.set(path, importers.get(path)!.toString('utf8'));
   }
   importers.clear();
 
@@ -231,31 +231,79 @@ function refuseRelated(result: FileResult, why: string): void {
 }
 
 type ReadOutcome =
-  | { kind: 'skip' }
+  /** `readsStdin`: a module an entry's server may use for its loop (`listen(cb)` over readline). */
+  | { kind: 'skip'; readsStdin?: boolean }
   | { kind: 'problem'; message: string }
-  | { kind: 'candidate'; source: string; error?: string }
+  | { kind: 'candidate'; source: string; error?: string; readsStdin: boolean }
   /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop. */
-  | { kind: 'importer'; bytes: Buffer };
+  | { kind: 'importer'; bytes: Buffer; readsStdin: boolean };
 
 const RELATIVE_MARKERS = ["require('.", 'require(".', "from '.", 'from ".'];
+const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const QUOTES = new Set([0x22, 0x27]);
 
-/** Whether a file names one of `modules` in a relative import (by base name; the pipeline resolves it for real). */
-function importsAny(path: string, bytes: Buffer, modules: Set<string>): boolean {
-  for (const module of modules) {
-    const base = module.slice(module.lastIndexOf('/') + 1).replace(/\.[^.]+$/, '');
-    if (!bytes.includes(base)) continue;
-    const text = bytes.toString('utf8');
-    for (const match of text.matchAll(/(?:require\(\s*|from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]+)['"]/g)) {
-      const target = resolve(dirname(path), match[1]!);
-      if (module === target || module.startsWith(`${target}.`) || module.startsWith(`${target}/index.`) || module.replace(/\.[cm]?[jt]s$/, '') === target.replace(/\.[cm]?[jt]s$/, '')) return true;
+/**
+ * The relative specifiers of `require('./x')`, `from './x'` and `import('./x')`, found on the bytes
+ * (the whole tree's importers are read: no decoding, no regular expression over every file).
+ */
+function getRelativeSpecifiers(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (const opener of SPECIFIER_OPENERS) {
+    for (let at = bytes.indexOf(opener); at !== -1; at = bytes.indexOf(opener, at + 1)) {
+      let i = at + opener.length;
+      while (i < bytes.length && SPACE.has(bytes[i]!)) i++;
+      const quote = bytes[i];
+      if (quote === undefined || !QUOTES.has(quote) || bytes[i + 1] !== 0x2e) continue;
+      const end = bytes.indexOf(quote, i + 1);
+      if (end === -1 || end - i > 512) continue;
+      const specifier = bytes.toString('utf8', i + 1, end);
+      if (/^\.\.?\//.test(specifier) && !specifier.includes('\n')) out.push(specifier);
     }
   }
-  return false;
+  return out;
+}
+const MODULE_EXTENSION = /\.[cm]?[jt]sx?$/;
+/** What an entry whose server lives in imported modules still says itself (the pipeline's own test). */
+const ENTRY_WORDS = /jsonrpc|\bmethod\b/;
+/** As deep as the pipeline looks for stdin through imports. */
+const IMPORT_DEPTH = 3;
+
+/**
+ * The importers that reach a module reading stdin through relative imports: one import away (a two-line
+ * entry, `createServer(info).start()`), or up to three when the file speaks JSON-RPC itself (an entry
+ * that dispatches, with its loop two modules down). The import graph is read once for the whole tree,
+ * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
+ * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real.
+ */
+function findStdinImporters(importers: ReadonlyMap<string, Buffer>, stdinModules: ReadonlySet<string>): string[] {
+  const keysOf = (path: string): string[] => {
+    const bare = path.replace(MODULE_EXTENSION, '');
+    return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
+  };
+  const reached = new Set([...stdinModules].flatMap(keysOf));
+  const pending = new Map<string, string[]>();
+  for (const [path, bytes] of importers) {
+    const targets = getRelativeSpecifiers(bytes).map((specifier) => resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
+    if (targets.length > 0) pending.set(path, targets);
+  }
+  const out: string[] = [];
+  for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
+    const level = [...pending].filter(([, targets]) => targets.some((target) => reached.has(target)));
+    for (const [path] of level) {
+      pending.delete(path);
+      for (const key of keysOf(path)) reached.add(key);
+      if (depth === 1 || ENTRY_WORDS.test(importers.get(path)!.toString('utf8'))) out.push(path);
+    }
+  }
+  return out;
 }
 
 /**
  * Synchronous on purpose: one readFileSync per file is several times faster here than promise-based
  * reads (each costs a few thread-pool round trips), and the bytes are tested before they are decoded.
+ * A file that neither reads stdin nor names the SDK transport is a server only through a module it
+ * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
  */
 function readCandidate(path: string): ReadOutcome {
   let bytes: Buffer;
@@ -265,15 +313,17 @@ function readCandidate(path: string): ReadOutcome {
     return { kind: 'problem', message: `cannot read: ${describeFsError(err)}` };
   }
   if (bytes.length === 0) return { kind: 'skip' };
-  if (!mayContainServerBytes(bytes)) return RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000 ? { kind: 'importer', bytes } : { kind: 'skip' };
+  const readsStdin = bytes.includes(READS_STDIN);
+  const importer = (): ReadOutcome => (RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000 ? { kind: 'importer', bytes, readsStdin } : { kind: 'skip', readsStdin });
+  if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
-  if (!mayContainServer(source)) return RELATIVE_MARKERS.some((m) => source.includes(m)) ? { kind: 'importer', bytes } : { kind: 'skip' };
-  if (bytes.includes(0)) return { kind: 'candidate', source, error: 'looks like a binary file (contains a NUL byte); left untouched' };
+  if (!mayContainServer(source)) return importer();
+  if (bytes.includes(0)) return { kind: 'candidate', source, error: 'looks like a binary file (contains a NUL byte); left untouched', readsStdin };
   if (source.includes('\uFFFD') && !Buffer.from(source, 'utf8').equals(bytes)) {
-    return { kind: 'candidate', source, error: 'is not valid UTF-8 text; left untouched' };
+    return { kind: 'candidate', source, error: 'is not valid UTF-8 text; left untouched', readsStdin };
   }
-  return { kind: 'candidate', source };
+  return { kind: 'candidate', source, readsStdin };
 }
 
 async function runSafely(run: ProcessFile, path: string, source: string, options: PipelineOptions): Promise<FileResult> {
