@@ -142,7 +142,9 @@ async function getPrefilterPatterns() {
     js: new RegExp([...new Set(tests.map((t) => t.js))].join('|'), tests.some((t) => t.ignoreCase) ? 'i' : ''),
   }));
   return {
-    mayContainServer: pipeline.mayContainServer,
+    // the runner's gate before mayContainServer: a file that neither reads stdin nor names the SDK transport
+    // is only an importer (a candidate when the tree's import graph says it reaches stdin)
+    mayContainServer: (text) => (text.includes(pipeline.READS_STDIN) || text.includes(pipeline.USES_SDK_STDIO)) && pipeline.mayContainServer(text),
     functionSource: source,
     description: conjunctions.map((c) => c.map((t) => t.text).join(' AND ')).join('  OR  '),
     exact: uniform && conjunctions.length === 1,
@@ -358,7 +360,7 @@ async function main() {
   log(`  ${fmt(discovered.files.length)} source files, ${fmt(mb(visitedBytes), 1)} MB that mcp-migrate's discovery visits; ${manifest.packages.length} workspace packages`);
   log(`  ordinary modules: ${fmt(manifest.totals.ordinaryFiles)} (${byExt}); 0.5–30 KB, median ~3.5 KB`);
   log(`  planted: ${manifest.planted.length} hand-rolled servers (cases 01–12 × ${opts.copies}, ${manifest.planted.reduce((n, c) => n + c.files.length, 0)} files with their package.json/lib/data), ${manifest.decoys.length} decoys (13 already on the SDK, 14 not MCP), ${manifest.traps.length} trap copies in node_modules/, build/, generated/ (gitignored) and tmp/ (package .gitignore)`);
-  log(`  prefilter (mayContainServer): ${prefilter.description}`);
+  log(`  prefilter ('stdin' or 'StdioServerTransport', then mayContainServer): ${prefilter.description}; importers reaching stdin are added from the import graph (not counted here)`);
   log(`    passes ${fmt(passes)} of ${fmt(discovered.files.length)} files (${((100 * passes) / discovered.files.length).toFixed(2)}%): ${plantedPassing} planted/decoy server files, ${fmt(passes - plantedPassing)} ordinary modules`);
   if (prefilter.stages.length === 2) {
     log(`    grep stage 1 (/${prefilter.stages[0].js.source}/${prefilter.stages[0].js.flags}) matches ${((100 * firstOnly) / discovered.files.length).toFixed(2)}% of them, stage 2 (/${prefilter.stages[1].js.source}/${prefilter.stages[1].js.flags}) ${((100 * secondOnly) / discovered.files.length).toFixed(2)}%`);
