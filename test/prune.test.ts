@@ -24,6 +24,37 @@ describe('pruneUnusedDeclarations', () => {
     expect(prune('server.js', head + LOOP + 'main();\n', head + 'main();\n')).toBe('main();\n');
   });
 
+  it('removes neighbouring dead declarations in one pass, whose removals share the blank line between them', () => {
+    const cls = (loop: string) =>
+      [
+        'class Channel {',
+        '  listen() {',
+        loop,
+        '  }',
+        '',
+        '  send(m) {',
+        "    process.stdout.write(JSON.stringify(m) + '\\n');",
+        '  }',
+        '',
+        '  reply(id, result) {',
+        "    this.send({ jsonrpc: '2.0', id, result });",
+        '  }',
+        '',
+        '  fail(id, code, message) {',
+        "    this.send({ jsonrpc: '2.0', id, error: { code, message } });",
+        '  }',
+        '}',
+        'new Channel().listen();',
+        '',
+      ].join('\n');
+    const original = cls("    rl.on('line', (line) => this.reply(1, line));");
+    const rewritten = cls('    server.connect(transport);');
+    expect(prune('channel.js', original, rewritten, ['send', 'reply', 'fail'])).toBe(['class Channel {', '  listen() {', '    server.connect(transport);', '  }', '}', 'new Channel().listen();', ''].join('\n'));
+    // a comment between two of them: its blank lines are shared too
+    const commented = (text: string) => text.replace('  reply(id, result) {', '  // answers\n  reply(id, result) {');
+    expect(prune('channel.js', commented(original), commented(rewritten), ['send', 'reply', 'fail'])).not.toMatch(/send|reply|fail/);
+  });
+
   it('keeps what the user left unused on purpose', () => {
     const text = "function debugDump() { console.error('state'); }\nmain();\n";
     expect(prune('server.js', text + LOOP, text)).toBe(text);

@@ -40,6 +40,18 @@ export class EditList {
     return this.edits.length;
   }
 
+  /**
+   * Removes [start, end), joined with the removals it overlaps (a comment between two removed
+   * declarations: their removal ranges share the blank lines around it); nothing when it overlaps an
+   * edit that writes text.
+   */
+  removeJoined(start: number, end: number): void {
+    const overlapping = this.edits.filter((e) => e.start < end && e.end > start);
+    if (overlapping.some((e) => e.text !== '')) return;
+    for (const e of overlapping) this.edits.splice(this.edits.indexOf(e), 1);
+    this.edits.push({ start: Math.min(start, ...overlapping.map((e) => e.start)), end: Math.max(end, ...overlapping.map((e) => e.end)), text: '' });
+  }
+
   /** True when an edit touches [start, end). */
   touches(start: number, end: number): boolean {
     return this.edits.some((e) => e.start < end && e.end > start);

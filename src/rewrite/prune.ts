@@ -65,6 +65,8 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     }
   }
   const edits = new EditList();
+  /** The dead declarations and whole destructuring statements, removed once their neighbours are known. */
+  const spans: [number, number][] = [];
   const importsTouched = new Map<t.ImportDeclaration, t.Node[]>();
   const patternsTouched = new Map<t.VariableDeclaration, t.Node[]>();
   for (const info of dead.values()) {
@@ -76,8 +78,7 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     }
     // A declaration inside another removed one goes with it.
     if ([...dead.values()].some((d) => d !== info && info.node.start! >= d.node.start! && info.node.end! <= d.node.end!)) continue;
-    const range = getRemovalRange(rewritten, info.node.start!, info.node.end!);
-    if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
+    spans.push([info.node.start!, info.node.end!]);
   }
   for (const info of dead.values()) {
     const statement = info.statement;
@@ -86,11 +87,22 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   for (const [statement, properties] of patternsTouched) {
     const pattern = statement.declarations[0]!.id as t.ObjectPattern;
     if (properties.length === pattern.properties.length) {
-      const range = getRemovalRange(rewritten, statement.start!, statement.end!);
-      if (!edits.touches(range.start, range.end)) edits.remove(range.start, range.end);
+      spans.push([statement.start!, statement.end!]);
       continue;
     }
     for (const property of properties) removeListItem(rewritten, edits, property);
+  }
+  // neighbours with only space between them go as one: their removals would share that space
+  spans.sort((a, b) => a[0] - b[0]);
+  const joined: [number, number][] = [];
+  for (const span of spans) {
+    const last = joined[joined.length - 1];
+    if (last && /^\s*$/.test(rewritten.slice(last[1], span[0]))) last[1] = Math.max(last[1], span[1]);
+    else joined.push([...span]);
+  }
+  for (const [start, end] of joined) {
+    const range = getRemovalRange(rewritten, start, end);
+    edits.removeJoined(range.start, range.end);
   }
   for (const [declaration, specifiers] of importsTouched) {
     if (specifiers.length === declaration.specifiers.length) {

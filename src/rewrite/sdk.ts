@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import * as t from '@babel/types';
-import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
@@ -208,12 +208,11 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   for (const [path, change] of changes) {
     const mod = model.facts.program.modules.find((m) => m.path === path)!;
     const others = [...model.facts.program.modules].filter((m) => m !== mod).map((m) => changes.get(m.path)?.after ?? m.source);
-    // a name other modules still write as code (`is out of range` in a message is no read of `out`)
+    // a name other modules still read as code (`is out of range` in a message is no read of `out`)
     const named = new Set<string>();
     for (const other of model.facts.program.modules) {
       if (other === mod) continue;
-      const text = changes.get(other.path)?.after ?? other.source;
-      for (const id of buildIndex(parseSource(other.path, text), text).identifiers) named.add(id.name);
+      for (const name of getNamesRead(other.path, changes.get(other.path)?.after ?? other.source)) named.add(name);
     }
     const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), (name) => named.has(name));
     // members other modules read, as they read now (the calls of `channel.writeMessage` went with the replies)
@@ -224,6 +223,28 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
   if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
   return { changes, notes: ctx.notes, fixes: ctx.fixes };
+}
+
+/**
+ * The names a module reads as code: references, imported and re-exported names, destructured keys
+ * (`const { write } = require('./rpc')`), members of its own values (`rpc.write`, `this.write`); not a
+ * global's member (`process.stderr.write` reads no `write` of another module), not words in strings.
+ */
+function getNamesRead(path: string, text: string): Set<string> {
+  const index = buildIndex(parseSource(path, text), text);
+  const names = new Set<string>();
+  for (const id of index.identifiers) {
+    const parent = index.parent.get(id);
+    if (parent?.type === 'ImportSpecifier' || parent?.type === 'ExportSpecifier') names.add(id.name);
+    else if (parent?.type === 'ObjectProperty' && parent.key === id && index.parent.get(parent)?.type === 'ObjectPattern') names.add(id.name);
+    else if ((parent?.type === 'MemberExpression' || parent?.type === 'OptionalMemberExpression') && parent.property === id) {
+      if (parent.computed) continue;
+      let root: t.Node = parent.object;
+      while (root.type === 'MemberExpression' || root.type === 'OptionalMemberExpression') root = root.object;
+      if (root.type !== 'Identifier' || resolveIdentifier(index, root) !== null) names.add(id.name);
+    } else if (isReferenceIdentifier(index, id)) names.add(id.name);
+  }
+  return names;
 }
 
 /**
