@@ -308,3 +308,34 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => service.
     expect(m.envelope.unansweredEnds).toEqual([]);
   });
 });
+
+// An error written as a bare string (or without a code) that says the method is unknown, on the path
+// for no method the dispatch knows, is answered -32601 (as the envelope helper does); other bare
+// messages keep the SDK's -32603.
+describe('a bare error message for an unknown method', () => {
+  const server = `
+const readline = require('readline');
+const extra = new Map();
+extra.set('kv/get', (params) => params.key);
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  const { id, method, params } = msg;
+  if (method === 'initialize') return send({ jsonrpc: '2.0', id, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
+  if (method === 'tools/list') return send({ jsonrpc: '2.0', id, result: { tools: [] } });
+  const handler = extra.get(method);
+  if (!handler && method.startsWith('debug/')) return send({ jsonrpc: '2.0', id, error: 'Debug methods are off in this build' });
+  if (!handler) return send({ jsonrpc: '2.0', id, error: \`Method not found: \${method}\` });
+  send({ jsonrpc: '2.0', id, result: handler(params) });
+});`;
+
+  it('gets -32601 where the message says so, and no code where it does not', () => {
+    const m = model('bare-errors.js', server);
+    expect(m.blockers).toEqual([]);
+    const errors = m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => [s.statement.loc!.start.line, (s.reply as { code: string | null }).code]);
+    expect(errors).toEqual([
+      [12, null],
+      [13, '-32601'],
+    ]);
+  });
+});

@@ -10,7 +10,7 @@ import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath
 import type { ModuleUnit } from '../analysis/program.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
-import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS } from '../model/mcp-methods.js';
+import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
 import type {
   Anchor,
@@ -926,7 +926,8 @@ function analyseSite(
         block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
         return null;
       }
-      rendered = { kind: 'error', code, message, data };
+      // no code, and a message that says the method is unknown: JSON-RPC's code for it
+      rendered = { kind: 'error', code: code === null && message !== null && p.method === null && UNKNOWN_METHOD_MESSAGE.test(message) ? '-32601' : code, message, data };
     } else {
       // `error: 'Method not found'`, `error: err.message` (a string where an object belongs) or an Error
       const text = errorNode ? renderNodeAt(errorNode.node, errorNode.frame, place, 0, errorNode.mod) : null;
@@ -935,7 +936,8 @@ function analyseSite(
         return null;
       }
       // a bare message for a tool the server does not know gets MCP's code for it (-32602), others -32603
-      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : null;
+      // (and a bare message that says the method is unknown, on a path for no method the dispatch knows, -32601)
+      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : p.method === null && UNKNOWN_METHOD_MESSAGE.test(text) ? '-32601' : null;
       rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code, message: text, data: null };
     }
   }

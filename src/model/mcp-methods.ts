@@ -53,6 +53,12 @@ export function isMcpRequestMethod(method: string): method is McpRequestMethod {
   return Object.prototype.hasOwnProperty.call(MCP_REQUESTS, method);
 }
 
+/**
+ * An error message that says the method is unknown (`Method not found: x`, `Unknown method`): an error
+ * without a standard code that says so is answered -32601, by the SDK rewrite and by the envelope helper.
+ */
+export const UNKNOWN_METHOD_MESSAGE = /\b(method not found|(unknown|unsupported|no such) method)\b|\bmethod\s+['"\u0060]?[\w/.$-]+['"\u0060]?\s+(is\s+)?(not found|not supported|unknown|not implemented)\b/i;
+
 /** JSON-RPC 2.0 standard error codes. */
 export const RPC_ERRORS = {
   parseError: -32700,

@@ -4,6 +4,7 @@
 // (framing, the methods it answers) is passed to createEnvelope by the server.
 // Deliberately not: reading stdin or routing methods. Those stay in the server.
 import { dirname, extname, join } from 'node:path';
+import { UNKNOWN_METHOD_MESSAGE } from '../../model/mcp-methods.js';
 
 export type HelperKind = 'cjs' | 'esm' | 'ts';
 
@@ -95,7 +96,7 @@ function stringify(value) {
   }
 }
 
-const UNKNOWN_METHOD = /\\b(method not found|(unknown|unsupported|no such) method)\\b|\\bmethod\\s+['"\\u0060]?[\\w/.$-]+['"\\u0060]?\\s+(is\\s+)?(not found|not supported|unknown|not implemented)\\b/i;
+const UNKNOWN_METHOD = /${UNKNOWN_METHOD_MESSAGE.source}/i;
 
 function toError(error) {
   const fields = isObject(error) ? error : { message: error };
