@@ -66,6 +66,14 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain("const { serve } = require('./wire.js');");
   });
 
+  it('a class writer method nothing calls any more goes, though a global has a member of its name (process.stderr.write)', () => {
+    const { result } = migrate('class-writer-module');
+    const channel = result.related?.find((r) => r.path.endsWith('channel.mjs'));
+    expect(channel?.after).toBeDefined();
+    expect(channel!.after).not.toMatch(/\bwrite\(message\)|this\.output\.write/);
+    expect(result.after).toContain("process.stderr.write('tally-counter: ready\\n');");
+  });
+
   it('a jsonrpc guard before the dispatch goes (the SDK validates the envelope)', () => {
     const { result } = migrate('jsonrpc-guard-log');
     expect(result.after).not.toContain("msg.jsonrpc !== '2.0'");

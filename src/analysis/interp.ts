@@ -1793,13 +1793,18 @@ export class Interpreter {
     return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
   }
 
-  /** The only call of a function in the program (by its name, or `new` of its class), with its arguments. */
+  /** The only call of a function in the program (by its name, as a method of its class, or `new` of its class), with its arguments. */
   private findUniqueCallSite(fn: FunctionNode, mod: ModuleUnit): NewSite | null {
     let target: Binding | null = null;
     let cls: ClassNode | null = null;
     if (fn.type === 'FunctionDeclaration' && fn.id) target = resolveIdentifier(mod.index, fn.id);
     else if (fn.type === 'ClassMethod' && fn.kind === 'constructor') cls = getEnclosingClass(mod.index, fn);
-    else {
+    else if (fn.type === 'ClassMethod' && fn.kind === 'method' && !fn.static) {
+      // `channel.open(onMessage)` on an instance of the class, or `this.open(...)` inside it
+      const owner = getEnclosingClass(mod.index, fn);
+      const name = getStaticKey(fn);
+      return owner && name !== null ? this.findMethodCallSite(owner, mod, name) : null;
+    } else {
       const parent = mod.index.parent.get(fn);
       if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') target = resolveIdentifier(mod.index, parent.id);
     }

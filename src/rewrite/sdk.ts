@@ -207,16 +207,17 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   // a writer only its module's exports still name, and no other module reads: it goes too
   for (const [path, change] of changes) {
     const mod = model.facts.program.modules.find((m) => m.path === path)!;
-    const others = [...model.facts.program.modules].filter((m) => m !== mod).map((m) => changes.get(m.path)?.after ?? m.source);
-    // a name other modules still read as code (`is out of range` in a message is no read of `out`)
+    // what other modules still read as code, as they read now (the calls of `channel.writeMessage` went
+    // with the replies; `is out of range` in a message is no read of `out`, `process.stderr.write` none of `write`)
     const named = new Set<string>();
+    const external = new Set<string>();
     for (const other of model.facts.program.modules) {
       if (other === mod) continue;
-      for (const name of getNamesRead(other.path, changes.get(other.path)?.after ?? other.source)) named.add(name);
+      const read = getNamesRead(other.path, changes.get(other.path)?.after ?? other.source);
+      for (const name of read.names) named.add(name);
+      for (const name of read.members) external.add(name);
     }
     const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), (name) => named.has(name));
-    // members other modules read, as they read now (the calls of `channel.writeMessage` went with the replies)
-    const external = getExternalMembers(model, mod, others);
     // pruned again: what the first pass removed can leave more unused (a writer only a removed parse helper called)
     change.after = pruneUnusedDeclarations(path, mod.ast, after, external, getWriterNames(model, mod));
   }
@@ -230,9 +231,10 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
  * (`const { write } = require('./rpc')`), members of its own values (`rpc.write`, `this.write`); not a
  * global's member (`process.stderr.write` reads no `write` of another module), not words in strings.
  */
-function getNamesRead(path: string, text: string): Set<string> {
+function getNamesRead(path: string, text: string): { names: Set<string>; members: Set<string> } {
   const index = buildIndex(parseSource(path, text), text);
   const names = new Set<string>();
+  const members = new Set<string>();
   for (const id of index.identifiers) {
     const parent = index.parent.get(id);
     if (parent?.type === 'ImportSpecifier' || parent?.type === 'ExportSpecifier') names.add(id.name);
@@ -241,10 +243,13 @@ function getNamesRead(path: string, text: string): Set<string> {
       if (parent.computed) continue;
       let root: t.Node = parent.object;
       while (root.type === 'MemberExpression' || root.type === 'OptionalMemberExpression') root = root.object;
-      if (root.type !== 'Identifier' || resolveIdentifier(index, root) !== null) names.add(id.name);
+      if (root.type !== 'Identifier' || resolveIdentifier(index, root) !== null) {
+        names.add(id.name);
+        members.add(id.name);
+      }
     } else if (isReferenceIdentifier(index, id)) names.add(id.name);
   }
-  return names;
+  return { names, members };
 }
 
 /**
@@ -352,13 +357,8 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
 const PURE_GLOBALS = new Set(['String', 'Number', 'Boolean', 'Array', 'Object']);
 
 /** Member names other modules of the program read: a class member with such a name is never pruned here. */
-function getExternalMembers(model: ServerModel, mod: ModuleUnit, texts?: string[]): Set<string> {
+function getExternalMembers(model: ServerModel, mod: ModuleUnit): Set<string> {
   const names = new Set<string>();
-  if (texts) {
-    // the other modules' texts after the rewrite: every `.name` they spell (more names only keep more)
-    for (const text of texts) for (const match of text.matchAll(/\.\s*([A-Za-z_$][\w$]*)/g)) names.add(match[1]!);
-    return names;
-  }
   for (const other of model.facts.program.modules) {
     if (other === mod) continue;
     for (const member of other.index.members) {
