@@ -59,20 +59,23 @@ describe('markFixed', () => {
   });
 
   // The envelope answers unknown methods -32601 itself when it knows every method the server answers,
-  // or where detection found the ends a request for an unknown method leaves by without a reply.
+  // or where detection found the ends a request for an unknown method leaves by without a reply; or the
+  // server answers them itself with an error the helper makes -32601.
   it('the envelope fallback fixes the envelope rules and stdout pollution too, unknown methods where it can', () => {
-    // 11 answers initialize, tools/list and tools/call
-    const known = modelOf('11-content-length-framing/server.js');
-    expect(known.envelope.methods).toEqual(['initialize', 'tools/list', 'tools/call']);
+    // 11 answers initialize, tools/list and tools/call, and every other method with -32601 itself
+    const own = modelOf('11-content-length-framing/server.js');
+    expect(own.envelope).toMatchObject({ methods: null, answersUnknownMethods: true });
+    expect(fixedRules(ENVELOPE, own)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
+    const known = { ...own, envelope: { ...own.envelope, methods: ['initialize', 'tools/list', 'tools/call'], answersUnknownMethods: false } };
     expect(fixedRules(ENVELOPE, known)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
-    const fn = known.facts.entry.index.functions[0]!;
-    const ends = { ...known, envelope: { ...known.envelope, methods: null, unansweredEnds: [{ kind: 'end' as const, reason: 'unknown-method' as const, node: fn, mod: known.facts.entry, fn }] } };
+    const fn = own.facts.entry.index.functions[0]!;
+    const ends = { ...own, envelope: { ...own.envelope, answersUnknownMethods: false, unansweredEnds: [{ kind: 'end' as const, reason: 'unknown-method' as const, node: fn, mod: own.facts.entry, fn }] } };
     expect(fixedRules(ENVELOPE, ends)).toEqual([...ENVELOPE_RULES, 'stdout-pollution']);
   });
 
   it('the envelope fallback leaves unknown methods unfixed where it knows neither the methods nor the silent ends, or has no model', () => {
-    const known = modelOf('11-content-length-framing/server.js');
-    const open = { ...known, envelope: { ...known.envelope, methods: null, unansweredEnds: [] } };
+    const own = modelOf('11-content-length-framing/server.js');
+    const open = { ...own, envelope: { ...own.envelope, methods: null, unansweredEnds: [], answersUnknownMethods: false } };
     const withoutUnknown = [...ENVELOPE_RULES.filter((r) => r !== 'unknown-method-unanswered'), 'stdout-pollution'];
     expect(fixedRules(ENVELOPE, open)).toEqual(withoutUnknown);
     expect(fixedRules(ENVELOPE, null)).toEqual(withoutUnknown);

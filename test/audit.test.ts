@@ -293,34 +293,52 @@ describe('auditSource on clean files', () => {
     });
   }
 
-  // Known analysis bugs outside the audit (src/analysis): these correct files still get findings. The
-  // reproducers in known-bugs/ say what goes wrong in their header. Each it.fails turns red when its
-  // bug is fixed (then it becomes a plain "no findings" test); the test after them pins the wrong
-  // findings, so that the it.fails tests fail for that reason only.
-  const KNOWN_BUGS: Record<string, [RuleId, number][]> = {
-    // `const isRequest = Object.prototype.hasOwnProperty.call(msg, 'id')` is not followed as an id test
-    'clean/compliant-server.js': [['reply-to-notification', 28]],
-    'known-bugs/id-test-in-variable.js': [['reply-to-notification', 14]],
-    // a Content-Length frame built with `+` is read as text, so no reply is seen
-    'known-bugs/content-length-concat.js': [
-      ['stdout-pollution', 9],
-      ['parse-error-unanswered', 24],
-      ['unknown-method-unanswered', 29],
-    ],
-  };
-  for (const file of Object.keys(KNOWN_BUGS)) {
-    it.fails(`${file}: no findings (known analysis bug)`, () => {
-      expect(audit(file)).toEqual([]);
-    });
-  }
+  // Once known analysis bugs (their fixtures say what went wrong): a test of the id kept in a variable
+  // through hasOwnProperty, and a Content-Length frame built with `+`.
+  it.each(['clean/compliant-server.js', 'clean/id-test-in-variable.js', 'clean/content-length-concat.js'])('%s: no findings', (file) => {
+    expect(audit(file)).toEqual([]);
+  });
+
+  it('the id test in a variable and the `+`-built frame are what keeps those files clean', () => {
+    const variants: [string, string, string, [RuleId, number][]][] = [
+      // the test is what keeps the -32601 reply from notifications
+      // a path known to be a notification reaches every reply
+      [
+        'clean/id-test-in-variable.js',
+        'if (!isRequest) return;',
+        'if (!isRequest) {}',
+        [
+          ['reply-to-notification', 11],
+          ['reply-to-notification', 12],
+          ['reply-to-notification', 13],
+        ],
+      ],
+      // the id is never looked at: the catch-all answer is the one notifications land in
+      ['clean/id-test-in-variable.js', "hasOwnProperty.call(msg, 'id')", "hasOwnProperty.call(msg, 'method')", [['reply-to-notification', 13]]],
+      // without the header the frame is text on stdout, and no reply is seen anywhere
+      [
+        'clean/content-length-concat.js',
+        "'Content-Length: ' + Buffer.byteLength(json) + '\\r\\n\\r\\n' + json",
+        "'Length ' + Buffer.byteLength(json) + '\\r\\n\\r\\n' + json",
+        [
+          ['stdout-pollution', 7],
+          ['parse-error-unanswered', 22], // the catch
+          ['unknown-method-unanswered', 27], // the if of the dispatch
+        ],
+      ],
+    ];
+    for (const [file, from, to, expected] of variants) {
+      expect(readFileSync(resolveFixture(file), 'utf8')).toContain(from);
+      expect(
+        audit(file, (s) => s.replace(from, to)).map((f) => [f.rule, f.line]),
+        `${from} -> ${to}`,
+      ).toEqual(expected);
+    }
+  });
 
   // fixed: after `console.log = console.error` (a stdout guard), console.log writes to stderr
   it.each(['clean/sdk-console-redirected.mjs', 'clean/console-log-redirected.js'])('%s: no findings (console.log reassigned to stderr)', (file) => {
     expect(audit(file)).toEqual([]);
-  });
-
-  it('the known analysis bugs above give exactly these findings', () => {
-    for (const [file, expected] of Object.entries(KNOWN_BUGS)) expect(summary(file), file).toEqual(expected);
   });
 
   it('a clean server turns dirty when one rule is broken (the clean fixtures are really checked)', () => {
@@ -368,12 +386,17 @@ describe('auditSource on clean files', () => {
     }
   });
 
-  // Known gap of the audit itself: a Finding has no file, so auditFacts keeps only the findings located
-  // in the entry. known-bugs/split-dispatch: server.js reads stdin and hands the message to
-  // dispatch.js, which answers with `id: msg.id || null`; dispatch.js has no stdin loop, so its own
-  // run finds no server either, and the wrong ids are reported nowhere.
-  it.fails('a finding inside an imported module is reported (known-bugs/split-dispatch)', () => {
-    const rules = [...audit('known-bugs/split-dispatch/server.js'), ...audit('known-bugs/split-dispatch/dispatch.js')].map((f) => f.rule);
-    expect(rules).toContain('wrong-id');
+  // rules/split-dispatch: server.js reads stdin and hands the message to dispatch.js, which answers with
+  // `id: msg.id || null`. dispatch.js has no stdin loop of its own, so the wrong ids are reported with
+  // the server, at their place in dispatch.js (its path in `file`).
+  it('a finding inside an imported module is reported with its file (rules/split-dispatch)', () => {
+    const dispatch = resolveFixture('rules/split-dispatch/dispatch.js');
+    expect(audit('rules/split-dispatch/server.js').map((f) => [f.file ?? 'server.js', f.rule, f.line, f.column])).toEqual([
+      ['server.js', 'parse-error-unanswered', 5, 35], // the catch that drops the line
+      ['server.js', 'reply-to-notification', 6, 3], // handle() answers every message, notifications too
+      [dispatch, 'wrong-id', 3, 70], // msg.id || null
+      [dispatch, 'wrong-id', 4, 70],
+    ]);
+    expect(audit('rules/split-dispatch/dispatch.js')).toEqual([]);
   });
 });

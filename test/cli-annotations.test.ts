@@ -123,3 +123,47 @@ describe('main inside GitHub Actions', () => {
     }
   });
 });
+
+describe('a finding in a module the server imports', () => {
+  // The server reads stdin in server.js and answers in lib/dispatch.js, where the wrong id is: every
+  // output names that module, relative like the server's own path, with the line and column in it.
+  const LEAVE = `${SERVER_HINT}// LEAVE_ME\n`;
+  const withImported = (path: string, source: string, options: PipelineOptions): FileResult => {
+    const base = createFakePipeline().process(path, source, options);
+    const dispatch = join(path, '..', 'lib', 'dispatch.js');
+    return { ...base, findings: [finding('parse-error-unanswered', 5, false), { ...finding('wrong-id', 3, false), file: dispatch }] };
+  };
+
+  it('is listed, annotated and reported at its own file', async () => {
+    const root = await makeTree({ 'server.js': LEAVE, 'lib/dispatch.js': '// answers\n' });
+    const text = makeHarness(root, { env: { GITHUB_ACTIONS: 'true' }, process: withImported });
+    expect(await main(['--check'], text.deps)).toBe(1);
+    expect(text.stdout()).toContain('      server.js:5:3 parse-error-unanswered: parse-error-unanswered at 5\n      lib/dispatch.js:3:3 wrong-id: wrong-id at 3\n');
+    expect(text.stdout()).toContain('::warning file=lib/dispatch.js,line=3,col=3,title=mcp-migrate wrong-id::');
+    expect(text.stdout()).toContain('::warning file=server.js,line=5,col=3,title=mcp-migrate parse-error-unanswered::');
+
+    const json = makeHarness(root, { process: withImported });
+    await main(['--check', '--report', 'json'], json.deps);
+    const report = JSON.parse(json.stdout()) as { files: { path: string; findings: { rule: string; file: string | null }[] }[] };
+    expect(report.files.map((f) => [f.path, f.findings.map((x) => [x.rule, x.file])])).toEqual([
+      [
+        'server.js',
+        [
+          ['parse-error-unanswered', null],
+          ['wrong-id', 'lib/dispatch.js'],
+        ],
+      ],
+    ]);
+
+    const sarif = makeHarness(root, { process: withImported });
+    await main(['--check', '--report', 'sarif'], sarif.deps);
+    const results = (JSON.parse(sarif.stdout()) as { runs: { results: { ruleId: string; locations: { physicalLocation: { artifactLocation: { uri: string } } }[] }[] }[] }).runs[0]!.results;
+    expect(results.filter((r) => r.ruleId === 'wrong-id').map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(['lib/dispatch.js']);
+    expect(results.filter((r) => r.ruleId === 'parse-error-unanswered').map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(['server.js']);
+
+    const markdown = makeHarness(root, { process: withImported });
+    await main(['--check', '--report', 'markdown'], markdown.deps);
+    expect(markdown.stdout()).toContain('| lib/dispatch.js:3:3 | `wrong-id` |');
+    expect(markdown.stdout()).toContain('| 5:3 | `parse-error-unanswered` |');
+  });
+});

@@ -338,4 +338,17 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       [13, '-32601'],
     ]);
   });
+
+  it('reads the message as the text it builds, with the method left open (a template or a concatenation)', () => {
+    const bare = 'error: `Method not found: ${method}`';
+    expect(server).toContain(bare);
+    for (const message of ["{ message: 'Method ' + method + ' not found' }", '{ message: `Method ${method} is not supported` }', '`No such method ${method}`']) {
+      const m = model('built-message.js', server.replace(bare, `error: ${message}`));
+      expect(m.blockers).toEqual([]);
+      expect(m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code), message).toEqual([null, '-32601']);
+    }
+    // the method name where a word belongs is no message about the method
+    const other = model('other-message.js', server.replace(bare, "error: 'Failed: ' + method"));
+    expect(other.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code)).toEqual([null, null]);
+  });
 });

@@ -62,6 +62,8 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
           `'use strict';\n\n${helperLines({
             marker: 'CONTENT_LENGTH_FRAMING',
             importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            // the server answers unknown methods itself ("Method x not found", -32000): no method list, its
+            // answer stands and the helper gives it -32601
             create: "const envelope = createEnvelope({ framing: 'content-length' });",
           })}\n`,
         ],
@@ -72,10 +74,20 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
         ["process.stdout.write('calculator ready\\n');", "envelope.write('calculator ready\\n');"],
       ]),
     );
-    // the server answers every method itself (its default branch), so there is no method list
     expect(result.after).not.toContain('methods:');
     expect(result.fixes).toContain('Content-Length is counted in bytes');
+    expect(result.fixes).toContain("ping is answered, and the server's answer to an unknown method gets -32601");
     expectIdempotent(file, result.after!);
+  });
+
+  it('content-length-calculator.js: a server whose answer to an unknown method does not say so gets the method list', () => {
+    const file = 'content-length-calculator.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const own = 'message: `Method ${msg.method} not found`';
+    expect(before).toContain(own);
+    const result = migrate(file, before.replace(own, "message: 'Request failed'"));
+    expect(result.after).toContain("createEnvelope({ framing: 'content-length', methods: ['initialize', 'tools/list', 'tools/call'] })");
+    expect(result.fixes).toContain('ping is answered, and unknown methods get -32601');
   });
 
   it('computed-dispatch-class.mjs: an ESM class with this[`handle_${method}`] and console.log writes', () => {

@@ -97,6 +97,7 @@ describe('json report', () => {
       column: 11,
       message: expect.stringContaining('`msg.id || null`'),
       hint: expect.stringContaining('Echo the request id'),
+      file: null,
       fixed: true,
     });
     expect(byPath.get('corpus/11-content-length-framing/server.js')).toMatchObject({

@@ -883,8 +883,10 @@ export class Interpreter {
     if (isFromMethod(a) || isFromMethod(b)) return FROM_METHOD;
     if (a.k === 'text' || b.k === 'text') return { k: 'text' };
     if (a.k === 'json' && b.k === 'lit' && typeof b.value === 'string') return { ...a, suffix: a.suffix + b.value };
-    if (b.k === 'json' && a.k === 'lit' && typeof a.value === 'string' && /content-length/i.test(a.value)) return { ...b, header: true };
-    return UNKNOWN;
+    // the literal start of a string: a header built with `+` ('Content-Length: ' + n + '\r\n\r\n' + json) is one
+    const head = a.k === 'lit' && typeof a.value === 'string' ? a.value : a.k === 'unknown' ? a.head : undefined;
+    if (b.k === 'json' && head !== undefined && /content-length/i.test(head)) return { ...b, header: true };
+    return head ? { k: 'unknown', head } : UNKNOWN;
   }
 
   // ---------------------------------------------------------------- calls
@@ -1218,6 +1220,15 @@ export class Interpreter {
         const branches = this.hasKey(self ?? UNKNOWN, arg(0), s, frame, expr);
         return branches.map((b) => ({ s: b.s, v: lit(b.truth) }));
       }
+      case 'hasOwnProperty.call':
+      case 'Object.hasOwn':
+      case 'hasOwnProperty': {
+        // a test of the message kept for later (`const isRequest = Object.hasOwn(msg, 'id')`): the path forks
+        // here, as where the test is written in an `if`
+        const [target, key] = name === 'hasOwnProperty' ? [self ?? UNKNOWN, arg(0)] : [arg(0), arg(1)];
+        if (target.k === 'msg') return this.hasKey(target, key, s, frame, expr).map((b) => ({ s: b.s, v: lit(b.truth) }));
+        return this.opaqueCall(expr, args, s, frame);
+      }
       case 'readline.createInterface': {
         const options = arg(0);
         const input = options.k === 'stream' ? options : this.member(options, 'input', s, frame, expr);
@@ -1434,7 +1445,8 @@ export class Interpreter {
         }
         if (parts.some((p) => p.k === 'text')) return { k: 'text', origin };
         if (parts.some(isFromMethod)) return { k: 'unknown', origin, fromMethod: true };
-        return { k: 'unknown', origin };
+        const head = expr.quasis[0]?.value.cooked;
+        return head ? { k: 'unknown', origin, head } : { k: 'unknown', origin };
       }
       case 'Identifier':
         return this.withOrigin(this.readIdentifier(expr, s, frame), origin);
@@ -2524,10 +2536,7 @@ export function classifyWrite(payload: Val, console: boolean): WriteData {
     if (/^\r?\n$/.test(payload.value)) return { kind: 'newline' };
     if (/^content-length:/i.test(payload.value)) return { kind: 'header' };
   }
-  if (payload.k === 'unknown' && payload.origin?.node.type === 'TemplateLiteral') {
-    const head = (payload.origin.node as t.TemplateLiteral).quasis[0]?.value.cooked ?? '';
-    if (/^content-length:/i.test(head)) return { kind: 'header' };
-  }
+  if (payload.k === 'unknown' && payload.head !== undefined && /^content-length:/i.test(payload.head)) return { kind: 'header' };
   return { kind: 'text' };
 }
 

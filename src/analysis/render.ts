@@ -217,6 +217,18 @@ export function sourceOf(mod: ModuleUnit, node: t.Node): string {
   return mod.source.slice(node.start!, node.end!);
 }
 
+/**
+ * The text a string expression builds, with `x` for each part only known at run time:
+ * `` `Method ${m} not found` `` and `'Method ' + m + ' not found'` are both `Method x not found`.
+ */
+export function sketchString(node: t.Node): string {
+  const expr = unwrapExpression(node);
+  if (expr.type === 'StringLiteral') return expr.value;
+  if (expr.type === 'TemplateLiteral') return expr.quasis.map((q) => q.value.cooked ?? '').join('x');
+  if (expr.type === 'BinaryExpression' && expr.operator === '+' && expr.left.type !== 'PrivateName') return sketchString(expr.left) + sketchString(expr.right);
+  return 'x';
+}
+
 /** Source text on one line, cut to `max` characters (for messages and headers). */
 export function shorten(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();

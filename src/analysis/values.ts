@@ -34,8 +34,11 @@ export interface Origin {
 export type SymKey = string;
 
 export type Val =
-  /** `fromMethod`: a string computed from the message method (`'handle_' + method`). */
-  | { k: 'unknown'; origin?: Origin; fromMethod?: boolean }
+  /**
+   * `fromMethod`: a string computed from the message method (`'handle_' + method`). `head`: the literal
+   * start of a string built from unknown parts (`'Content-Length: ' + n`, `` `Content-Length: ${n}` ``).
+   */
+  | { k: 'unknown'; origin?: Origin; fromMethod?: boolean; head?: string }
   | { k: 'lit'; value: Lit; origin?: Origin }
   /** A global object or function: process, console, JSON, Object, Buffer, Promise, Error, Map, Math, ... */
   | { k: 'global'; name: string; origin?: Origin }

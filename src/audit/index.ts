@@ -56,10 +56,10 @@ export function auditSource(path: string, source: string, options: AuditOptions 
 }
 
 /**
- * The findings located in the entry file, sorted by position, one per rule and position. The rules
- * follow the message into the modules the entry imports, and a reply written there is reported at the
- * entry's call that leads to it when that call is a writer helper; a finding whose node lies in another
- * module is dropped (a Finding has no file of its own: test/fixtures/audit/known-bugs/split-dispatch).
+ * The findings, one per rule and position: the entry's first, then those of the modules it imports (with
+ * their `file`), each sorted by position. The rules follow the message into the modules the entry imports;
+ * a reply written there is reported at the entry's call that leads to it when that call is a writer
+ * helper, and where it is written otherwise (a dispatch module that builds a wrong id).
  */
 export function auditFacts(facts: FileFacts, model: ServerModel | null, options: AuditOptions = {}): Finding[] {
   const raw: RawFinding[] = [];
@@ -96,15 +96,24 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
   const seen = new Set<string>();
   const findings: Finding[] = [];
   for (const finding of raw) {
-    if (finding.mod !== facts.entry) continue;
+    const file = finding.mod === facts.entry ? undefined : finding.mod.path;
     const line = finding.node.loc?.start.line ?? 1;
     const column = (finding.node.loc?.start.column ?? 0) + 1;
-    const key = `${finding.rule}:${line}:${column}`;
+    const key = `${file ?? ''}:${finding.rule}:${line}:${column}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    findings.push({ rule: finding.rule, message: finding.message, hint: RULES[finding.rule].hint, line, column, fixed: false });
+    const where = file === undefined ? {} : { file };
+    findings.push({ rule: finding.rule, message: finding.message, hint: RULES[finding.rule].hint, ...where, line, column, fixed: false });
   }
-  return findings.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+  return findings.sort((a, b) => compareFiles(a.file, b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}
+
+/** The entry (no file) before the modules it imports, those by path. */
+function compareFiles(a: string | undefined, b: string | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return -1;
+  if (b === undefined) return 1;
+  return a < b ? -1 : 1;
 }
 
 /** `build()` on first use, its value (or its error, thrown again) after that. */
@@ -651,7 +660,7 @@ function isFixed(rule: string, decision: Decision, model: ServerModel | null): b
     case 'sdk':
       return fixedBy.includes('sdk');
     case 'envelope':
-      if (rule === 'unknown-method-unanswered') return model !== null && (model.envelope.methods !== null || model.envelope.unansweredEnds.length > 0);
+      if (rule === 'unknown-method-unanswered') return model !== null && (model.envelope.methods !== null || model.envelope.unansweredEnds.length > 0 || model.envelope.answersUnknownMethods);
       return fixedBy.includes('envelope');
     case 'leave':
     case 'none':

@@ -91,7 +91,7 @@ export function buildAnnotations({ results, errors, applied, path }: AnnotationI
     for (const finding of unfixed) {
       annotations.push({
         level: 'warning',
-        file,
+        file: finding.file === undefined ? file : path(finding.file),
         line: finding.line,
         col: finding.column,
         title: `mcp-migrate ${finding.rule}`,

@@ -86,7 +86,7 @@ export function describeDecision(decision: Decision): string {
 }
 
 /** The lines above a file's diff: path, decision and reasons, what was detected, what the rewrite fixes. */
-export function renderFileHeader(path: string, result: FileResult, paint: Paint): string {
+export function renderFileHeader(path: string, result: FileResult, paint: Paint, display: (path: string) => string = (p) => p): string {
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
   if (result.decision.kind === 'sdk') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
   if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${result.detected}`);
@@ -101,7 +101,7 @@ export function renderFileHeader(path: string, result: FileResult, paint: Paint)
   // The audit: every JSON-RPC envelope violation, and whether this file's rewrite fixes it.
   for (const f of result.findings) {
     const status = f.fixed ? paint.added('fixed by this rewrite') : paint.warn('not fixed');
-    lines.push(`   ${path}:${f.line}:${f.column} ${f.rule}: ${f.message} [${status}]`);
+    lines.push(`   ${f.file === undefined ? path : display(f.file)}:${f.line}:${f.column} ${f.rule}: ${f.message} [${status}]`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -114,7 +114,7 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
     }
     const extras = renderExtras(ctx, applier, result, shownManifests, shownCompanions);
     if (ctx.mode !== 'apply' || applyAll) {
-      out(`\n${renderFileHeader(display(result.path), result, paint)}`);
+      out(`\n${renderFileHeader(display(result.path), result, paint, display)}`);
       out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
       out(extras);
       if (ctx.mode === 'apply') await applyChoice(ctx, applier, outcome, result, { kind: 'all' });
@@ -171,7 +171,7 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   const split = splitChange(result.before, after);
   const checker = createPartialChecker(result, getPipelineOptions(ctx, result), ctx.process);
   const groups = getGroups(result, split, checker);
-  const header = renderFileHeader(path, result, paint);
+  const header = renderFileHeader(path, result, paint, ctx.display);
   const gutter = String(Math.max(countLines(result.before), countLines(after))).length;
   const diff = renderNumberedHunks(split.hunks, paint, (h) => (split.hunks.length > 1 ? paint.dim(`hunk ${h.index + 1}/${split.hunks.length}`) : ''), gutter);
 

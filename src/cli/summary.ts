@@ -24,7 +24,7 @@ function isReportable(result: FileResult): boolean {
 export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null, exitCode: number, display: (path: string) => string): RunSummary {
   const failed = new Map((outcome?.failed ?? []).map((f) => [f.path, f.message]));
   const files: FileResult[] = scan.results.filter(isReportable).map((result) => {
-    const copy: FileResult = { ...result, path: display(result.path) };
+    const copy: FileResult = { ...result, path: display(result.path), findings: result.findings.map((f) => (f.file === undefined ? f : { ...f, file: display(f.file) })) };
     if (result.companions !== undefined) copy.companions = result.companions.map((c) => ({ path: display(c.path), content: c.content }));
     const writeError = failed.get(result.path);
     if (writeError !== undefined) copy.error = writeError;
@@ -90,7 +90,7 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
     for (const r of leave) {
       lines.push(`    ${display(r.path)}: ${describeDecision(r.decision).replace(/^left alone: /, '')}`);
       // what stays broken, so it can be fixed by hand
-      for (const f of r.findings.filter((x) => !x.fixed)) lines.push(`      ${display(r.path)}:${f.line}:${f.column} ${f.rule}: ${f.message}`);
+      for (const f of r.findings.filter((x) => !x.fixed)) lines.push(`      ${display(f.file ?? r.path)}:${f.line}:${f.column} ${f.rule}: ${f.message}`);
     }
   }
   // The reasons are on stderr ("error: <path>: <reason>"); here only which paths.

@@ -8,7 +8,7 @@ import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
-import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sourceOf } from '../analysis/render.js';
+import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
@@ -117,13 +117,44 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
   const openResult = requests.some((p) => p.method === null && p.replies.some((r) => r.kind === 'result'));
   // a writer handed to a timer or a promise callback may answer later, unseen: the list is open
   const deferred = requests.some((p) => p.events.some((e) => e.e === 'effect' && e.what === 'callback'));
+  const answersUnknown = answersUnknownMethods(facts, requests);
   let methods: string[] | null = null;
-  if (!computed && !runtime && !openResult && !deferred && !facts.incomplete) {
+  if (!computed && !runtime && !openResult && !deferred && !facts.incomplete && !answersUnknown) {
     methods = [...new Set(requests.filter((p) => p.method !== null && p.replies.length > 0).map((p) => p.method!))];
     // no answered method seen at all: the replies were not recognised, and an empty list would refuse everything
     if (methods.length === 0) methods = null;
   }
-  return { parses: [...parses.values()], methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [] };
+  return { parses: [...parses.values()], methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [], answersUnknownMethods: answersUnknown };
+}
+
+/**
+ * Whether every request for a method the dispatch does not know is answered with an error that is
+ * -32601 after the helper's correction: that code already, or a generic one (none, -32603, -32600,
+ * -32000 to -32099) on a message that says the method is unknown (`Method ${m} not found`).
+ */
+function answersUnknownMethods(facts: FileFacts, requests: MessagePath[]): boolean {
+  const unknown = requests.filter((p) => p.method === null);
+  if (unknown.length === 0) return false;
+  return unknown.every((p) => p.replies.length > 0 && p.replies.every((r) => r.kind === 'error' && isUnknownMethodError(facts, p, r.event)));
+}
+
+function isUnknownMethodError(facts: FileFacts, p: MessagePath, event: Extract<Event, { e: 'write' }>): boolean {
+  if (event.data.kind !== 'json') return false;
+  const state = p.path.state;
+  const error = facts.interp.getFields(event.data.value, state, event.frame)?.get('error');
+  if (!error) return false;
+  const fields = facts.interp.getFields(error, state, event.frame);
+  const code = fields ? fields.get('code') : undefined;
+  if (code?.k === 'lit' && code.value === -32601) return true;
+  const generic = code === undefined || (code.k === 'lit' && typeof code.value === 'number' && (code.value === -32603 || code.value === -32600 || (code.value <= -32000 && code.value >= -32099)));
+  if (!generic) return false;
+  // the message as written: a literal, or the source of the template or concatenation that builds it
+  const message = fields ? fields.get('message') : error;
+  if (!message) return false;
+  if (message.k === 'lit') return typeof message.value === 'string' && UNKNOWN_METHOD_MESSAGE.test(message.value);
+  const origin = message.origin;
+  if (!origin || (origin.node.type !== 'TemplateLiteral' && origin.node.type !== 'BinaryExpression')) return false;
+  return UNKNOWN_METHOD_MESSAGE.test(sketchString(origin.node));
 }
 
 /**
@@ -927,7 +958,9 @@ function analyseSite(
         return null;
       }
       // no code, and a message that says the method is unknown: JSON-RPC's code for it
-      rendered = { kind: 'error', code: code === null && message !== null && p.method === null && UNKNOWN_METHOD_MESSAGE.test(message) ? '-32601' : code, message, data };
+      const messageNode = code === null && message !== null && p.method === null ? getFieldNode(resolved.node, resolved.frame, resolved.mod, 'message') : null;
+      const saysUnknown = messageNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(messageNode.node, messageNode.frame, messageNode.mod).node));
+      rendered = { kind: 'error', code: saysUnknown ? '-32601' : code, message, data };
     } else {
       // `error: 'Method not found'`, `error: err.message` (a string where an object belongs) or an Error
       const text = errorNode ? renderNodeAt(errorNode.node, errorNode.frame, place, 0, errorNode.mod) : null;
@@ -937,7 +970,8 @@ function analyseSite(
       }
       // a bare message for a tool the server does not know gets MCP's code for it (-32602), others -32603
       // (and a bare message that says the method is unknown, on a path for no method the dispatch knows, -32601)
-      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : p.method === null && UNKNOWN_METHOD_MESSAGE.test(text) ? '-32601' : null;
+      const saysUnknown = p.method === null && errorNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(errorNode.node, errorNode.frame, errorNode.mod).node));
+      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : saysUnknown ? '-32601' : null;
       rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code, message: text, data: null };
     }
   }

@@ -171,6 +171,12 @@ export interface ServerModel {
     methods: string[] | null;
     /** Where a request for an unknown method ends without a reply (only when `methods` is not known). */
     unansweredEnds: NoReplyEnd[];
+    /**
+     * The server answers every request for an unknown method with an error that is -32601 once the helper
+     * has corrected it (a generic code on a message that says the method is unknown): `methods` is then
+     * not given, so that the server's own answer, and its message, stand.
+     */
+    answersUnknownMethods: boolean;
   };
 }
 

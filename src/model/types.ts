@@ -16,6 +16,8 @@ export interface Finding {
   rule: string;
   message: string;
   hint: string;
+  /** The module the finding is in when it is not the file itself (a module the file imports, same path style); line and column are in it. */
+  file?: string;
   line: number;
   column: number;
   /** Whether the planned rewrite of this file fixes it. */

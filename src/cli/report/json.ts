@@ -13,6 +13,8 @@ export interface JsonFinding {
   column: number;
   message: string;
   hint: string;
+  /** The module the finding is in when it is not this file (one it imports); line and column are in it. */
+  file: string | null;
   fixed: boolean;
 }
 
@@ -77,6 +79,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
         column: f.column,
         message: f.message,
         hint: f.hint,
+        file: f.file ?? null,
         fixed: f.fixed,
       })),
       diagnostics: file.diagnostics.map((d) => ({ code: d.code, message: d.message, line: d.line ?? null, column: d.column ?? null })),

@@ -93,7 +93,7 @@ function renderFile(summary: RunSummary, file: FileResult): string[] {
   if (file.findings.length > 0) {
     lines.push('', '| Line | Rule | Finding | Fixed by the rewrite |', '|---:|---|---|:---:|');
     for (const f of file.findings) {
-      lines.push(`| ${f.line}:${f.column} | ${codeSpan(f.rule, true)} | ${escapeText(f.message, true)} | ${f.fixed ? 'yes' : 'no'} |`);
+      lines.push(`| ${f.file === undefined ? '' : `${escapeText(f.file, true)}:`}${f.line}:${f.column} | ${codeSpan(f.rule, true)} | ${escapeText(f.message, true)} | ${f.fixed ? 'yes' : 'no'} |`);
     }
   }
   const changes: string[] = [];

@@ -62,7 +62,7 @@ export function buildSarif(summary: RunSummary): Sarif.Log {
         ...(known ? { ruleIndex: ruleIndex.get(finding.rule)! } : {}),
         level: known ? RULES[finding.rule as RuleId].severity : 'warning',
         message: { text: finding.message },
-        locations: [{ physicalLocation: { artifactLocation, region: { startLine: finding.line, startColumn: finding.column } } }],
+        locations: [{ physicalLocation: { artifactLocation: finding.file === undefined ? artifactLocation : getArtifactLocation(finding.file), region: { startLine: finding.line, startColumn: finding.column } } }],
         properties: { fixedByPlannedRewrite: finding.fixed, hint: finding.hint },
       });
     }

@@ -264,6 +264,8 @@ function getFixes(model: ServerModel): string[] {
     'text that is not a protocol message goes to stderr',
   ];
   if (model.envelope.methods !== null) fixes.push('ping is answered, and unknown methods get -32601');
+  else if (model.envelope.answersUnknownMethods) fixes.push("ping is answered, and the server's answer to an unknown method gets -32601");
+  else fixes.push('ping is answered');
   if (model.framing === 'content-length') fixes.push('Content-Length is counted in bytes');
   return fixes;
 }
