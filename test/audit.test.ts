@@ -27,6 +27,12 @@ function audit(relativePath: string, edit: (source: string) => string = (s) => s
   return findings;
 }
 
+function detectionOf(relativePath: string) {
+  const path = resolveFixture(relativePath);
+  const source = readFileSync(path, 'utf8');
+  return detectServer(buildFacts(path, source, parseSource(path, source), readModuleSync));
+}
+
 function summary(relativePath: string): [string, number][] {
   return audit(relativePath).map((f) => [f.rule, f.line]);
 }
@@ -297,6 +303,20 @@ describe('auditSource on clean files', () => {
   // through hasOwnProperty, and a Content-Length frame built with `+`.
   it.each(['clean/compliant-server.js', 'clean/id-test-in-variable.js', 'clean/content-length-concat.js'])('%s: no findings', (file) => {
     expect(audit(file)).toEqual([]);
+  });
+
+  // two more, whose fixtures say what went wrong: an MCP client reading keypresses, and a dispatch on a
+  // handler name built by a user function
+  it('clean/interactive-client.mjs: no findings, and no server', () => {
+    expect(audit('clean/interactive-client.mjs')).toEqual([]);
+    expect(detectionOf('clean/interactive-client.mjs').kind).not.toBe('server');
+  });
+
+  it('clean/computed-name-through-helper.js: no findings; a computed dispatch that keeps the SDK rewrite off', () => {
+    expect(audit('clean/computed-name-through-helper.js')).toEqual([]);
+    const detection = detectionOf('clean/computed-name-through-helper.js');
+    expect(detection.kind === 'server' && detection.model.blockers.map((b) => b.code)).toEqual(['COMPUTED_DISPATCH']);
+    expect(detection.kind === 'server' && detection.model.summary).toBe("readline 'line' events, writes via stdout.write, no method named by the dispatch");
   });
 
   it('the id test in a variable and the `+`-built frame are what keeps those files clean', () => {

@@ -93,7 +93,9 @@ function describe(facts: FileFacts, paths: MessagePath[]): string {
   const input = { data: "stdin 'data' chunks", readable: "stdin 'readable' reads", line: "readline 'line' events", 'for-await': 'for await over readline' }[consumer.kind];
   const methods = [...new Set(paths.filter((p) => p.method !== null && !p.notification).map((p) => p.method!))];
   const writers = new Set(facts.sinks.map((s) => s.channel));
-  return `${input}, writes via ${[...writers].join('/') || 'nothing'}, ${methods.length} method${methods.length === 1 ? '' : 's'}: ${methods.join(', ')}`;
+  // (no method pinned down: a handler found by a computed name or in a table filled at run time)
+  const found = methods.length === 0 ? 'no method named by the dispatch' : `${methods.length} method${methods.length === 1 ? '' : 's'}: ${methods.join(', ')}`;
+  return `${input}, writes via ${[...writers].join('/') || 'nothing'}, ${found}`;
 }
 
 // ---------------------------------------------------------------- what the envelope needs
