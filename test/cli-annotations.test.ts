@@ -161,6 +161,13 @@ describe('a finding in a module the server imports', () => {
     expect(results.filter((r) => r.ruleId === 'wrong-id').map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(['lib/dispatch.js']);
     expect(results.filter((r) => r.ruleId === 'parse-error-unanswered').map((r) => r.locations[0]!.physicalLocation.artifactLocation.uri)).toEqual(['server.js']);
 
+    // a second server importing the same module: its finding there is annotated once
+    const twoRoot = await makeTree({ 'server.js': LEAVE, 'other.js': LEAVE, 'lib/dispatch.js': '// answers\n' });
+    const two = makeHarness(twoRoot, { env: { GITHUB_ACTIONS: 'true' }, process: (path, source, options) => withImported(path, source, options) });
+    await main(['--check'], two.deps);
+    expect(two.stdout().match(/^::warning file=lib\/dispatch\.js,/gm)).toHaveLength(1);
+    expect(two.stdout().match(/^::warning file=(server|other)\.js,line=5,/gm)).toHaveLength(2);
+
     const markdown = makeHarness(root, { process: withImported });
     await main(['--check', '--report', 'markdown'], markdown.deps);
     expect(markdown.stdout()).toContain('| lib/dispatch.js:3:3 | `wrong-id` |');

@@ -74,6 +74,7 @@ export function formatAnnotation(annotation: Annotation): string {
 export function buildAnnotations({ results, errors, applied, path }: AnnotationInput): Annotation[] {
   const annotations: Annotation[] = [];
   const seenErrors = new Set<string>();
+  const seenFindings = new Set<string>();
   for (const error of errors) {
     const key = `${error.path}\0${error.message}`;
     if (seenErrors.has(key)) continue;
@@ -87,16 +88,21 @@ export function buildAnnotations({ results, errors, applied, path }: AnnotationI
     const fixedLater = (fixed: boolean): boolean => fixed && (pending || applied.has(result.path));
     const decision = buildDecisionAnnotation(result, file, pending);
     if (decision !== null) annotations.push(decision);
-    const unfixed = result.findings.filter((f) => !fixedLater(f.fixed)).sort((a, b) => a.line - b.line || a.column - b.column);
+    // the file's own findings, then those in the modules it imports (a module two servers import: once)
+    const unfixed = result.findings.filter((f) => !fixedLater(f.fixed)).sort((a, b) => Number(a.file !== undefined) - Number(b.file !== undefined) || (a.file ?? '').localeCompare(b.file ?? '') || a.line - b.line || a.column - b.column);
     for (const finding of unfixed) {
-      annotations.push({
+      const annotation: Annotation = {
         level: 'warning',
         file: finding.file === undefined ? file : path(finding.file),
         line: finding.line,
         col: finding.column,
         title: `mcp-migrate ${finding.rule}`,
         message: finding.hint === '' ? finding.message : `${finding.message} — ${finding.hint}`,
-      });
+      };
+      const key = formatAnnotation(annotation);
+      if (seenFindings.has(key)) continue;
+      seenFindings.add(key);
+      annotations.push(annotation);
     }
   }
   return annotations;
