@@ -44,8 +44,17 @@ describe('parseCliArgs', () => {
     [['--changed-since'], '--changed-since needs a value'],
     [['--changed-since='], 'invalid value for --changed-since: "" (expected a git ref such as origin/main)'],
     [['--changed-since=--output=x'], 'invalid value for --changed-since: "--output=x" (expected a git ref such as origin/main)'],
+    [['--verify-timeout', '5000'], '--verify-timeout needs --verify'],
+    [['--verify', '--verify-timeout', '0'], 'invalid value for --verify-timeout: "0" (expected a whole number of milliseconds, at least 1)'],
+    [['--verify', '--verify-timeout=2s'], 'invalid value for --verify-timeout: "2s" (expected a whole number of milliseconds, at least 1)'],
   ])('rejects %j', (argv, message) => {
     expect(parseCliArgs(argv)).toEqual({ kind: 'usage-error', message });
+  });
+
+  it('reads --verify-timeout (only with --verify), and leaves it out when not given', () => {
+    expect(parseCliArgs(['--dry-run', '--verify', '--verify-timeout', '8000'])).toMatchObject({ options: { verify: true, verifyTimeoutMs: 8000 } });
+    const plain = parseCliArgs(['--dry-run', '--verify']);
+    expect(plain.kind === 'run' && 'verifyTimeoutMs' in plain.options).toBe(false);
   });
 
   it('reads --changed-since', () => {

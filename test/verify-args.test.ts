@@ -1,6 +1,7 @@
 // `mcp-migrate verify` flag parsing (pure) and its framing decoder (pure bytes).
 import { describe, it, expect } from 'vitest';
-import { DEFAULT_VERIFY_TIMEOUT_MS, parseCliArgs, splitCommandLine } from '../src/cli/args.js';
+import { parseCliArgs, splitCommandLine } from '../src/cli/args.js';
+import { DEFAULT_VERIFY_TIMEOUT_MS } from '../src/verify/timeouts.js';
 import { createDecoder, frameBody, type Decoded, type Framing } from '../src/verify/framing.js';
 import { VERIFY_RULE_IDS, VERIFY_RULES } from '../src/verify/rules.js';
 import { RULES } from '../src/model/audit-rules.js';

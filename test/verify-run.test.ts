@@ -106,6 +106,29 @@ describe.concurrent('--verify in a migration run', () => {
   });
 });
 
+describe('--verify-timeout', () => {
+  it('is the wait for each reply: a server that takes 3 s to start is refused under 500 ms (1.5 s for initialize), and answers alike under the default', async () => {
+    const slow = 'const start = Date.now();\nwhile (Date.now() - start < 3000);\n';
+    const pkg = await makePackage(HONEST);
+    const short = makeHarness(pkg, { process: pipelineTo(slow + fixture('honest-migrated.cjs')) });
+    const long = makeHarness(pkg, { process: pipelineTo(slow + fixture('honest-migrated.cjs')) });
+    const [shortCode, longCode] = await Promise.all([main(['--check', '--verify', '--verify-timeout', '500', pkg], short.deps), main(['--check', '--verify', pkg], long.deps)]);
+    expect(shortCode).toBe(1);
+    expect(short.stdout()).toContain('DIFFERS  honest.cjs: not written, it answers differently from the original');
+    expect(longCode).toBe(1); // pending: the migration itself
+    expect(long.stdout()).toContain('same     honest.cjs: answers like the original');
+  });
+
+  it('two servers that answer nothing within the wait are not verified, not "alike" (nothing was compared)', async () => {
+    const silent = "// a jsonrpc server whose every method hangs\nprocess.stdin.resume();\nsetInterval(() => {}, 1000);\n";
+    const pkg = await makePackage({ 'honest.cjs': silent });
+    const h = makeHarness(pkg, { process: pipelineTo(`${silent}// migrated\n`) });
+    expect(await main(['--check', '--verify', '--verify-timeout', '100', pkg], h.deps)).toBe(1); // pending
+    expect(h.stdout()).toContain('no request was answered by both servers within the wait (100 ms per reply, --verify-timeout): nothing was compared');
+    expect(h.stdout()).not.toContain('answers like the original');
+  });
+});
+
 describe.concurrent('--verify: what cannot be verified is said, and kept', () => {
   const scanOf = (result: FileResult): ScanResult => ({
     root: '/',

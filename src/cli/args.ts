@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { SdkTarget, Style } from '../model/types.js';
 import { FRAMINGS, type Framing } from '../verify/framing.js';
+import { DEFAULT_VERIFY_TIMEOUT_MS, VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import type { ReportFormat } from './report/index.js';
 
 export type RunMode = 'apply' | 'dry-run' | 'check';
@@ -24,6 +25,8 @@ export interface CliOptions {
   changedSince: string | null;
   /** `--verify`: run the original and the migrated server of each rewrite in a temp copy and compare them before anything is written. */
   verify?: boolean;
+  /** `--verify-timeout MS`: how long `--verify` waits for each reply (a slow start-up, tsx). */
+  verifyTimeoutMs?: number;
 }
 
 /** `mcp-migrate verify [options] [--] <command> [args...]`. */
@@ -81,6 +84,8 @@ Options:
                                  temp copy of the package, with a temp HOME) and compare what they
                                  answer; a rewrite that answers differently is not written (exit 1).
                                  This runs the project's code, tools included
+  --verify-timeout MS            how long --verify waits for each reply (default ${VERIFY_RUN_TIMEOUT_MS});
+                                 initialize gets three times as long, start-up included
   -h, --help                     show this help
   -v, --version                  print the version
 
@@ -92,7 +97,6 @@ rewrite (not in a --dry-run); 2 usage error; 3 some files could not be processed
 writing in the same tree).
 `;
 
-export const DEFAULT_VERIFY_TIMEOUT_MS = 3_000;
 
 export const VERIFY_USAGE = `Usage: mcp-migrate verify [options] -- <command> [args...]
        mcp-migrate verify --compare "<original command>" [options] -- <migrated command> [args...]
@@ -157,6 +161,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         jobs: { type: 'string' },
         'changed-since': { type: 'string' },
         verify: { type: 'boolean' },
+        'verify-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -189,6 +194,14 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
   if (changedSince !== null && (changedSince === '' || changedSince.startsWith('-'))) {
     return { kind: 'usage-error', message: `invalid value for --changed-since: "${changedSince}" (expected a git ref such as origin/main)` };
   }
+  let verifyTimeoutMs: number | undefined;
+  if (values['verify-timeout'] !== undefined) {
+    if (!values.verify) return { kind: 'usage-error', message: '--verify-timeout needs --verify' };
+    if (!/^\d+$/.test(values['verify-timeout']) || Number(values['verify-timeout']) < 1) {
+      return { kind: 'usage-error', message: `invalid value for --verify-timeout: "${values['verify-timeout']}" (expected a whole number of milliseconds, at least 1)` };
+    }
+    verifyTimeoutMs = Number(values['verify-timeout']);
+  }
   const mode: RunMode = values.check ? 'check' : values['dry-run'] ? 'dry-run' : 'apply';
   return {
     kind: 'run',
@@ -205,6 +218,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       jobs,
       changedSince,
       verify: values.verify,
+      ...(verifyTimeoutMs === undefined ? {} : { verifyTimeoutMs }),
     },
   };
 }

@@ -196,7 +196,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   let refused = 0;
   if (options.verify === true) {
     const { runVerifyStep } = await import('./verify-step.js');
-    const step = await runVerifyStep({ scan, out, paint, display });
+    const step = await runVerifyStep({ scan, out, paint, display, timeoutMs: options.verifyTimeoutMs });
     if (step.interrupted) {
       stderr.write('mcp-migrate: interrupted while verifying; nothing was written.\n');
       return EXIT_INTERRUPTED;

@@ -19,6 +19,8 @@ export interface VerifyStepContext {
   /** The servers' environment (default: this process's). */
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** Per reply (`--verify-timeout`); the runner's default when not given. */
+  timeoutMs?: number;
 }
 
 export interface VerifyStepOutcome {
@@ -40,6 +42,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
   const verdicts = await withInterruptSignal(ctx.signal, (signal) =>
     verifyRewrites(scan, {
       env: ctx.env,
+      ...(ctx.timeoutMs === undefined ? {} : { timeoutMs: ctx.timeoutMs }),
       clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
       signal,
       onVerdict: (verdict) => {

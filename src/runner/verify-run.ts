@@ -18,12 +18,11 @@ import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareServers, type ContractDiff } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
 import type { VerifyOptions } from '../verify/probe.js';
+import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
 import type { ScanResult } from './scan.js';
 
-/** Per-reply wait. Shorter than `verify`'s 3 s default: an original that never answers ping costs one wait per unanswered request. */
-export const VERIFY_RUN_TIMEOUT_MS = 2_000;
 /** A package with more files than this (node_modules and .git aside) is not copied. */
 const MAX_COPY_FILES = 20_000;
 /** Directories never copied (node_modules is linked instead). */
@@ -132,6 +131,8 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           ? notVerified(`the original does not start as \`${[runner.label, entry].join(' ')}\`: ${compared.reason}`)
           : { kind: 'different', path, diff: null, why: `the migrated server does not start (the original does): ${compared.reason}${compared.stderrTail === '' ? '' : `; its stderr ended with: ${compared.stderrTail.split('\n').slice(-3).join(' / ')}`}`, ms };
       case 'compared':
+        // no request answered by both (both too slow for the wait, say): equal only because nothing was seen
+        if (compared.compared === 0 && compared.equal) return notVerified(`no request was answered by both servers within the wait (${options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS} ms per reply, --verify-timeout): nothing was compared`);
         return compared.equal
           ? { kind: 'equal', path, diff: compared, ms }
           : { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
