@@ -335,6 +335,20 @@ describe('auditSource on clean files', () => {
       ],
       // the id is never looked at: the catch-all answer is the one notifications land in
       ['clean/id-test-in-variable.js', "hasOwnProperty.call(msg, 'id')", "hasOwnProperty.call(msg, 'method')", [['reply-to-notification', 13]]],
+      // the same test written as comparisons joined by && (or negated, and used negated) stays clean
+      ['clean/id-test-in-variable.js', "Object.prototype.hasOwnProperty.call(msg, 'id')", 'msg.id !== undefined && msg.id !== null', []],
+      ['clean/id-test-in-variable.js', "const isRequest = Object.prototype.hasOwnProperty.call(msg, 'id');\n  if (!isRequest) return;", 'const isNotification = !(msg.id !== undefined && msg.id !== null);\n  if (isNotification) return;', []],
+      // (a test that lets other notifications through: every reply reaches them)
+      [
+        'clean/id-test-in-variable.js',
+        "Object.prototype.hasOwnProperty.call(msg, 'id')",
+        "msg.id !== undefined || msg.method !== 'notifications/initialized'",
+        [
+          ['reply-to-notification', 11],
+          ['reply-to-notification', 12],
+          ['reply-to-notification', 13],
+        ],
+      ],
       // without the header the frame is text on stdout, and no reply is seen anywhere
       [
         'clean/content-length-concat.js',

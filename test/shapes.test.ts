@@ -66,6 +66,12 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain("const { serve } = require('./wire.js');");
   });
 
+  it('an arrow that builds an error reply `=> ({ ... })` becomes a block that throws; one that builds a result returns it', () => {
+    const { result } = migrate('arrow-reply-builders');
+    expect(result.after).toContain('const fail = (id, code, message) => { throw Object.assign(new Error(message), { code }); };');
+    expect(result.after).toContain('const ok = (id, result) => result;');
+  });
+
   it('a class writer method nothing calls any more goes, though a global has a member of its name (process.stderr.write)', () => {
     const { result } = migrate('class-writer-module');
     const channel = result.related?.find((r) => r.path.endsWith('channel.mjs'));

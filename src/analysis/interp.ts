@@ -1524,6 +1524,8 @@ export class Interpreter {
         if (left.k === 'text') return left;
         const right = this.evalPure(expr.right, s, frame);
         if (right.k === 'stream' || right.k === 'text') return right;
+        // tests of the message joined (`msg.id !== undefined && msg.id !== null`), kept for later: tested again where used
+        if (left.k === 'pred' || right.k === 'pred') return { k: 'pred', node: expr, frame, origin };
         return { k: 'unknown', origin };
       }
       case 'ConditionalExpression': {
@@ -1539,6 +1541,7 @@ export class Interpreter {
       case 'UnaryExpression': {
         const arg = this.evalPure(expr.argument, s, frame);
         if (expr.operator === '!') {
+          if (arg.k === 'pred') return { k: 'pred', node: expr, frame, origin };
           const truthy = isTruthy(arg, s);
           return truthy === null ? { k: 'unknown', origin } : lit(!truthy, origin);
         }

@@ -72,7 +72,8 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   for (const site of shape.sites) {
     if (isRemoved(site.mod, site.statement)) continue;
     const style = getStyle(ctx, site.mod);
-    edit(site.mod).replace(site.statement.start!, site.statement.end!, buildReplyStatement(site, style, sdk));
+    const range = getReplyRange(site);
+    edit(site.mod).replace(range.start, range.end, buildReplyStatement(site, style, sdk));
     for (const exit of site.unreachableAfter) {
       const range = getRemovalRange(site.mod.source, exit.start!, exit.end!);
       if (!edit(site.mod).touches(range.start, range.end)) edit(site.mod).remove(range.start, range.end);
@@ -387,6 +388,19 @@ function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
 }
 
 // ---------------------------------------------------------------- replies
+
+/**
+ * What a reply replaces: its statement, or an arrow's whole body with the parentheses around it
+ * (`(id, code, message) => ({ ... })` becomes `=> { throw ... }`, never `=> ({ throw ... })`).
+ */
+function getReplyRange(site: ReplySite): { start: number; end: number } {
+  const node = site.statement;
+  if (site.form !== 'arrow-body') return { start: node.start!, end: node.end! };
+  const arrow = site.mod.index.parent.get(node);
+  const extra = node.extra as { parenthesized?: boolean; parenStart?: number } | undefined;
+  if (arrow?.type === 'ArrowFunctionExpression' && arrow.body === node && extra?.parenthesized && typeof extra.parenStart === 'number') return { start: extra.parenStart, end: arrow.end! };
+  return { start: node.start!, end: node.end! };
+}
 
 // return <result>;
 // throw Object.assign(new Error(<message>), { code: <code> });      (v1: the SDK sends code and message as they are)
