@@ -352,3 +352,77 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(other.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code)).toEqual([null, null]);
   });
 });
+
+// A TypeScript enum member used as a method name (`case Method.ListTools:`) is the string it is
+// initialised with, declared in the file or imported from another module of the program.
+describe('TypeScript enums as method names', () => {
+  const ENUM = "enum Method { Initialize = 'initialize', ListTools = 'tools/list', Unused = 7, After }";
+  const server = (declaration: string): string => `import * as readline from 'node:readline';
+${declaration}
+function send(m: unknown): void { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const req = JSON.parse(line);
+  if (req.id === undefined) return;
+  switch (req.method as Method) {
+    case Method.Initialize:
+      return send({ jsonrpc: '2.0', id: req.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'e', version: '1' } } });
+    case Method.ListTools:
+      return send({ jsonrpc: '2.0', id: req.id, result: { tools: [] } });
+    default:
+      return send({ jsonrpc: '2.0', id: req.id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+  const detectWith = (files: Record<string, string>, entry: string): Detection => {
+    const read = (path: string): string | null => files[path] ?? null;
+    return detectServer(buildFacts(entry, files[entry]!, parseSource(entry, files[entry]!), read));
+  };
+
+  it('declared in the file: its members are the methods, and the SDK rewrite is open', () => {
+    const detection = detectWith({ '/p/server.ts': server(ENUM) }, '/p/server.ts');
+    expect(detection.kind).toBe('server');
+    const m = (detection as { model: ServerModel }).model;
+    expect(m.blockers).toEqual([]);
+    expect(m.methods).toEqual(['initialize', 'tools/list']);
+  });
+
+  it('imported from another module', () => {
+    const detection = detectWith({ '/p/server.ts': server("import { Method } from './methods.js';"), '/p/methods.ts': `export ${ENUM}\n` }, '/p/server.ts');
+    const m = (detection as { model: ServerModel }).model;
+    expect(m.blockers).toEqual([]);
+    expect(m.methods).toEqual(['initialize', 'tools/list']);
+  });
+
+  it('a member computed from something else names no method (the dispatch is not resolved)', () => {
+    const detection = detectWith({ '/p/server.ts': server(ENUM.replace("'tools/list'", 'prefix + "list"')) }, '/p/server.ts');
+    const m = (detection as { model: ServerModel }).model;
+    expect(m.methods).toEqual(['initialize']);
+  });
+});
+
+// When no request reaches a branch for a method the analysis can name, what was not understood is the
+// dispatch (NO_DISPATCH), not the initialize reply (NO_SERVER_INFO, which would ask for a serverInfo
+// literal the server already has).
+describe('a dispatch the analysis does not follow', () => {
+  const server = `const readline = require('readline');
+const routes = {
+  initialize: { _: () => ({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'r', version: '1' } }) },
+  tools: { list: () => ({ tools: [] }) },
+};
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  const [ns, action = '_'] = String(msg.method).split('/');
+  const fn = routes[ns] && routes[ns][action];
+  if (!fn) return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  send({ jsonrpc: '2.0', id: msg.id, result: fn(msg.params) });
+});
+`;
+
+  it('is named as the reason, with its serverInfo literal left out of it', () => {
+    const m = model('routes.js', server);
+    expect(m.blockers.map((b) => b.code)).toContain('NO_DISPATCH');
+    expect(m.blockers.map((b) => b.code)).not.toContain('NO_SERVER_INFO');
+  });
+});

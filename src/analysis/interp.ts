@@ -1688,6 +1688,8 @@ export class Interpreter {
         return { k: 'func', fn: binding.fn, mod };
       case 'class':
         return { k: 'class', node: binding.node, mod };
+      case 'enum':
+        return binding.node.type === 'TSEnumDeclaration' ? { k: 'enum', node: binding.node } : UNKNOWN;
       case 'import':
         return this.importValue(binding.source, binding.imported, mod);
       case 'const':
@@ -1964,6 +1966,10 @@ export class Interpreter {
   /** `object.name` for every kind of value the interpreter knows. */
   member(object: Val, name: string, s: PathState, frame: Frame, node: t.Node | null): Val {
     switch (object.k) {
+      case 'enum': {
+        const value = getEnumMemberValue(object.node, name);
+        return value === undefined ? UNKNOWN : lit(value);
+      }
       case 'global':
         return this.globalMember(object.name, name);
       case 'builtin':
@@ -2466,7 +2472,7 @@ export class Interpreter {
               if (d.id.type === 'Identifier' && d.id.name === name) return this.evalStatic(d.id, mod);
             }
           }
-          if (declaration.type === 'TSEnumDeclaration' && declaration.id.name === name) return UNKNOWN;
+          if (declaration.type === 'TSEnumDeclaration' && declaration.id.name === name) return { k: 'enum', node: declaration };
         }
         for (const spec of statement.specifiers) {
           if (spec.type !== 'ExportSpecifier') continue;
@@ -2552,6 +2558,7 @@ function typeOf(v: Val): string | null {
     case 'native':
       return 'function';
     case 'obj':
+    case 'enum':
     case 'inst':
     case 'arr':
     case 'map':
@@ -2619,6 +2626,26 @@ function evalBinary(op: string, a: Lit, b: Lit): Lit {
     default:
       throw new Error('not folded');
   }
+}
+
+/**
+ * The value of an enum member: its string or number literal, or the number counted on from the member
+ * before (`A, B = 5, C` -> 0, 5, 6); undefined for a member computed otherwise, and after one.
+ */
+function getEnumMemberValue(node: t.TSEnumDeclaration, name: string): string | number | undefined {
+  let next: number | undefined = 0;
+  for (const member of node.members) {
+    const key = member.id.type === 'Identifier' ? member.id.name : member.id.value;
+    let value: string | number | undefined;
+    const init = member.initializer ? unwrapExpression(member.initializer) : null;
+    if (init === null) value = next;
+    else if (init.type === 'StringLiteral') value = init.value;
+    else if (init.type === 'NumericLiteral') value = init.value;
+    else if (init.type === 'UnaryExpression' && init.operator === '-' && init.argument.type === 'NumericLiteral') value = -init.argument.value;
+    next = typeof value === 'number' ? value + 1 : undefined;
+    if (key === name) return value;
+  }
+  return undefined;
 }
 
 /** A computed handler name with more entries than this is not followed entry by entry. */

@@ -55,6 +55,8 @@ export type Val =
   | { k: 'obj'; cell: number; node?: t.ObjectExpression; mod?: ModuleUnit; origin?: Origin }
   | { k: 'arr'; items: Val[] | null; origin?: Origin }
   | { k: 'map'; entries: Map<string, Val> | null; origin?: Origin }
+  /** A TypeScript enum: its members with a literal value (`enum Method { List = 'tools/list' }`). */
+  | { k: 'enum'; node: t.TSEnumDeclaration; origin?: Origin }
   /** The namespace (exports) of a module of the program. */
   | { k: 'ns'; mod: ModuleUnit; origin?: Origin }
   /** Text read from stdin (a chunk, a line, a frame body). */

@@ -1356,7 +1356,9 @@ function isMethodExpression(facts: FileFacts, d: Dispatcher, node: t.Node): bool
 function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void): InitializeInfo | null {
   const init = paths.find((p) => p.method === 'initialize' && !p.notification && p.replies.some((r) => r.kind === 'result'));
   if (!init) {
-    block('NO_SERVER_INFO', facts.consumers[0]!.node, 'no initialize reply was found');
+    // no path reaches a branch for one method: the dispatch is what was not understood, not initialize
+    if (!paths.some((p) => p.method !== null)) block('NO_DISPATCH', facts.consumers[0]!.node, 'no request reaches a branch for a method the analysis can name: the lookup on `method` is not one it follows');
+    else block('NO_SERVER_INFO', facts.consumers[0]!.node, 'no initialize reply was found');
     return null;
   }
   const reply = init.replies.find((r) => r.kind === 'result')!;
