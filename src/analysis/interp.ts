@@ -976,13 +976,16 @@ export class Interpreter {
   }
 
   /** Whether a call of `fn` is followed: it reaches stdout or a parse, or it is handed the message. */
-  private shouldFollow(fn: FunctionNode, args: Val[], root: boolean): boolean {
+  private shouldFollow(fn: FunctionNode, args: Val[], root: boolean, caller: Frame | null): boolean {
     if (root) return true;
     if (fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression' || fn.type === 'ClassMethod' || fn.type === 'ObjectMethod' || fn.type === 'ArrowFunctionExpression') {
       if ((fn as { generator?: boolean }).generator) return false;
     }
     if (this.mayWrite(fn)) return true;
-    return args.some((a) => isShallowMessageValue(a));
+    if (args.some((a) => isShallowMessageValue(a))) return true;
+    // a closure of the code handling the message (`const ok = (result) => ({ jsonrpc: '2.0', id, result })`
+    // inside the dispatcher): it reads the message through that code's variables, not its arguments
+    return caller !== null && caller.fn !== null && isWithin(caller.mod, fn, caller.fn);
   }
 
   /** Forgets what mayWrite() answered: the scan that fills sinkFunctions and parseFunctions has moved on. */
@@ -1087,7 +1090,7 @@ export class Interpreter {
   callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
-    if (!this.shouldFollow(fn, allArgs, root) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
+    if (!this.shouldFollow(fn, allArgs, root, caller) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
     const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs };
