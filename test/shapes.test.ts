@@ -66,6 +66,14 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain("const { serve } = require('./wire.js');");
   });
 
+  it('a message handed on by emit() reaches the listeners: the methods are known, and the envelope is chosen since emit() drops their returns', () => {
+    const { result } = migrate('emitter-transport');
+    expect(result.detected).toContain('3 methods: initialize, tools/list, tools/call');
+    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'REPLY_IN_CALLBACK' });
+    expect(result.diagnostics.map((d) => d.message)).toContain('the function that answers runs as an event listener: emit() does not return what it returns');
+    expect(result.after).not.toContain("this.emit('request', request)");
+  });
+
   it('an arrow that builds an error reply `=> ({ ... })` becomes a block that throws; one that builds a result returns it', () => {
     const { result } = migrate('arrow-reply-builders');
     expect(result.after).toContain('const fail = (id, code, message) => { throw Object.assign(new Error(message), { code }); };');

@@ -117,6 +117,8 @@ let cellCounter = 0;
 export class Interpreter {
   private paths = 0;
   private readonly staticValues = new Map<Binding, Val>();
+  /** The listeners registered for an event on the instances of an EventEmitter subclass (null: not all known). */
+  private readonly listenerMemo = new Map<ClassNode, Map<string, Extract<Val, { k: 'func' }>[] | null>>();
   private readonly staticInProgress = new Set<Binding>();
   private readonly classInstances = new Map<ClassNode, Val>();
   private readonly reachMemo = new Map<FunctionNode, boolean>();
@@ -1087,13 +1089,13 @@ export class Interpreter {
     return null;
   }
 
-  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean): Outcome[] {
+  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, indirect = false): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
     if (!this.shouldFollow(fn, allArgs, root, caller) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
-    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs };
+    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...(indirect ? { indirect } : {}) };
     s.active.add(fn);
     s.events.push({ e: 'enter', frame, args: allArgs });
     fn.params.forEach((param, i) => {
@@ -1222,6 +1224,17 @@ export class Interpreter {
       case 'map.has': {
         const branches = this.hasKey(self ?? UNKNOWN, arg(0), s, frame, expr);
         return branches.map((b) => ({ s: b.s, v: lit(b.truth) }));
+      }
+      case 'emitter.emit': {
+        // emit() calls each listener at once, with the arguments after the event name, and returns whether there was one
+        const event = arg(0);
+        const listeners = self?.k === 'inst' && event.k === 'lit' && typeof event.value === 'string' ? this.findListeners(self, event.value) : null;
+        if (listeners === null) return this.opaqueCall(expr, args, s, frame);
+        let live: Outcome[] = [{ s, v: lit(listeners.length > 0) }];
+        for (const listener of listeners) {
+          live = live.flatMap((o) => ('thrown' in o ? [o] : this.callFunction(listener, args.slice(1), listener.thisVal ?? self, expr, o.s, frame, false, true).map((r): Outcome => ('thrown' in r ? r : { s: r.s, v: lit(true) }))));
+        }
+        return live;
       }
       case 'hasOwnProperty.call':
       case 'Object.hasOwn':
@@ -2193,6 +2206,8 @@ export class Interpreter {
   private instanceMember(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState, frame: Frame): Val {
     const cell = this.readCell(s, object.cell);
     if (cell?.has(name)) return cell.get(name)!;
+    // `this.emit('message', msg)` in an EventEmitter subclass: its listeners are called, in order
+    if (name === 'emit' && !this.findMember(object.cls, object.mod, 'emit', false) && this.extendsEventEmitter(object.cls, object.mod)) return { k: 'native', name: 'emitter.emit', self: object };
     return this.openIfMutated(this.instanceMemberStatic(object, name, s, frame), name, object.mod);
   }
 
@@ -2235,6 +2250,45 @@ export class Interpreter {
 
   private isFieldMember(cls: ClassNode, name: string): boolean {
     return cls.body.body.some((m) => (m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && !m.static && (m.type === 'ClassPrivateProperty' ? `#${m.key.id.name}` : getStaticKey(m)) === name);
+  }
+
+  /** `class X extends EventEmitter` (from node:events), directly or through a class of the program. */
+  private extendsEventEmitter(cls: ClassNode, mod: ModuleUnit, depth = 0): boolean {
+    if (!cls.superClass || depth > 8) return false;
+    const parent = this.evalStatic(cls.superClass, mod);
+    if (parent.k === 'class') return this.extendsEventEmitter(parent.node, parent.mod, depth + 1);
+    const name = cls.superClass.type === 'Identifier' ? cls.superClass.name : cls.superClass.type === 'MemberExpression' ? getMemberName(cls.superClass) : null;
+    return name === 'EventEmitter' && (parent.k === 'unknown' || parent.k === 'native' || parent.k === 'global' || parent.k === 'builtin');
+  }
+
+  /**
+   * The listeners of `event` on instances of the class: `x.on(event, fn)` on a value that is one
+   * (`transport.on('message', ...)`), or `this.on(event, fn)` in the class. Null when a listener is not a
+   * function the program defines (then the emit is an opaque call).
+   */
+  private findListeners(inst: Extract<Val, { k: 'inst' }>, event: string): Extract<Val, { k: 'func' }>[] | null {
+    let byEvent = this.listenerMemo.get(inst.cls);
+    if (!byEvent) this.listenerMemo.set(inst.cls, (byEvent = new Map()));
+    if (byEvent.has(event)) return byEvent.get(event)!;
+    byEvent.set(event, null);
+    const out: Extract<Val, { k: 'func' }>[] = [];
+    for (const mod of this.program.modules) {
+      for (const call of mod.index.calls) {
+        const callee = unwrapExpression(call.callee);
+        if (callee.type !== 'MemberExpression' || !LISTEN_METHODS.has(getMemberName(callee) ?? '')) continue;
+        const [name, handler] = call.arguments;
+        if (name?.type !== 'StringLiteral' || name.value !== event || !handler || handler.type === 'SpreadElement' || handler.type === 'ArgumentPlaceholder') continue;
+        const receiver = unwrapExpression(callee.object);
+        const isThis = receiver.type === 'ThisExpression' && getEnclosingClass(mod.index, receiver) === inst.cls;
+        const target = isThis ? inst : this.evalStatic(receiver, mod);
+        if (target.k !== 'inst' || target.cls !== inst.cls) continue;
+        const listener = this.evalStatic(handler, mod);
+        if (listener.k !== 'func') return null;
+        out.push(isThis && listener.fn.type === 'ArrowFunctionExpression' ? { ...listener, thisVal: inst } : listener);
+      }
+    }
+    byEvent.set(event, out);
+    return out;
   }
 
   /** A method or a field initializer of a class (or its superclasses). */
@@ -2630,6 +2684,9 @@ function evalBinary(op: string, a: Lit, b: Lit): Lit {
       throw new Error('not folded');
   }
 }
+
+/** The names EventEmitter registers a listener with. */
+const LISTEN_METHODS = new Set(['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
 
 /**
  * The value of an enum member: its string or number literal, or the number counted on from the member

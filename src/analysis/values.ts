@@ -22,6 +22,8 @@ export interface Frame {
   caller: Frame | null;
   /** The arguments the frame was called with (what its parameters hold). */
   args?: Val[];
+  /** Called by a built-in that drops its value (a listener run by `emit()`): `call` does not return what it returns. */
+  indirect?: boolean;
 }
 
 /** Where a value was computed: a node evaluated in a frame. */

@@ -766,7 +766,8 @@ function getDispatcherOptions(p: MessagePath, isHelper: (frame: Frame) => boolea
     // a writer handed the id (`sendResult(msg.id, result)`) writes the reply, it does not choose it
     if (isHelper(e.frame) && !e.args.some((a) => a.k === 'msg')) continue;
     const call = e.frame.call;
-    if (call.type !== 'CallExpression') continue;
+    // a listener run by emit(): its call site neither names it nor returns its value
+    if (call.type !== 'CallExpression' || e.frame.indirect) continue;
     const key = `fn:${e.frame.fn.start}:${e.frame.mod.path}:${call.start}`;
     if (out.some((o) => o.key === key)) continue;
     const callMod = e.frame.caller?.mod ?? e.frame.mod;
@@ -983,6 +984,10 @@ function analyseSite(
   for (let i = m; i < chain.length - 1; i++) {
     const call = chain[i]!.call;
     if (!call || call.type !== 'CallExpression') return null;
+    if (chain[i]!.indirect) {
+      block('REPLY_IN_CALLBACK', call, 'the function that answers runs as an event listener: emit() does not return what it returns');
+      return null;
+    }
     const callerMod = chain[i + 1]!.mod;
     const callStatement = getStatementOf(callerMod, call);
     if (!callStatement) {

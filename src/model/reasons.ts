@@ -32,7 +32,7 @@ export const REASONS = {
   },
   REPLY_IN_CALLBACK: {
     kind: 'envelope',
-    hint: 'a reply is written from a callback (a timer or a .then); make the handler async and await instead to get the SDK rewrite',
+    hint: 'a reply is written from a callback (a timer, a .then, an event listener run by emit()); make the handler async, call it directly and await it to get the SDK rewrite',
   },
   EFFECTS_AFTER_REPLY: {
     kind: 'envelope',
