@@ -97,8 +97,7 @@ class SemverServer {
 
   listen(): void {
     const handleMessage = async (request: JsonRpcRequest) => {
-      return this.dispatch(request).then(
-        (result) => result,
+      return this.dispatch(request).catch(
         (err: unknown) => {
           const code = err instanceof RpcError ? err.code : -32603;
           const message = err instanceof Error ? err.message : String(err);

@@ -72,6 +72,13 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   for (const site of shape.sites) {
     if (isRemoved(site.mod, site.statement)) continue;
     const style = getStyle(ctx, site.mod);
+    // `.then((result) => send({ id, result }), onError)` would keep `.then((result) => result, onError)`: `.catch(onError)` says it
+    const identity = getIdentityThen(site);
+    if (identity) {
+      edit(site.mod).replace(identity.property.start!, identity.property.end!, 'catch');
+      edit(site.mod).remove(identity.first.start!, identity.second.start!);
+      continue;
+    }
     const range = getReplyRange(site);
     edit(site.mod).replace(range.start, range.end, buildReplyStatement(site, style, sdk));
     for (const exit of site.unreachableAfter) {
@@ -388,6 +395,25 @@ function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
 }
 
 // ---------------------------------------------------------------- replies
+
+/**
+ * A result reply that is the whole body of the first callback of `.then(onResult, onError)` and returns
+ * the callback's own parameter: once it is a return, that callback does nothing, and the call is
+ * `.catch(onError)`.
+ */
+function getIdentityThen(site: ReplySite): { property: t.Node; first: t.Node; second: t.Node } | null {
+  if (site.form !== 'arrow-body' || site.reply.kind !== 'result' || site.unreachableAfter.length > 0) return null;
+  const index = site.mod.index;
+  const arrow = index.parent.get(site.statement);
+  if (arrow?.type !== 'ArrowFunctionExpression' || arrow.body !== site.statement || arrow.params.length !== 1) return null;
+  const param = arrow.params[0]!;
+  if (param.type !== 'Identifier' || site.reply.value.trim() !== param.name) return null;
+  const call = index.parent.get(arrow);
+  if (call?.type !== 'CallExpression' || call.arguments.length !== 2 || call.arguments[0] !== arrow) return null;
+  const callee = call.callee;
+  if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier' || callee.property.name !== 'then') return null;
+  return { property: callee.property, first: arrow, second: call.arguments[1]! };
+}
 
 /**
  * What a reply replaces: its statement, or an arrow's whole body with the parentheses around it
