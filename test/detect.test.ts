@@ -426,3 +426,46 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(m.blockers.map((b) => b.code)).not.toContain('NO_SERVER_INFO');
   });
 });
+
+// Where the handling of an unknown method and of a tools/call end in the same place without a reply
+// (`if (result === undefined) return;` after a runtime table of custom methods), the SDK handler throws
+// -32601 there: MCP requires it for an unknown method, and a tool result left undefined gets an error either way.
+describe('an end without a reply shared by unknown methods and tools/call', () => {
+  const server = `const readline = require('readline');
+const tools = new Map();
+const extra = new Map();
+tools.set('echo', (args) => ({ content: [{ type: 'text', text: String(args.text) }] }));
+function addMethod(name, fn) { extra.set(name, fn); }
+addMethod('kv/get', (params) => ({ value: params.key }));
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+async function run(method, params) {
+  if (method === 'initialize') return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'k', version: '1' } };
+  if (method === 'tools/list') return { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
+  if (method === 'tools/call') return tools.get(params.name)(params.arguments || {});
+  const custom = extra.get(method);
+  if (custom) return custom(params);
+  return undefined;
+}
+async function dispatch(msg) {
+  if (msg.id === undefined) return;
+  try {
+    const result = await run(msg.method, msg.params || {});
+    if (result === undefined) return;
+    send({ jsonrpc: '2.0', id: msg.id, result });
+  } catch (e) {
+    send({ jsonrpc: '2.0', id: msg.id, error: { code: e.code ?? -32000, message: e.message } });
+  }
+}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  dispatch(msg);
+});
+`;
+
+  it('throws -32601 there', () => {
+    const m = model('shared-end.js', server);
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk!.noReplyEnds.map((e) => [e.node.loc!.start.line, e.reason])).toEqual([[20, 'unknown-method']]);
+  });
+});

@@ -335,7 +335,8 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     const known = noReplyEnds.find((e) => e.node === end.node);
     const reason = getNoReplyReason(p);
     if (!known) noReplyEnds.push({ ...end, reason });
-    else if (known.reason !== reason) known.reason = known.reason === 'unknown-tool' || reason === 'unknown-tool' ? 'unknown-tool' : 'no-result';
+    // one end for several reasons: an unknown method must get -32601 (MCP's own rule), then an unknown tool -32602
+    else if (known.reason !== reason) known.reason = known.reason === 'unknown-method' || reason === 'unknown-method' ? 'unknown-method' : known.reason === 'unknown-tool' || reason === 'unknown-tool' ? 'unknown-tool' : 'no-result';
   }
 
   const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (runtimeMethods && m === '\0other'));
