@@ -469,3 +469,43 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(m.sdk!.noReplyEnds.map((e) => [e.node.loc!.start.line, e.reason])).toEqual([[20, 'unknown-method']]);
   });
 });
+
+// Code that ran when stdin ended (after a `for await` loop) would run at start-up under the SDK
+// transport, whose connect() returns at once: the server gets the envelope (CODE_AT_INPUT_END). A log
+// line there is no reason (it is a common slip: "listening" printed after the loop).
+describe('code at the end of the input', () => {
+  const server = (around: (loop: string) => string, after = ''): string => `const readline = require('readline');
+const state = { open: true };
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+async function main() {
+  const rl = readline.createInterface({ input: process.stdin });
+  ${around(`for await (const line of rl) {
+    const msg = JSON.parse(line);
+    if (msg.id === undefined) continue;
+    if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'e', version: '1' } } });
+    else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+    else send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  }`)}
+}
+${after || 'main();'}
+`;
+  const codes = (source: string): string[] => model('end.js', source).blockers.map((b) => b.code);
+
+  it.each([
+    ['a finally around the loop', server((loop) => `try {\n  ${loop}\n  } finally {\n    state.open = false;\n  }`)],
+    ['a statement after the loop', server((loop) => `${loop}\n  process.exit(0);`)],
+    ['a .then on the function', server((loop) => loop, 'main().then(() => process.exit(0));')],
+    ['a statement after awaiting the function', server((loop) => loop, '(async () => {\n  await main();\n  state.open = false;\n})();')],
+  ])('%s: CODE_AT_INPUT_END', (_, source) => {
+    expect(codes(source)).toEqual(['CODE_AT_INPUT_END']);
+  });
+
+  it.each([
+    ['nothing after the loop', server((loop) => loop)],
+    ['a log line after the loop', server((loop) => `${loop}\n  console.error('listening on stdio');`)],
+    ['a catch around the loop', server((loop) => `try {\n  ${loop}\n  } catch (error) {\n    state.open = false;\n  }`)],
+    ['a .catch on the function', server((loop) => loop, 'main().catch((error) => { console.error(error); process.exit(1); });')],
+  ])('%s: the SDK rewrite', (_, source) => {
+    expect(codes(source)).toEqual([]);
+  });
+});

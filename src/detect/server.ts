@@ -357,6 +357,11 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   if (!initialize) return { blockers };
 
   // 6. Where the SDK server is created, and how its handlers call the dispatcher.
+  const atEnd = consumer.kind === 'for-await' ? findCodeAtInputEnd(consumer.mod, consumer.node as t.ForOfStatement) : null;
+  if (atEnd) {
+    block('CODE_AT_INPUT_END', atEnd, `\`${shorten(sourceOf(consumer.mod, atEnd))}\` runs when stdin ends, after the \`for await\` loop; the SDK transport does not block there, so it would run at start-up`);
+    return { blockers };
+  }
   const anchor = findAnchor(facts, consumer, dispatcher);
   if (!anchor) {
     block('UNSUPPORTED_INPUT_LOOP', consumer.node, 'no place was found where the dispatcher can be handed to the SDK server');
@@ -1355,6 +1360,64 @@ function isMethodExpression(facts: FileFacts, d: Dispatcher, node: t.Node): bool
   }
   void facts;
   return false;
+}
+
+// ---------------------------------------------------------------- the end of the input
+
+/**
+ * A statement that may run at start-up instead of at the end of the input: a declaration that is
+ * hoisted, an empty one, or a log line (`console.error('listening')` after the loop, a common slip).
+ */
+function isInertAtEnd(statement: t.Statement): boolean {
+  if (statement.type === 'FunctionDeclaration' || statement.type === 'EmptyStatement') return true;
+  if (statement.type !== 'ExpressionStatement') return false;
+  const call = unwrapExpression(statement.expression);
+  if (call.type !== 'CallExpression' || call.callee.type !== 'MemberExpression') return false;
+  const target = call.callee.object;
+  if (target.type === 'Identifier' && target.name === 'console') return true;
+  return target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'process' && getMemberName(target) === 'stderr' && getMemberName(call.callee) === 'write';
+}
+
+/**
+ * Code that runs once a `for await` loop over stdin ends (stdin closed): a statement after the loop in
+ * its function, a `finally` around it, or, where the function is called, a statement after `await f()`
+ * or a `.then` / `.finally` on its promise. The SDK transport returns from connect() at once, so such
+ * code would run at start-up. Null when there is none.
+ */
+function findCodeAtInputEnd(mod: ModuleUnit, loop: t.ForOfStatement): t.Node | null {
+  const fn = findEnclosingFunction(mod, loop);
+  let node: t.Node = loop;
+  for (let parent = mod.index.parent.get(node); parent && parent !== fn; node = parent, parent = mod.index.parent.get(node)) {
+    if (parent.type === 'BlockStatement' || parent.type === 'Program') {
+      const after = parent.body.slice(parent.body.indexOf(node as t.Statement) + 1).find((s) => !isInertAtEnd(s));
+      if (after) return after;
+    }
+    if (parent.type === 'TryStatement' && parent.block === node && parent.finalizer?.body.some((s) => !isInertAtEnd(s))) return parent.finalizer;
+  }
+  if (!fn) return null;
+  // the callers: `await main(); cleanup()`, `main().then(...)`, `main().finally(...)`
+  const id = fn.type === 'FunctionDeclaration' ? fn.id : null;
+  const holder = mod.index.parent.get(fn);
+  const name = id?.name ?? (holder?.type === 'VariableDeclarator' && holder.id.type === 'Identifier' ? holder.id.name : null);
+  for (const call of mod.index.calls) {
+    const callee = unwrapExpression(call.callee);
+    const direct = callee === fn || (name !== null && callee.type === 'Identifier' && callee.name === name);
+    if (!direct) continue;
+    let outer: t.Node = call;
+    let up = mod.index.parent.get(outer);
+    if (up?.type === 'MemberExpression' && up.object === outer && ['then', 'finally'].includes(getMemberName(up) ?? '')) return up;
+    if (up?.type === 'AwaitExpression') {
+      outer = up;
+      up = mod.index.parent.get(outer);
+    } else continue;
+    if (up?.type !== 'ExpressionStatement') continue;
+    const block = mod.index.parent.get(up);
+    if (block?.type === 'BlockStatement' || block?.type === 'Program') {
+      const after = block.body.slice(block.body.indexOf(up) + 1).find((s) => !isInertAtEnd(s));
+      if (after) return after;
+    }
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------- initialize

@@ -74,6 +74,10 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'stdin is read in more than one place; read it once to get the SDK rewrite',
   },
+  CODE_AT_INPUT_END: {
+    kind: 'envelope',
+    hint: "code runs when the `for await` loop over stdin ends (a statement after it, a finally, a .then on the function's promise); the SDK transport returns at once, so it would run at start-up: run it from process.stdin.on('end') to get the SDK rewrite",
+  },
   UNSUPPORTED_INPUT_LOOP: {
     kind: 'envelope',
     hint: 'the stdin loop is not one the rewrite can replace (its anchor or the dispatcher is out of reach); read stdin with one readline or data handler to get the SDK rewrite',
