@@ -509,3 +509,30 @@ ${after || 'main();'}
     expect(codes(source)).toEqual([]);
   });
 });
+
+// A line handler that calls a private method (`this.#onLine(line)`) is followed into it: the server
+// was not seen at all (no parse, "Nothing to migrate").
+describe('a private method handed each line', () => {
+  const server = `const readline = require('readline');
+class Mini {
+  #name = 'mini';
+  start() {
+    readline.createInterface({ input: process.stdin }).on('line', (line) => this.#onLine(line));
+  }
+  #send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+  #onLine(line) {
+    const msg = JSON.parse(line);
+    if (msg.id === undefined) return;
+    if (msg.method === 'initialize') return this.#send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: this.#name, version: '1' } } });
+    if (msg.method === 'tools/list') return this.#send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+    this.#send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  }
+}
+new Mini().start();
+`;
+
+  it('is a server whose methods are known', () => {
+    const m = model('private.js', server);
+    expect(m.methods).toEqual(['initialize', 'tools/list']);
+  });
+});

@@ -341,6 +341,8 @@ export function getStaticKey(prop: { key: t.Node; computed?: boolean }): string 
 export function getMemberName(node: t.MemberExpression | t.OptionalMemberExpression): string | null {
   if (!node.computed && node.property.type === 'Identifier') return node.property.name;
   if (node.property.type === 'StringLiteral') return node.property.value;
+  // `this.#onLine`: named as the class declares it (`#onLine`, the key of its private members)
+  if (node.property.type === 'PrivateName') return `#${node.property.id.name}`;
   return null;
 }
 
