@@ -536,3 +536,29 @@ new Mini().start();
     expect(m.methods).toEqual(['initialize', 'tools/list']);
   });
 });
+
+// A parameter with a default inside a destructuring pattern (`function start({ input = process.stdin } = {})`,
+// called once as `start()`) holds that default: the stdin loop on it was not seen.
+describe('a stdin default inside a destructured parameter', () => {
+  const server = (call: string): string => `const readline = require('readline');
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+function onMessage(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'd', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+}
+function start({ input = process.stdin } = {}) {
+  readline.createInterface({ input }).on('line', (line) => onMessage(JSON.parse(line)));
+}
+${call}
+`;
+
+  it.each(['start();', 'start({});'])('%s reads stdin', (call) => {
+    expect(detect('default.js', server(call)).kind).toBe('server');
+  });
+
+  it('start({ input: other }) reads another stream: no server', () => {
+    expect(detect('other.js', server("start({ input: require('fs').createReadStream('requests.jsonl') });")).kind).not.toBe('server');
+  });
+});

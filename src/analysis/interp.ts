@@ -350,7 +350,8 @@ export class Interpreter {
   }
 
   /** Binds the names of a pattern to the parts of `value` they destructure. */
-  private bindPattern(pattern: t.Node, value: Val, s: PathState, frame: Frame): void {
+  /** `strict`: only undefined takes a default (an unknown value may be anything a caller passed). */
+  private bindPattern(pattern: t.Node, value: Val, s: PathState, frame: Frame, strict = false): void {
     switch (pattern.type) {
       case 'Identifier': {
         const binding = resolveIdentifier(frame.mod.index, pattern);
@@ -358,34 +359,34 @@ export class Interpreter {
         return;
       }
       case 'AssignmentPattern': {
-        const useDefault = value.k === 'lit' ? value.value === undefined : value.k === 'unknown';
-        if (useDefault) this.bindPattern(pattern.left, this.evalPure(pattern.right, s, frame), s, frame);
-        else this.bindPattern(pattern.left, value, s, frame);
+        const useDefault = value.k === 'lit' ? value.value === undefined : value.k === 'unknown' && !strict;
+        if (useDefault) this.bindPattern(pattern.left, this.evalPure(pattern.right, s, frame), s, frame, strict);
+        else this.bindPattern(pattern.left, value, s, frame, strict);
         return;
       }
       case 'ObjectPattern':
         for (const prop of pattern.properties) {
           if (prop.type === 'RestElement') {
-            this.bindPattern(prop.argument, UNKNOWN, s, frame);
+            this.bindPattern(prop.argument, UNKNOWN, s, frame, strict);
             continue;
           }
           const key = getStaticKey(prop);
           const part = key === null ? UNKNOWN : this.member(value, key, s, frame, prop);
-          this.bindPattern(prop.value, part, s, frame);
+          this.bindPattern(prop.value, part, s, frame, strict);
         }
         return;
       case 'ArrayPattern':
         pattern.elements.forEach((el, i) => {
           if (!el) return;
-          if (el.type === 'RestElement') this.bindPattern(el.argument, UNKNOWN, s, frame);
-          else this.bindPattern(el, value.k === 'arr' && value.items ? (value.items[i] ?? UNDEFINED) : value.k === 'text' ? value : UNKNOWN, s, frame);
+          if (el.type === 'RestElement') this.bindPattern(el.argument, UNKNOWN, s, frame, strict);
+          else this.bindPattern(el, value.k === 'arr' && value.items ? (value.items[i] ?? UNDEFINED) : value.k === 'text' ? value : UNKNOWN, s, frame, strict);
         });
         return;
       case 'RestElement':
         this.bindPattern(pattern.argument, UNKNOWN, s, frame);
         return;
       case 'TSParameterProperty':
-        this.bindPattern(pattern.parameter, value, s, frame);
+        this.bindPattern(pattern.parameter, value, s, frame, strict);
         return;
       case 'MemberExpression': {
         this.assignMember(pattern, value, s, frame);
@@ -1822,6 +1823,14 @@ export class Interpreter {
     }
     if (param?.type === 'TSParameterProperty' && param.parameter.type === 'AssignmentPattern' && value.k === 'lit' && value.value === undefined) {
       value = this.evalPure(param.parameter.right, this.newState(), this.topFrame(mod));
+    }
+    // with the one call known, the parameter is bound as the call binds it, defaults inside a
+    // destructuring pattern included (`function start({ input = process.stdin } = {})` called as `start()`)
+    if (site && param && param.type !== 'TSParameterProperty' && binding.pattern.length > 0) {
+      const s = this.newState();
+      this.bindPattern(param.type === 'AssignmentPattern' ? param.left : param, value, s, this.topFrame(mod), true);
+      const bound = s.env.get(binding);
+      if (bound) return bound;
     }
     return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
   }
