@@ -74,6 +74,14 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).not.toContain("this.emit('request', request)");
   });
 
+  it('lines yielded by an async generator over stdin arrive in the loop over it: that loop is replaced, the generator goes', () => {
+    const { result } = migrate('async-generator-lines');
+    expect(result.detected).toContain('for await over a generator of stdin lines, writes via stdout.write, 3 methods');
+    expect(result.after).not.toContain('async function* readLines');
+    expect(result.after).not.toContain('for await (const chunk of stream)');
+    expect(result.after).not.toContain('for await (const line of readLines(process.stdin)) {');
+  });
+
   it('an arrow that builds an error reply `=> ({ ... })` becomes a block that throws; one that builds a result returns it', () => {
     const { result } = migrate('arrow-reply-builders');
     expect(result.after).toContain('const fail = (id, code, message) => { throw Object.assign(new Error(message), { code }); };');

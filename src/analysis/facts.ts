@@ -4,7 +4,7 @@
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import * as t from '@babel/types';
-import { forEachChild, type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
+import { forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
@@ -96,7 +96,18 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
     }
     walkForAwait(mod, (loop) => {
       const target = interp.evalStatic(loop.right, mod);
-      if (target.k === 'readline' ? isStdin(target.input) : isStdin(target)) consumers.push({ kind: 'for-await', mod, node: loop, handler: null, source: target });
+      if (!(target.k === 'readline' ? isStdin(target.input) : isStdin(target))) return;
+      // a loop over stdin in an async generator that yields what it reads (`async function* lines(stream)`):
+      // the messages arrive in the loops over that generator
+      const generator = findEnclosingFunction(mod, loop);
+      if (generator && (generator as { generator?: boolean }).generator && containsYield(generator)) {
+        const outer = findLoopsOver(generator, modules, interp);
+        if (outer.length > 0) {
+          for (const o of outer) consumers.push({ kind: 'for-await', mod: o.mod, node: o.loop, handler: null, source: target });
+          return;
+        }
+      }
+      consumers.push({ kind: 'for-await', mod, node: loop, handler: null, source: target });
     });
   }
 
@@ -151,6 +162,32 @@ function getSinkChannel(callee: Extract<Val, { k: 'native' }>, call: t.CallExpre
     if (fd?.k === 'stream' && fd.fd === 1) return 'writeSync';
   }
   return null;
+}
+
+/** Whether a generator yields in its own body (not in a function nested in it). */
+function containsYield(fn: FunctionNode): boolean {
+  let found = false;
+  const visit = (node: t.Node): void => {
+    if (found) return;
+    if (node.type === 'YieldExpression') found = true;
+    else if (node === fn || !isFunctionNode(node)) forEachChild(node, visit);
+  };
+  visit(fn);
+  return found;
+}
+
+/** The `for await` loops, in any module of the program, over a call of `generator`. */
+function findLoopsOver(generator: FunctionNode, modules: ModuleUnit[], interp: Interpreter): { mod: ModuleUnit; loop: t.ForOfStatement }[] {
+  const out: { mod: ModuleUnit; loop: t.ForOfStatement }[] = [];
+  for (const mod of modules) {
+    walkForAwait(mod, (loop) => {
+      const right = unwrapExpression(loop.right);
+      if (right.type !== 'CallExpression') return;
+      const callee = interp.evalStatic(right.callee, mod);
+      if (callee.k === 'func' && callee.fn === generator) out.push({ mod, loop });
+    });
+  }
+  return out;
 }
 
 function walkForAwait(mod: ModuleUnit, visit: (loop: t.ForOfStatement) => void): void {

@@ -90,7 +90,8 @@ function getFraming(facts: FileFacts, paths: MessagePath[]): ServerModel['framin
 
 function describe(facts: FileFacts, paths: MessagePath[]): string {
   const consumer = facts.consumers[0]!;
-  const input = { data: "stdin 'data' chunks", readable: "stdin 'readable' reads", line: "readline 'line' events", 'for-await': 'for await over readline' }[consumer.kind];
+  const overGenerator = consumer.node.type === 'ForOfStatement' && unwrapExpression(consumer.node.right).type === 'CallExpression' && consumer.source.k !== 'readline';
+  const input = { data: "stdin 'data' chunks", readable: "stdin 'readable' reads", line: "readline 'line' events", 'for-await': overGenerator ? 'for await over a generator of stdin lines' : 'for await over readline' }[consumer.kind];
   const methods = [...new Set(paths.filter((p) => p.method !== null && !p.notification).map((p) => p.method!))];
   const writers = new Set(facts.sinks.map((s) => s.channel));
   // (no method pinned down: a handler found by a computed name or in a table filled at run time)
