@@ -7,6 +7,7 @@ import { buildFacts } from '../src/analysis/facts.js';
 import { detectServer, type Detection } from '../src/detect/server.js';
 import type { ServerModel } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
+import { processSource } from '../src/pipeline.js';
 
 const CORPUS = join(import.meta.dirname, 'fixtures', 'corpus');
 
@@ -560,5 +561,37 @@ ${call}
 
   it('start({ input: other }) reads another stream: no server', () => {
     expect(detect('other.js', server("start({ input: require('fs').createReadStream('requests.jsonl') });")).kind).not.toBe('server');
+  });
+});
+
+// A file that reads process.stdin, parses JSON, writes to stdout and names initialize and a tools method,
+// where no input loop the analysis follows was found (stdin piped through a Transform stream), is left
+// alone with UNFOLLOWED_INPUT instead of "nothing to migrate". A JSON reader that names no MCP method,
+// or a client that only reads keypresses, is still nothing.
+describe('a server whose stdin is read in a way the analysis does not follow', () => {
+  const server = (names: string): string => `const { Transform } = require('stream');
+const splitter = new Transform({
+  readableObjectMode: true,
+  transform(chunk, _enc, done) {
+    for (const part of String(chunk).split('\\n')) if (part.trim()) this.push(part);
+    done();
+  },
+});
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+function onMessage(msg) {
+  if (msg.method === ${names.split(',')[0]}) return send({ jsonrpc: '2.0', id: msg.id, result: {} });
+  if (msg.method === ${names.split(',')[1]}) return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+}
+process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
+`;
+
+  it('is left alone with UNFOLLOWED_INPUT, at its stdin', () => {
+    const source = server("'initialize','tools/list'");
+    expect(detect('piped.js', source)).toEqual({ kind: 'unfollowed-input', line: 14 });
+    expect(processSource('piped.js', source, { sdk: 'v1', style: 'server' }).decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: 14 });
+  });
+
+  it('a JSON reader that names no MCP method is nothing', () => {
+    expect(detect('worker.js', server("'compute','status'")).kind).toBe('none');
   });
 });

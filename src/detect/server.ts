@@ -32,14 +32,15 @@ export type Detection =
   | { kind: 'sdk-server'; line: number }
   /** Reads stdin through Deno or Bun and speaks MCP: a server, in a runtime the tool does not rewrite. */
   | { kind: 'foreign-runtime'; runtime: 'Deno' | 'Bun'; line: number }
+  /** Reads stdin, parses JSON, writes to stdout and names MCP methods, but no input loop was found: said, not passed over. */
+  | { kind: 'unfollowed-input'; line: number }
   | { kind: 'server'; model: ServerModel };
 
 export function detectServer(facts: FileFacts): Detection {
   const entry = facts.entry;
   if (facts.sdkImport) return { kind: 'sdk-server', line: facts.sdkImport.loc?.start.line ?? 1 };
   if (facts.consumers.length === 0) {
-    const foreign = findForeignRuntime(facts);
-    return foreign ?? { kind: 'none' };
+    return findForeignRuntime(facts) ?? findUnfollowedInput(facts) ?? { kind: 'none' };
   }
   const paths = collectMessagePaths(facts);
   if (!isMcp(facts, paths)) return { kind: 'none' };
@@ -1545,6 +1546,24 @@ function isTypeScript(path: string): boolean {
  * `Deno.stdin` / `Bun.stdin` (the global, not a local of that name) in a file that names MCP's
  * handshake: a hand-rolled MCP server the tool cannot rewrite, said so instead of passed over.
  */
+/**
+ * A file that looks like an MCP stdio server (it reads `process.stdin`, parses JSON, writes to stdout and
+ * names `initialize` and a tools method) although no input loop the analysis follows was found: it is
+ * reported as left alone rather than passed over as "nothing to migrate".
+ */
+function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfollowed-input' }> | null {
+  if (facts.parses.length === 0 || facts.sinks.length === 0) return null;
+  const sources = facts.program.modules.map((m) => m.source).join('\n');
+  if (!/['"`]initialize['"`]/.test(sources) || !/['"`]tools\/(list|call)['"`]/.test(sources)) return null;
+  const mod = facts.entry;
+  for (const id of mod.index.identifiers) {
+    if (id.name !== 'process' || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
+    const parent = mod.index.parent.get(id);
+    if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return { kind: 'unfollowed-input', line: getLine(id) };
+  }
+  return null;
+}
+
 function findForeignRuntime(facts: FileFacts): Extract<Detection, { kind: 'foreign-runtime' }> | null {
   const mod = facts.entry;
   if (!/\binitialize\b/.test(mod.source) || !/jsonrpc/.test(mod.source)) return null;

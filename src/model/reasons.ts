@@ -94,6 +94,10 @@ export const REASONS = {
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
   IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
   UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
+  UNFOLLOWED_INPUT: {
+    kind: 'leave',
+    hint: 'The file parses JSON, writes to stdout and names MCP methods, but reads stdin in a way the tool does not follow (a pipe through a Transform stream, say); read stdin with readline, a data handler or for await to get a rewrite, or migrate it by hand.',
+  },
   ENVELOPE_UNPROVEN: {
     kind: 'leave',
     hint: 'Neither rewrite could be proven to keep this server working; its compliance findings are listed so they can be fixed by hand.',

@@ -23,6 +23,8 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       return { kind: 'sdk-server', line: detection.line };
     case 'foreign-runtime':
       return { kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: detection.line, model: null };
+    case 'unfollowed-input':
+      return { kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: detection.line, model: null };
     case 'server': {
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
