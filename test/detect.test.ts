@@ -595,3 +595,31 @@ process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
     expect(detect('worker.js', server("'compute','status'")).kind).toBe('none');
   });
 });
+
+// Method names kept in constants: an Object.freeze'd object (`M.LIST`) and computed keys of a handler
+// table (`{ [INIT]: ... }`, `const INIT = 'initialize'`) are the strings they hold.
+describe('method names in frozen constants and computed table keys', () => {
+  const server = (table: string, test: string): string => `const readline = require('readline');
+const INIT = 'initialize';
+const M = Object.freeze({ LIST: 'tools/list' });
+const handlers = ${table};
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  ${test}
+  send({ jsonrpc: '2.0', id: msg.id, result: handlers[msg.method](msg.params) });
+});
+`;
+
+  it('a frozen constant in an if-chain', () => {
+    const m = model('frozen.js', server("{ initialize: () => ({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'f', version: '1' } }), 'tools/list': () => ({ tools: [] }) }", "if (msg.method !== M.LIST && msg.method !== 'initialize') return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });"));
+    expect([...m.methods].sort()).toEqual(['initialize', 'tools/list']);
+  });
+
+  it('computed keys of the handler table', () => {
+    const m = model('computed.js', server("{ [INIT]: () => ({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'c', version: '1' } }), [M.LIST]: () => ({ tools: [] }) }", "if (!(msg.method in handlers)) return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });"));
+    expect(m.methods).toEqual(['initialize', 'tools/list']);
+    expect(m.blockers).toEqual([]);
+  });
+});

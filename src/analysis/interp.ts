@@ -1336,6 +1336,7 @@ export class Interpreter {
     if (name === 'pure.Buffer.from') return a.k === 'json' || a.k === 'text' ? a : UNKNOWN;
     if (name === 'pure.Buffer') return args.some((x) => x.k === 'text') ? { k: 'text' } : UNKNOWN;
     if (name === 'pure.Error') return UNKNOWN;
+    if (name === 'pure.identity') return a;
     return UNKNOWN;
   }
 
@@ -1945,7 +1946,7 @@ export class Interpreter {
         else for (const [k, v] of innerFields) fields.set(k, v);
         continue;
       }
-      const key = getStaticKey(prop);
+      const key = this.getPropertyKey(prop, s, frame);
       if (key === null) {
         fields.set('\0spread', UNKNOWN);
         continue;
@@ -1956,6 +1957,14 @@ export class Interpreter {
     const cell = this.newCell(s, fields);
     if (fields.has('result') || fields.has('error') || fields.has('jsonrpc')) s.events.push({ e: 'construct', node, frame });
     return { k: 'obj', cell, node, mod: frame.mod, origin };
+  }
+
+  /** A property's key: as written, or a computed one that evaluates to a constant (`[INIT]`, `[Method.List]`). */
+  private getPropertyKey(prop: t.ObjectProperty | t.ObjectMethod, s: PathState, frame: Frame): string | null {
+    const key = getStaticKey(prop);
+    if (key !== null || !prop.computed) return key;
+    const value = this.evalPure(prop.key, s, frame);
+    return value.k === 'lit' && (typeof value.value === 'string' || typeof value.value === 'number') ? String(value.value) : null;
   }
 
   /** The fields of an object value, or null when they cannot be listed. */
@@ -1973,7 +1982,7 @@ export class Interpreter {
           for (const [k, v] of inner) out.set(k, v);
           continue;
         }
-        const key = getStaticKey(prop);
+        const key = this.getPropertyKey(prop, s, this.frameAt(value.mod, prop, top));
         if (key === null) return null;
         out.set(key, prop.type === 'ObjectMethod' ? { k: 'func', fn: prop, mod: value.mod, thisVal: value } : this.evalPure(prop.value, s, this.frameAt(value.mod, prop, top)));
       }
@@ -2159,6 +2168,8 @@ export class Interpreter {
         if (name === 'prototype') return { k: 'global', name: 'Object.prototype' };
         if (name === 'assign') return { k: 'native', name: 'Object.assign' };
         if (name === 'hasOwn') return { k: 'native', name: 'Object.hasOwn' };
+        // `Object.freeze({ LIST: 'tools/list' })` is the object it freezes
+        if (name === 'freeze') return { k: 'native', name: 'pure.identity' };
         return { k: 'native', name: 'pure.Object' };
       case 'Object.prototype':
         if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty' };
