@@ -623,3 +623,31 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(m.blockers).toEqual([]);
   });
 });
+
+// `switch (true) { case method === 'tools/list': ... }`: each case is a condition on the message.
+describe('switch (true) over conditions', () => {
+  const server = `const readline = require('readline');
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  const { id, method } = msg;
+  if (id === undefined) return;
+  switch (true) {
+    case method === 'initialize':
+      send({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+      break;
+    case method === 'tools/list' || method === 'tools/list-all':
+      send({ jsonrpc: '2.0', id, result: { tools: [] } });
+      break;
+    default:
+      send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+  }
+});
+`;
+
+  it('dispatches on the method: each case its methods, the default the rest', () => {
+    const m = model('switch-true.js', server);
+    expect([...m.methods].sort()).toEqual(['initialize', 'tools/list', 'tools/list-all']);
+    expect(m.blockers).toEqual([]);
+  });
+});

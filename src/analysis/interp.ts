@@ -407,8 +407,12 @@ export class Interpreter {
       if (!kase.test) return;
       const next: PathState[] = [];
       for (const ps of pending) {
-        const test = this.evalPure(kase.test, ps, frame);
-        for (const branch of this.compare(discriminant, test, '===', ps)) {
+        // `switch (true) { case method === 'tools/list': ... }`: each case is a condition
+        const branches =
+          discriminant.k === 'lit' && typeof discriminant.value === 'boolean'
+            ? this.cond(kase.test!, ps, frame).map((b) => ({ s: b.s, truth: b.truth === discriminant.value }))
+            : this.compare(discriminant, this.evalPure(kase.test!, ps, frame), '===', ps);
+        for (const branch of branches) {
           if (branch.truth) starts.push({ s: branch.s, index });
           else next.push(branch.s);
         }

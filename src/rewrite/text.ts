@@ -38,10 +38,15 @@ export function getNodeRange(source: string, node: t.Node, floor = 0): { start: 
 /** Widens [start, end) to whole lines when nothing else shares them (so a removal leaves no blank stub). */
 export function widenToLines(source: string, start: number, end: number): { start: number; end: number } {
   const lineStart = getLineStart(source, start);
-  if (/\S/.test(source.slice(lineStart, start))) return { start, end };
   const newline = source.indexOf('\n', end);
   const lineEnd = newline === -1 ? source.length : newline + 1;
-  if (/\S/.test(source.slice(end, lineEnd))) return { start, end };
+  const after = source.slice(end, lineEnd);
+  if (/\S/.test(source.slice(lineStart, start))) {
+    // the last statement of a line it shares (`send(x); break;`): the spaces before it go too
+    if (!/\S/.test(after)) return { start: start - /[ \t]*$/.exec(source.slice(lineStart, start))![0].length, end };
+    return { start, end };
+  }
+  if (/\S/.test(after)) return { start, end };
   return { start: lineStart, end: lineEnd };
 }
 
