@@ -163,7 +163,7 @@ describe('a finding in a module the server imports', () => {
 
     // a second server importing the same module: its finding there is annotated once
     const twoRoot = await makeTree({ 'server.js': LEAVE, 'other.js': LEAVE, 'lib/dispatch.js': '// answers\n' });
-    const two = makeHarness(twoRoot, { env: { GITHUB_ACTIONS: 'true' }, process: (path, source, options) => withImported(path, source, options) });
+    const two = makeHarness(twoRoot, { env: { GITHUB_ACTIONS: 'true' }, process: withImported });
     await main(['--check'], two.deps);
     expect(two.stdout().match(/^::warning file=lib\/dispatch\.js,/gm)).toHaveLength(1);
     expect(two.stdout().match(/^::warning file=(server|other)\.js,line=5,/gm)).toHaveLength(2);

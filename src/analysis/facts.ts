@@ -5,7 +5,7 @@
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import * as t from '@babel/types';
 import { forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
-import { findEnclosingFunction, Interpreter, type PathResult } from './interp.js';
+import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
 
@@ -86,7 +86,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
       const callee = unwrapExpression(call.callee);
       if (callee.type !== 'MemberExpression') continue;
       const name = getMemberName(callee);
-      if (name === null || !['on', 'once', 'addListener', 'prependListener'].includes(name)) continue;
+      if (name === null || !LISTEN_METHODS.has(name)) continue;
       const event = call.arguments[0];
       if (!event || event.type !== 'StringLiteral' || !['data', 'readable', 'line'].includes(event.value)) continue;
       const target = interp.evalStatic(callee.object, mod);

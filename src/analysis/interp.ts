@@ -23,6 +23,7 @@ import {
   unwrapExpression,
 } from './ast.js';
 import type { ModuleUnit, Program } from './program.js';
+import { sketchString } from './render.js';
 import { getRequiredSpecifier } from './program.js';
 import {
   FROM_METHOD,
@@ -2015,12 +2016,12 @@ export class Interpreter {
       case 'stream':
         if (name === 'write' || name === 'end') return { k: 'native', name: 'stream.write', self: object };
         if (name === 'fd') return lit(object.fd);
-        if (['on', 'once', 'addListener', 'prependListener'].includes(name)) return { k: 'native', name: 'stream.on', self: object };
+        if (LISTEN_METHODS.has(name)) return { k: 'native', name: 'stream.on', self: object };
         if (['setEncoding', 'resume', 'pause', 'setDefaultEncoding', 'cork', 'uncork', 'removeListener', 'off'].includes(name)) return { k: 'native', name: 'noop', self: object };
         if (name === 'read') return { k: 'native', name: 'stream.read', self: object };
         return UNKNOWN;
       case 'readline':
-        if (['on', 'once', 'addListener', 'prependListener'].includes(name)) return { k: 'native', name: 'readline.on', self: object };
+        if (LISTEN_METHODS.has(name)) return { k: 'native', name: 'readline.on', self: object };
         if (['close', 'pause', 'resume', 'setPrompt', 'removeListener', 'off'].includes(name)) return { k: 'native', name: 'noop', self: object };
         return UNKNOWN;
       case 'func':
@@ -2709,8 +2710,8 @@ function evalBinary(op: string, a: Lit, b: Lit): Lit {
   }
 }
 
-/** The names EventEmitter registers a listener with. */
-const LISTEN_METHODS = new Set(['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
+/** The names EventEmitter (a stream, a readline interface) registers a listener with. */
+export const LISTEN_METHODS = new Set(['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
 
 /**
  * The value of an enum member: its string or number literal, or the number counted on from the member
@@ -2735,22 +2736,11 @@ function getEnumMemberValue(node: t.TSEnumDeclaration, name: string): string | n
 /** A computed handler name with more entries than this is not followed entry by entry. */
 const MAX_COMPUTED_ENTRIES = 24;
 
-/** The literal start and end of a string built by `+` or a template (`'on' + x` -> prefix 'on'). */
+/** The literal start and end of a string built by `+` or a template (`'on' + x` -> prefix 'on'); null when no part is dynamic. */
 function getFixedEnds(node: t.Node): { prefix: string; suffix: string } | null {
-  const expr = unwrapExpression(node);
-  if (expr.type === 'TemplateLiteral') {
-    if (expr.expressions.length === 0) return null;
-    return { prefix: expr.quasis[0]?.value.cooked ?? '', suffix: expr.quasis[expr.quasis.length - 1]?.value.cooked ?? '' };
-  }
-  if (expr.type !== 'BinaryExpression' || expr.operator !== '+') return null;
-  const ends = (side: t.Node, first: boolean): string => {
-    const part = unwrapExpression(side);
-    if (part.type === 'StringLiteral') return part.value;
-    if (part.type === 'BinaryExpression' && part.operator === '+') return ends(first ? part.left : part.right, first);
-    if (part.type === 'TemplateLiteral') return (first ? part.quasis[0] : part.quasis[part.quasis.length - 1])?.value.cooked ?? '';
-    return '';
-  };
-  return { prefix: ends(expr.left, true), suffix: ends(expr.right, false) };
+  const sketch = sketchString(node, '\0');
+  if (!sketch.includes('\0')) return null;
+  return { prefix: sketch.slice(0, sketch.indexOf('\0')), suffix: sketch.slice(sketch.lastIndexOf('\0') + 1) };
 }
 
 /** The names of a class's own instance methods (arrow-function fields too); null when it extends another class. */

@@ -218,15 +218,15 @@ export function sourceOf(mod: ModuleUnit, node: t.Node): string {
 }
 
 /**
- * The text a string expression builds, with `x` for each part only known at run time:
+ * The text a string expression builds, with `hole` for each part only known at run time:
  * `` `Method ${m} not found` `` and `'Method ' + m + ' not found'` are both `Method x not found`.
  */
-export function sketchString(node: t.Node): string {
+export function sketchString(node: t.Node, hole = 'x'): string {
   const expr = unwrapExpression(node);
   if (expr.type === 'StringLiteral') return expr.value;
-  if (expr.type === 'TemplateLiteral') return expr.quasis.map((q) => q.value.cooked ?? '').join('x');
-  if (expr.type === 'BinaryExpression' && expr.operator === '+' && expr.left.type !== 'PrivateName') return sketchString(expr.left) + sketchString(expr.right);
-  return 'x';
+  if (expr.type === 'TemplateLiteral') return expr.quasis.map((q) => q.value.cooked ?? '').join(hole);
+  if (expr.type === 'BinaryExpression' && expr.operator === '+' && expr.left.type !== 'PrivateName') return sketchString(expr.left, hole) + sketchString(expr.right, hole);
+  return hole;
 }
 
 /** Source text on one line, cut to `max` characters (for messages and headers). */

@@ -1390,10 +1390,8 @@ function findCodeAtInputEnd(mod: ModuleUnit, loop: t.ForOfStatement): t.Node | n
   const fn = findEnclosingFunction(mod, loop);
   let node: t.Node = loop;
   for (let parent = mod.index.parent.get(node); parent && parent !== fn; node = parent, parent = mod.index.parent.get(node)) {
-    if (parent.type === 'BlockStatement' || parent.type === 'Program') {
-      const after = parent.body.slice(parent.body.indexOf(node as t.Statement) + 1).find((s) => !isInertAtEnd(s));
-      if (after) return after;
-    }
+    const after = getLiveStatementAfter(parent, node);
+    if (after) return after;
     if (parent.type === 'TryStatement' && parent.block === node && parent.finalizer?.body.some((s) => !isInertAtEnd(s))) return parent.finalizer;
   }
   if (!fn) return null;
@@ -1413,13 +1411,16 @@ function findCodeAtInputEnd(mod: ModuleUnit, loop: t.ForOfStatement): t.Node | n
       up = mod.index.parent.get(outer);
     } else continue;
     if (up?.type !== 'ExpressionStatement') continue;
-    const block = mod.index.parent.get(up);
-    if (block?.type === 'BlockStatement' || block?.type === 'Program') {
-      const after = block.body.slice(block.body.indexOf(up) + 1).find((s) => !isInertAtEnd(s));
-      if (after) return after;
-    }
+    const after = getLiveStatementAfter(mod.index.parent.get(up), up);
+    if (after) return after;
   }
   return null;
+}
+
+/** The first statement after `statement` in the block `parent` that is not inert at the end of the input. */
+function getLiveStatementAfter(parent: t.Node | undefined, statement: t.Node): t.Statement | null {
+  if (parent?.type !== 'BlockStatement' && parent?.type !== 'Program') return null;
+  return parent.body.slice(parent.body.indexOf(statement as t.Statement) + 1).find((s) => !isInertAtEnd(s)) ?? null;
 }
 
 // ---------------------------------------------------------------- initialize
@@ -1555,11 +1556,16 @@ function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfo
   if (facts.parses.length === 0 || facts.sinks.length === 0) return null;
   const sources = facts.program.modules.map((m) => m.source).join('\n');
   if (!/['"`]initialize['"`]/.test(sources) || !/['"`]tools\/(list|call)['"`]/.test(sources)) return null;
-  const mod = facts.entry;
+  const stdin = findGlobalStdin(facts.entry, ['process']);
+  return stdin ? { kind: 'unfollowed-input', line: getLine(stdin) } : null;
+}
+
+/** The first `<global>.stdin` in the module, for one of the global names (`process`, `Deno`, `Bun`). */
+function findGlobalStdin(mod: ModuleUnit, globals: string[]): t.Identifier | null {
   for (const id of mod.index.identifiers) {
-    if (id.name !== 'process' || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
+    if (!globals.includes(id.name) || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
     const parent = mod.index.parent.get(id);
-    if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return { kind: 'unfollowed-input', line: getLine(id) };
+    if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return id;
   }
   return null;
 }
@@ -1567,10 +1573,6 @@ function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfo
 function findForeignRuntime(facts: FileFacts): Extract<Detection, { kind: 'foreign-runtime' }> | null {
   const mod = facts.entry;
   if (!/\binitialize\b/.test(mod.source) || !/jsonrpc/.test(mod.source)) return null;
-  for (const id of mod.index.identifiers) {
-    if ((id.name !== 'Deno' && id.name !== 'Bun') || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
-    const parent = mod.index.parent.get(id);
-    if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return { kind: 'foreign-runtime', runtime: id.name, line: getLine(id) };
-  }
-  return null;
+  const stdin = findGlobalStdin(mod, ['Deno', 'Bun']);
+  return stdin ? { kind: 'foreign-runtime', runtime: stdin.name as 'Deno' | 'Bun', line: getLine(stdin) } : null;
 }
