@@ -9,7 +9,7 @@ import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
-import type { Decision, FileResult, PipelineOptions } from './model/types.js';
+import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterSdkFailure, decidePlan, type Plan } from './plan/plan.js';
 import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
@@ -82,7 +82,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decidePlan(detection, options.style);
+  const plan = decidePlan(detection, options.style, options.refused);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
 }
@@ -96,6 +96,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     case 'sdk-server': {
       // An SDK server that also writes to stdout corrupts its own transport: those writes go to stderr.
       const moved = rewriteSdkServerStdout(facts.entry, facts.sinks);
+      if (moved && options.refused?.sdk !== undefined) return { decision: leave('VERIFY_DIFFERENT', plan.line), diagnostics: [verifyDifferent('moving its stdout writes to stderr', options.refused.sdk)] };
       if (moved) return { after: moved.after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: moved.notes }, fixes: moved.fixes };
       return { decision: leave('ALREADY_ON_SDK', plan.line) };
     }
@@ -125,8 +126,11 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     }
     case 'envelope': {
       const { blocker, model } = plan;
-      const rewritten = rewriteEnvelope(model, blocker.code, options.moduleKind);
       const diagnostic = { code: blocker.code, message: blocker.detail, line: blocker.line };
+      if (options.refused?.envelope !== undefined) {
+        return { decision: leave('VERIFY_DIFFERENT', blocker.line), detected: model.summary, methods: model.methods, diagnostics: [diagnostic, verifyDifferent('the envelope', options.refused.envelope)] };
+      }
+      const rewritten = rewriteEnvelope(model, blocker.code, options.moduleKind);
       const problem = 'failed' in rewritten ? rewritten.failed : checkEnvelope(path, source, ast, rewritten.changes, read);
       if (problem !== null) {
         return {
@@ -156,6 +160,10 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
 function checkEnvelope(path: string, source: string, ast: File, changes: EnvelopeRewrite['changes'], read: ReadModule | null): string | null {
   const problem = checkRewrite({ path, source, ast }, changes, read, false, true);
   return problem === null ? null : `${problem.path.split(/[\\/]/).pop()}:${problem.line}: ${problem.message}`;
+}
+
+function verifyDifferent(rewrite: string, differences: string): Diagnostic {
+  return { code: 'VERIFY_DIFFERENT', message: `run side by side with the original, ${rewrite} answered worse, so it is not offered: ${differences}` };
 }
 
 function leave(reason: string, line?: number): Decision {

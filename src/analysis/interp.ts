@@ -864,7 +864,9 @@ export class Interpreter {
   }
 
   private isLocalTo(binding: Binding, frame: Frame): boolean {
-    if (frame.fn === null) return false;
+    // At module level (a top-level `for await` over stdin), a let/const declared in a loop's body is
+    // fresh for each message: the message handling's own state, not the server's.
+    if (frame.fn === null) return (binding.kind === 'let' || binding.kind === 'const') && isInLoopBody(binding.declarator, frame.mod.index.parent);
     if (binding.kind === 'param') return binding.fn === frame.fn;
     if (binding.kind === 'var' || binding.kind === 'let' || binding.kind === 'const') {
       let node: t.Node | undefined = binding.declarator;
@@ -2773,4 +2775,15 @@ export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNo
     current = mod.index.parent.get(current);
   }
   return null;
+}
+
+const LOOPS = new Set(['ForOfStatement', 'ForInStatement', 'ForStatement', 'WhileStatement', 'DoWhileStatement']);
+
+/** Whether `node` lies in the body of a loop, short of any function (a block-scoped binding there is per iteration). */
+function isInLoopBody(node: t.Node, parents: ReadonlyMap<t.Node, t.Node>): boolean {
+  for (let child = node, parent = parents.get(node); parent !== undefined; child = parent, parent = parents.get(parent)) {
+    if (LOOPS.has(parent.type) && (parent as t.ForOfStatement | t.WhileStatement).body === child) return true;
+    if (t.isFunction(parent)) return false;
+  }
+  return false;
 }

@@ -23,11 +23,21 @@ export interface CliOptions {
   jobs: number | null;
   /** A git ref: only files changed since it (committed, uncommitted or untracked) are looked at. */
   changedSince: string | null;
-  /** `--verify`: run the original and the migrated server of each rewrite in a temp copy and compare them before anything is written. */
-  verify?: boolean;
-  /** `--verify-timeout MS`: how long `--verify` waits for each reply (a slow start-up, tsx). */
+  /**
+   * How rewrites are proven before they are offered: the original and the migrated server run side by
+   * side in temp copies and are compared (src/runner/prove.ts). `safe` calls no tool with valid
+   * arguments; `calls` (`--verify=calls`) adds one schema-valid call per tool; `off` (`--no-verify`).
+   * Default: `safe` for a run that writes, `off` for --check and --dry-run (`--verify` turns it on there).
+   */
+  verify: VerifyMode;
+  /** `--allow-unverified`: with --yes, also write rewrites that could not be run (listed NOT_VERIFIED). */
+  allowUnverified: boolean;
+  /** `--verify-timeout MS`: how long verification waits for each reply (a slow start-up, tsx). */
   verifyTimeoutMs?: number;
 }
+
+export type VerifyMode = 'off' | 'safe' | 'calls';
+const VERIFY_LEVELS = ['safe', 'calls'] as const;
 
 /** `mcp-migrate verify [options] [--] <command> [args...]`. */
 export interface VerifyCliOptions {
@@ -80,11 +90,14 @@ Options:
   --changed-since REF            only look at files changed since the git ref REF (committed,
                                  uncommitted or untracked), e.g. a pull request's base:
                                  --changed-since origin/main
-  --verify                       before writing, run each rewritten server and its original (in a
-                                 temp copy of the package, with a temp HOME) and compare what they
-                                 answer; a rewrite that answers differently is not written (exit 1).
-                                 This runs the project's code, tools included
-  --verify-timeout MS            how long --verify waits for each reply (default ${VERIFY_RUN_TIMEOUT_MS});
+  --no-verify                    write without proving: by default every rewrite that would be
+                                 written first runs next to its original (a temp copy of the package,
+                                 a temp HOME, safe probes: no tool is called with valid arguments);
+                                 one that answers worse falls back (SDK -> envelope -> left alone)
+  --verify[=calls]               prove --check and --dry-run too; =calls adds one valid call per tool
+                                 (that runs the tools' code)
+  --allow-unverified             with --yes, also write rewrites that could not be run (NOT_VERIFIED)
+  --verify-timeout MS            how long verification waits for each reply (default ${VERIFY_RUN_TIMEOUT_MS});
                                  initialize gets three times as long, start-up included
   -h, --help                     show this help
   -v, --version                  print the version
@@ -92,8 +105,8 @@ Options:
 Files larger than 1 MB and TypeScript declaration files (.d.ts) are skipped: they are bundles,
 generated code or types, never a hand-written server.
 
-Exit codes: 0 done or nothing to do; 1 --check found pending migrations, or --verify refused a
-rewrite (not in a --dry-run); 2 usage error; 3 some files could not be processed (or another run is
+Exit codes: 0 done or nothing to do; 1 --check found pending migrations, or a rewrite was not
+written because it answered differently or could not be verified (not in a --dry-run); 2 usage error; 3 some files could not be processed (or another run is
 writing in the same tree).
 `;
 
@@ -142,10 +155,23 @@ function isOneOf<T extends string>(values: readonly T[], value: string): value i
 export function parseCliArgs(argv: readonly string[], cores: number = Number.POSITIVE_INFINITY): ParsedArgs {
   // A subcommand only in first position; a directory named "verify" is still reachable as ./verify.
   if (argv[0] === 'verify') return parseVerifyArgs(argv.slice(1));
+  // `--verify=calls` carries a level while a bare `--verify` is a switch: the level is read here.
+  let verifyLevel: (typeof VERIFY_LEVELS)[number] | null = null;
+  const args: string[] = [];
+  for (const [index, arg] of argv.entries()) {
+    const level = arg.startsWith('--verify=') && !argv.slice(0, index).includes('--') ? arg.slice('--verify='.length) : null;
+    if (level === null) {
+      args.push(arg);
+      continue;
+    }
+    if (!isOneOf(VERIFY_LEVELS, level)) return badValue('--verify', level, VERIFY_LEVELS);
+    verifyLevel = level;
+    args.push('--verify');
+  }
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args,
       allowPositionals: true,
       strict: true,
       options: {
@@ -161,6 +187,8 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         jobs: { type: 'string' },
         'changed-since': { type: 'string' },
         verify: { type: 'boolean' },
+        'no-verify': { type: 'boolean' },
+        'allow-unverified': { type: 'boolean' },
         'verify-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -194,15 +222,19 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
   if (changedSince !== null && (changedSince === '' || changedSince.startsWith('-'))) {
     return { kind: 'usage-error', message: `invalid value for --changed-since: "${changedSince}" (expected a git ref such as origin/main)` };
   }
+  const mode: RunMode = values.check ? 'check' : values['dry-run'] ? 'dry-run' : 'apply';
+  if (values.verify && values['no-verify']) return { kind: 'usage-error', message: '--verify and --no-verify contradict each other (pass one)' };
+  const verify: VerifyMode = values['no-verify'] ? 'off' : values.verify ? (verifyLevel ?? 'safe') : mode === 'apply' ? 'safe' : 'off';
+  if (values['allow-unverified'] && !(mode === 'apply' && values.yes)) return { kind: 'usage-error', message: '--allow-unverified goes with --yes (the interactive review shows what is unverified and asks)' };
+  if (values['allow-unverified'] && verify === 'off') return { kind: 'usage-error', message: '--allow-unverified has no effect with --no-verify (nothing is verified)' };
   let verifyTimeoutMs: number | undefined;
   if (values['verify-timeout'] !== undefined) {
-    if (!values.verify) return { kind: 'usage-error', message: '--verify-timeout needs --verify' };
+    if (verify === 'off') return { kind: 'usage-error', message: mode === 'apply' ? '--verify-timeout has no effect with --no-verify' : '--verify-timeout needs --verify with --check or --dry-run' };
     if (!/^\d+$/.test(values['verify-timeout']) || Number(values['verify-timeout']) < 1) {
       return { kind: 'usage-error', message: `invalid value for --verify-timeout: "${values['verify-timeout']}" (expected a whole number of milliseconds, at least 1)` };
     }
     verifyTimeoutMs = Number(values['verify-timeout']);
   }
-  const mode: RunMode = values.check ? 'check' : values['dry-run'] ? 'dry-run' : 'apply';
   return {
     kind: 'run',
     options: {
@@ -217,7 +249,8 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       output,
       jobs,
       changedSince,
-      verify: values.verify,
+      verify,
+      allowUnverified: values['allow-unverified'] ?? false,
       ...(verifyTimeoutMs === undefined ? {} : { verifyTimeoutMs }),
     },
   };

@@ -21,7 +21,7 @@ import {
 } from '../runner/commit.js';
 import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
-import type { ProcessFile, ScanResult } from '../runner/scan.js';
+import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
@@ -163,24 +163,49 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const progress = createProgressLine((text) => void stderr.write(text), stderr.isTTY === true);
   // Loaded here, not at the top: --help, --version and usage errors should not pay for the parser.
   const { scanFiles } = await import('../runner/scan.js');
+  const scanOptions: ScanOptions = {
+    paths: options.paths,
+    cwd,
+    sdk: options.sdk,
+    style: options.style,
+    guardStdout: options.guardStdout,
+    jobs: options.jobs ?? undefined,
+    process: deps.process,
+    only,
+  };
   let scan: ScanResult;
   try {
-    scan = await scanFiles({
-      paths: options.paths,
-      cwd,
-      sdk: options.sdk,
-      style: options.style,
-      guardStdout: options.guardStdout,
-      jobs: options.jobs ?? undefined,
-      process: deps.process,
-      only,
-      onProgress: (p) => progress.update(p),
-    });
+    scan = await scanFiles({ ...scanOptions, onProgress: (p) => progress.update(p) });
   } finally {
     progress.clear();
   }
   const display = (path: string): string => toPosix(relative(scan.root, path)) || '.';
   for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
+  // 2b. The proof (default for a run that writes; --verify for --check and --dry-run): each rewritten
+  //     server runs next to its original in temp copies; a rewrite that answers worse is replaced by the
+  //     next option of the chain here, before the review sees it.
+  let refused = 0;
+  if (options.verify !== 'off') {
+    const { runVerifyStep } = await import('./verify-step.js');
+    const step = await runVerifyStep({
+      scan,
+      out,
+      paint,
+      display,
+      timeoutMs: options.verifyTimeoutMs,
+      calls: options.verify,
+      withholdUnverified: options.mode === 'apply' && options.yes && !options.allowUnverified,
+      ...(options.jobs === null ? {} : { concurrency: options.jobs }),
+      rescan: (refusedRewrites) => scanFiles({ ...scanOptions, refused: refusedRewrites }),
+    });
+    if (step.interrupted) {
+      stderr.write('mcp-migrate: interrupted while verifying; nothing was written.\n');
+      return EXIT_INTERRUPTED;
+    }
+    scan = step.scan;
+    refused = step.refused + step.withheld;
+  }
+
   const scope = getWriteScope(scan);
   if (reportTarget !== null) {
     // Now that the scan knows every file it read and would write, the exact check.
@@ -189,19 +214,6 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
       return EXIT_USAGE;
     }
-  }
-
-  // 2b. --verify: each rewritten server runs next to its original in temp copies; a rewrite that answers
-  //     differently is refused here, before the review sees it.
-  let refused = 0;
-  if (options.verify === true) {
-    const { runVerifyStep } = await import('./verify-step.js');
-    const step = await runVerifyStep({ scan, out, paint, display, timeoutMs: options.verifyTimeoutMs });
-    if (step.interrupted) {
-      stderr.write('mcp-migrate: interrupted while verifying; nothing was written.\n');
-      return EXIT_INTERRUPTED;
-    }
-    refused = step.refused;
   }
 
   // 3. Show (and in a real run, apply) each change. A real run writes under the tree's write lock, after
@@ -262,7 +274,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   // --check fails while a migration is pending, or a server left alone still breaks the protocol
   const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0;
-  // a rewrite --verify refused is a migration that did not happen: 1, as for --check, unless only a dry run
+  // a rewrite the proof refused or withheld is a migration that did not happen: 1, as for --check, unless only a dry run
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;

@@ -1,9 +1,12 @@
-// The `--verify` step of a migration run, between the scan and the review: says what is about to
-// run, runs src/runner/verify-run.ts (each rewritten server against its original, in temp copies),
-// prints one verdict per server as it comes in, and refuses the rewrites that answer differently
-// before the review sees them. Returns how many were refused (the run then exits 1 unless it is a
-// dry run) and whether Ctrl-C stopped it.
-import { applyVerifyVerdicts, getVerifyTargets, verifyRewrites, describeVerdictDifferences, type VerifyVerdict } from '../runner/verify-run.js';
+// The proof step of a migration run, between the scan and the review (on by default for a run that
+// writes, `--verify` for --check and --dry-run): says what is about to run, runs src/runner/prove.ts
+// (each rewritten server against its original, in temp copies, the chain going on past a rewrite that
+// answers worse), prints one verdict per run as it comes in and a summary with the cost per server.
+// Returns the scan to review, how many servers no rewrite could take, how many were withheld as
+// unverified, and whether Ctrl-C stopped it.
+import { getVerifyTargets, describeVerdictDifferences, type VerifyVerdict } from '../runner/verify-run.js';
+import { proveRewrites, type ProveOptions } from '../runner/prove.js';
+import type { FileResult } from '../model/types.js';
 import type { ScanResult } from '../runner/scan.js';
 import { assertNever } from '../model/assert-never.js';
 import { renderDiffLines } from './compare.js';
@@ -16,56 +19,82 @@ export interface VerifyStepContext {
   out: (text: string) => void;
   paint: Paint;
   display: (path: string) => string;
+  /** The scan again with some rewrites refused (the chain goes on past them). */
+  rescan: ProveOptions['rescan'];
+  /** `safe`: no tool is called with valid arguments; `calls`: one valid call per tool. */
+  calls: 'safe' | 'calls';
+  /** Withhold what could not be run (`--yes` without `--allow-unverified`). */
+  withholdUnverified: boolean;
   /** The servers' environment (default: this process's). */
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   /** Per reply (`--verify-timeout`); the runner's default when not given. */
   timeoutMs?: number;
+  /** Servers proven at once (`--jobs`). */
+  concurrency?: number;
 }
 
 export interface VerifyStepOutcome {
+  /** The scan to review and write (planned again when a rewrite was refused). */
+  scan: ScanResult;
   verdicts: VerifyVerdict[];
+  /** Servers that end with no rewrite because every rewrite answered worse. */
   refused: number;
+  /** Rewrites not written because they could not be run. */
+  withheld: number;
   interrupted: boolean;
 }
 
 export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepOutcome> {
   const { scan, out, paint, display } = ctx;
   const targets = getVerifyTargets(scan);
-  if (targets.length === 0) return { verdicts: [], refused: 0, interrupted: false };
+  if (targets.length === 0) return { scan, verdicts: [], refused: 0, withheld: 0, interrupted: false };
   out(
-    paint.bold(`Verifying ${targets.length} rewritten server(s): each runs next to its original in a temp copy of its package, with a temp HOME.\n`) +
-      paint.dim('Their code runs: every tool is called with made-up arguments.\n'),
+    paint.bold(`Proving ${targets.length} rewrite(s): each migrated server runs next to its original in a temp copy of its package, with a temp HOME.\n`) +
+      paint.dim(
+        ctx.calls === 'calls'
+          ? 'Their code runs: every tool is called once with arguments made up from its schema (--verify=calls).\n'
+          : 'Their start-up code runs; no tool is called with valid arguments (--verify=calls adds one call per tool; --no-verify skips the proof).\n',
+      ),
   );
   const started = Date.now();
-  let interrupted = false;
-  const verdicts = await withInterruptSignal(ctx.signal, (signal) =>
-    verifyRewrites(scan, {
+  let runs = 0;
+  const outcome = await withInterruptSignal(ctx.signal, (signal) =>
+    proveRewrites(scan, {
       env: ctx.env,
       ...(ctx.timeoutMs === undefined ? {} : { timeoutMs: ctx.timeoutMs }),
+      ...(ctx.concurrency === undefined ? {} : { concurrency: ctx.concurrency }),
       clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
+      calls: ctx.calls,
       signal,
-      onVerdict: (verdict) => {
-        if (signal.aborted) interrupted = true;
-        out(renderVerdict(verdict, paint, display));
+      rescan: ctx.rescan,
+      withholdUnverified: ctx.withholdUnverified,
+      onVerdict: (verdict, target) => {
+        if (signal.aborted) return;
+        runs++;
+        out(renderVerdict(verdict, paint, display, describeRewrite(target)));
       },
-    }).then((all) => {
-      interrupted ||= signal.aborted;
-      return all;
     }),
   );
-  if (interrupted) return { verdicts, refused: 0, interrupted };
-  applyVerifyVerdicts(scan, verdicts);
-  const refused = verdicts.filter((v) => v.kind === 'different').length;
-  out(
-    `Verified ${verdicts.length} server(s) in ${seconds(Date.now() - started)}` +
-      (refused > 0 ? paint.removed(`; ${refused} rewrite(s) answer differently and will not be written.\n`) : '.\n'),
-  );
-  return { verdicts, refused, interrupted };
+  if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], refused: 0, withheld: 0, interrupted: true };
+  const elapsed = Date.now() - started;
+  const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk').map((r) => r.path));
+  const parts = [
+    `${outcome.verdicts.filter((v) => v.kind === 'equal').length} answer like the original`,
+    ...(fellBack.size > 0 ? [`${[...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === 'envelope').length} moved from the SDK rewrite to the envelope`] : []),
+    ...(outcome.leftAlone > 0 ? [paint.removed(`${outcome.leftAlone} left alone (no rewrite answered as well)`)] : []),
+    ...(outcome.verdicts.some((v) => v.kind === 'not-verified') ? [paint.warn(`${outcome.verdicts.filter((v) => v.kind === 'not-verified').length} not verified${outcome.withheld > 0 ? ', not written (--allow-unverified writes them)' : ''}`)] : []),
+  ];
+  out(`Proved ${targets.length} server(s) in ${seconds(elapsed)} (${runs} side-by-side run(s), ${seconds(runs === 0 ? 0 : elapsed / runs)} each): ${parts.join('; ')}.\n`);
+  return { scan: outcome.scan, verdicts: outcome.verdicts, refused: outcome.leftAlone, withheld: outcome.withheld, interrupted: false };
+}
+
+function describeRewrite(target: FileResult): string {
+  return target.decision.kind === 'envelope' ? 'the envelope' : 'the SDK rewrite';
 }
 
 /** One verdict: a line, and for a refused rewrite the diff under it. */
-export function renderVerdict(verdict: VerifyVerdict, paint: Paint, display: (path: string) => string): string {
+export function renderVerdict(verdict: VerifyVerdict, paint: Paint, display: (path: string) => string, rewrite = 'the rewrite'): string {
   const time = paint.dim(` [${seconds(verdict.ms)}]`);
   switch (verdict.kind) {
     case 'equal': {
@@ -73,13 +102,13 @@ export function renderVerdict(verdict: VerifyVerdict, paint: Paint, display: (pa
       return `  ${paint.added('same')}     ${display(verdict.path)}: answers like the original (${verdict.diff.compared} requests compared${fixes})${time}\n`;
     }
     case 'different': {
-      const lines = [`  ${paint.removed('DIFFERS')}  ${display(verdict.path)}: not written, it answers differently from the original${time}`];
+      const lines = [`  ${paint.removed('DIFFERS')}  ${display(verdict.path)}: ${rewrite} is not offered, it answers differently from the original${time}`];
       if (verdict.diff === null) lines.push(`      ${describeVerdictDifferences(verdict)}`);
       else lines.push(...renderDiffLines(verdict.diff, paint, '      '));
       return `${lines.join('\n')}\n`;
     }
     case 'not-verified':
-      return `  ${paint.warn('unverified')} ${display(verdict.path)}: ${verdict.reason} (the rewrite is kept)${time}\n`;
+      return `  ${paint.warn('unverified')} ${display(verdict.path)}: ${rewrite} could not be run: ${verdict.reason}${time}\n`;
     default:
       return assertNever(verdict);
   }

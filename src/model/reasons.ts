@@ -86,6 +86,10 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'the SDK rewrite of this server did not pass its own re-check (it would not parse, or lost a binding); the envelope keeps the server working',
   },
+  SDK_ANSWERS_DIFFERENTLY: {
+    kind: 'envelope',
+    hint: 'run side by side with the original, the SDK rewrite answered a request worse than the original did; the envelope keeps the server\'s own answers (the differences are in this file\'s diagnostics)',
+  },
   SDK_VERSION_UNSUPPORTED: {
     kind: 'envelope',
     hint: 'the requested SDK target or style cannot express this server',
@@ -104,7 +108,11 @@ export const REASONS = {
   },
   VERIFY_DIFFERENT: {
     kind: 'leave',
-    hint: 'under --verify, the migrated server answered differently from the original (the differences are in this file\'s diagnostics); nothing was written',
+    hint: 'Run side by side with the original, every rewrite the tool could make answered a request worse than the original did (the differences are in this file\'s diagnostics); nothing was written, and the findings are listed so they can be fixed by hand.',
+  },
+  NOT_VERIFIED: {
+    kind: 'leave',
+    hint: 'The rewrite could not be run next to the original (the reason is in this file\'s diagnostics), so it is not written under --yes; pass --allow-unverified to write it anyway, review it interactively, or make the server runnable here.',
   },
 } as const satisfies Record<string, { kind: 'envelope' | 'leave'; hint: string }>;
 

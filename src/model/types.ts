@@ -51,6 +51,17 @@ export interface PipelineOptions {
    * logger included) writes to the stdout the transport owns. Default true.
    */
   guardStdout?: boolean;
+  /**
+   * Rewrites of this file that were run next to the original and answered worse (the runner's proof
+   * step, src/runner/prove.ts), each with its differences in one line: the plan takes the next option
+   * of the chain instead (SDK -> envelope -> left alone).
+   */
+  refused?: RefusedRewrites;
+}
+
+export interface RefusedRewrites {
+  sdk?: string;
+  envelope?: string;
 }
 
 /** What the pipeline returns for one file. `after` is set only when the file changes. */

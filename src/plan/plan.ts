@@ -4,7 +4,7 @@
 import type { Detection } from '../detect/server.js';
 import type { Blocker, LeaveReason } from '../model/reasons.js';
 import type { ServerModel } from '../model/server-model.js';
-import type { Style } from '../model/types.js';
+import type { RefusedRewrites, Style } from '../model/types.js';
 
 export type Plan =
   | { kind: 'none' }
@@ -15,7 +15,8 @@ export type Plan =
   | { kind: 'sdk'; model: ServerModel; style: 'server'; notes: string[] }
   | { kind: 'envelope'; blocker: Blocker; model: ServerModel };
 
-export function decidePlan(detection: Detection, requestedStyle: Style = 'server'): Plan {
+/** `refused`: the rewrites a side-by-side run already showed to answer worse; the chain goes on past them. */
+export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}): Plan {
   switch (detection.kind) {
     case 'none':
       return { kind: 'none' };
@@ -28,7 +29,10 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
     case 'server': {
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
-      if (model.sdk && model.blockers.length === 0) return { kind: 'sdk', model, style: 'server', notes: getStyleNotes(requestedStyle) };
+      if (model.sdk && model.blockers.length === 0) {
+        if (refused.sdk === undefined) return { kind: 'sdk', model, style: 'server', notes: getStyleNotes(requestedStyle) };
+        return { kind: 'envelope', blocker: { code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the SDK rewrite answered worse than the original: ${refused.sdk}` }, model };
+      }
       const blocker = model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' };
       return { kind: 'envelope', blocker, model };
     }

@@ -179,6 +179,9 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if ('failed' in extracted) return extracted;
     handlerText = extracted.text + style.eol;
     ctx.edits.set(anchorMod, edit(anchorMod).without(anchor.statement.start!, anchor.statement.end!));
+  } else {
+    // the loop is replaced whole: an edit inside it (its debug console.log moved to stderr) has no text left to change
+    ctx.edits.set(anchorMod, edit(anchorMod).without(anchorRange.start, anchorRange.end));
   }
   if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: anchor.statement.loc?.start.line ?? 0 };
   edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, (handlerText + setup).slice(indent.length));

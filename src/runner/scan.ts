@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
-import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, SdkTarget, Style } from '../model/types.js';
+import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 import { mayContainServer, processSource, READS_STDIN, USES_SDK_STDIO } from '../pipeline.js';
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
@@ -37,6 +37,8 @@ export interface ScanOptions {
   /** When given (absolute paths: --changed-since), discovered files outside it are not looked at. */
   only?: ReadonlySet<string>;
   onProgress?: (progress: ScanProgress) => void;
+  /** Rewrites a side-by-side run refused, per file (absolute path): the plan goes on down the chain. */
+  refused?: ReadonlyMap<string, RefusedRewrites>;
 }
 
 export interface ScanProgress {
@@ -141,7 +143,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
         const manifest = await manifests.getNearest(dirname(path));
         const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
         const moduleKind = resolveModuleKind(path, manifest);
-        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true }));
+        return normalizeResult(path, source, await runSafely(run, path, source, { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, ...refusedFor(options.refused, path) }));
       }),
     );
   } finally {
@@ -177,6 +179,11 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     workspace,
     excluded: discovery.excluded,
   };
+}
+
+function refusedFor(refused: ScanOptions['refused'], path: string): Pick<PipelineOptions, 'refused'> {
+  const entry = refused?.get(path);
+  return entry === undefined ? {} : { refused: entry };
 }
 
 /**

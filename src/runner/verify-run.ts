@@ -9,6 +9,7 @@
 // project's own tsx for TypeScript (never `npx`, which may download one), with the dependencies the
 // project has installed. Anything else is "not verified", with the reason, and the rewrite is kept.
 import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
@@ -41,8 +42,12 @@ export interface VerifyRunOptions {
   concurrency?: number;
   clientInfo: { name: string; version: string };
   signal?: AbortSignal;
-  /** Called when a server's verdict is in. */
-  onVerdict?: (verdict: VerifyVerdict) => void;
+  /** Called when a server's verdict is in, with the result it was given. */
+  onVerdict?: (verdict: VerifyVerdict, target: FileResult) => void;
+  /** `safe` (default): no tool is called with valid arguments, so no tool body runs; `calls`: one valid call per tool. */
+  calls?: 'safe' | 'calls';
+  /** Verify only these results (default: every target of the scan). */
+  targets?: readonly FileResult[];
 }
 
 /** The results --verify runs: rewritten entry points (a file another rewrite changes goes with that one). */
@@ -51,7 +56,7 @@ export function getVerifyTargets(scan: ScanResult): FileResult[] {
 }
 
 export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions): Promise<VerifyVerdict[]> {
-  const targets = getVerifyTargets(scan);
+  const targets = options.targets ?? getVerifyTargets(scan);
   const verdicts: VerifyVerdict[] = new Array(targets.length);
   const concurrency = Math.max(1, options.concurrency ?? Math.max(2, availableParallelism()));
   let next = 0;
@@ -60,7 +65,7 @@ export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions
       const index = next++;
       const verdict = await verifyRewrite(scan, targets[index]!, options);
       verdicts[index] = verdict;
-      options.onVerdict?.(verdict);
+      options.onVerdict?.(verdict, targets[index]!);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
@@ -78,9 +83,16 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   const nodeModules = findNodeModules(packageDir);
   const runner = getRunner(path, nodeModules);
   if (typeof runner === 'string') return notVerified(runner);
+  // The SDK the migrated server imports: the project's own when it has one installed, else the copy
+  // this tool ships with (linked into the migrated copy only; nothing is installed in the user's tree).
+  const lent: Array<{ name: string; dir: string }> = [];
   if (result.decision.kind === 'sdk') {
-    const missing = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).filter((name) => !nodeModules.some((dir) => existsSync(join(dir, name, 'package.json'))));
-    if (missing.length > 0) return notVerified(`the migrated server needs ${missing.join(' and ')}, not installed for ${basename(packageDir)}: install it and run again`);
+    for (const name of Object.keys(SDK_DEPENDENCIES[result.decision.sdk])) {
+      if (nodeModules.some((dir) => existsSync(join(dir, name, 'package.json')))) continue;
+      const own = findOwnPackage(name);
+      if (own === null) return notVerified(`the migrated server needs ${name}, installed neither for ${basename(packageDir)} nor with mcp-migrate`);
+      lent.push({ name, dir: own });
+    }
   }
   // What the rewrite writes besides this file: the files it also changes, the helper module it needs.
   const extra = [
@@ -98,6 +110,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       const dir = join(root, side, basename(packageDir));
       await cp(packageDir, dir, { recursive: true, filter: (source) => !SKIPPED_DIRS.has(basename(source)) || source === packageDir });
       await linkNodeModules(dir, nodeModules);
+      if (side === 'migrated') await lendPackages(dir, lent);
       return dir;
     };
     const [original, migrated] = await Promise.all([copy('original'), copy('migrated')]);
@@ -117,6 +130,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       timeoutMs: options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS,
       clientInfo: options.clientInfo,
       methods: getCustomMethods(result),
+      calls: options.calls ?? 'safe',
       signal: options.signal,
     });
     const compared = await compareServers({ original: side(original), migrated: side(migrated) });
@@ -157,14 +171,14 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
     switch (verdict.kind) {
       case 'equal': {
         const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
-        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `--verify: answers like the original (${verdict.diff.compared} requests compared${fixes})` }];
+        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `run side by side with the original: answers like it (${verdict.diff.compared} requests compared${fixes})` }];
         break;
       }
       case 'not-verified':
-        result.diagnostics = [...result.diagnostics, { code: 'NOT_VERIFIED', message: `--verify: not verified: ${verdict.reason}` }];
+        result.diagnostics = [...result.diagnostics, { code: 'NOT_VERIFIED', message: `not verified: ${verdict.reason}` }];
         break;
       case 'different': {
-        const message = `--verify: the migrated server answers differently from the original, so it is not written: ${describeVerdictDifferences(verdict)}`;
+        const message = `run side by side with the original, the migrated server answers differently, so it is not written: ${describeVerdictDifferences(verdict)}`;
         for (const refused of scan.results.filter((r) => r === result || r.partOf === result.path)) {
           delete refused.after;
           delete refused.companions;
@@ -187,6 +201,23 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
 export function describeVerdictDifferences(verdict: Extract<VerifyVerdict, { kind: 'different' }>): string {
   if (verdict.diff === null) return verdict.why;
   return verdict.diff.differences.map((d) => `${d.what} (${d.aspect}): ${d.original} -> ${d.migrated}`).join('; ');
+}
+
+/** The directory of a package installed with this tool (its own dependency, found as Node would), or null. */
+function findOwnPackage(name: string): string | null {
+  for (const dir of findNodeModules(dirname(fileURLToPath(import.meta.url)))) {
+    if (existsSync(join(dir, name, 'package.json'))) return realpathSafe(join(dir, name));
+  }
+  return null;
+}
+
+/** Links each lent package into the copy's node_modules (replacing nothing the project has). */
+async function lendPackages(copy: string, lent: ReadonlyArray<{ name: string; dir: string }>): Promise<void> {
+  for (const { name, dir } of lent) {
+    const target = join(copy, 'node_modules', name);
+    await mkdir(dirname(target), { recursive: true });
+    await symlink(dir, target, 'dir').catch(() => undefined);
+  }
 }
 
 /** The nearest directory with a package.json, else the file's own. */
@@ -284,7 +315,10 @@ function getRunner(path: string, nodeModules: readonly string[]): { command: str
     const cli = getTsxCli(join(dir, 'tsx'));
     if (cli !== null) return { command: process.execPath, args: [cli], label: 'tsx' };
   }
-  return 'a TypeScript entry point, and the project has no tsx installed to run it (add tsx to its devDependencies to verify it)';
+  // Node 22.18+/23.6+ strips types itself (`process.features.typescript`); Node 20 does not.
+  const features = process.features as { typescript?: string | false };
+  if (typeof features.typescript === 'string') return { command: process.execPath, args: [], label: 'node' };
+  return 'a TypeScript entry point, and neither the project has tsx installed nor does this Node strip types (add tsx to its devDependencies to verify it)';
 }
 
 /** The tsx CLI script in an installed tsx package, from its package.json `bin`. */

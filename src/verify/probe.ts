@@ -24,8 +24,14 @@ export interface VerifyOptions {
   timeoutMs: number;
   /** Client name/version sent in `initialize`. */
   clientInfo: { name: string; version: string };
-  /** Custom (non-MCP) methods to call, each with `params: {}`. */
+  /** Custom (non-MCP) methods to call, each with `params: {}` (only with `calls: 'calls'`). */
   methods?: readonly string[];
+  /**
+   * `calls` (default, `verify`): every tool with valid arguments, then invalid ones, and the custom
+   * methods. `safe` (a migration run's proof): no tool body should run: a tool is called only without
+   * its required arguments, prompts are got without arguments, no custom method is asked.
+   */
+  calls?: 'safe' | 'calls';
   /** Stops the probes early (Ctrl-C); the server is stopped all the same. */
   signal?: AbortSignal;
 }
@@ -87,9 +93,13 @@ export type VerifyResult =
 /** The probe methods and names, chosen so that no real server has them. */
 const UNKNOWN_METHOD = 'mcp-migrate/no-such-method';
 const UNKNOWN_TOOL = 'mcp_migrate_no_such_tool';
+const UNKNOWN_RESOURCE = 'mcp-migrate://no-such-resource';
+const UNKNOWN_PROMPT = 'mcp_migrate_no_such_prompt';
 const STRING_ID = 'mcp-migrate-verify-7';
 const TOOL_STRING_ID = 'mcp-migrate-verify-tool';
 const DISCOVER_ID = 'mcp-migrate-discover';
+/** The largest integer a JavaScript number holds exactly: a server that rounds or stringifies ids changes it. */
+const LARGE_ID = Number.MAX_SAFE_INTEGER;
 /** What a 2026-07-28 client may send before `initialize`. */
 const DISCOVER_METHOD = 'server/discover';
 const BAD_JSON = '{"jsonrpc": "2.0", "id": 99, "method": "tools/list", ';
@@ -471,8 +481,9 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     return unique;
   };
   const tools = getListed(listing('tools/list'), 'tools').filter((tool) => typeof tool.name === 'string');
+  const safe = options.calls === 'safe';
   let toolCalls = 0;
-  for (const tool of tools) {
+  for (const tool of safe ? [] : tools) {
     const valid = buildValidArguments(tool.inputSchema);
     if (!valid.ok) {
       contract.notSent.push(`tools/call ${String(tool.name)}: no valid arguments could be made up (${valid.reason})`);
@@ -491,15 +502,15 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   for (const prompt of getListed(listing('prompts/list'), 'prompts')) {
     if (typeof prompt.name !== 'string') continue;
     const args: Record<string, string> = {};
-    for (const arg of Array.isArray(prompt.arguments) ? prompt.arguments.filter(isJsonObject) : []) {
+    for (const arg of Array.isArray(prompt.arguments) && !safe ? prompt.arguments.filter(isJsonObject) : []) {
       if (arg.required === true && typeof arg.name === 'string') args[arg.name] = 'example';
     }
     await explore(uniqueKey(`prompts/get ${prompt.name}`), 'prompts/get', { name: prompt.name, arguments: args });
   }
-  for (const method of options.methods ?? []) await explore(uniqueKey(method), method, {});
+  for (const method of safe ? [] : (options.methods ?? [])) await explore(uniqueKey(method), method, {});
   for (const tool of tools) {
     const invalid = buildInvalidArguments(tool.inputSchema);
-    if (invalid !== null) await explore(uniqueKey(`tools/call ${String(tool.name)} (invalid: ${invalid.what})`), 'tools/call', { name: tool.name, arguments: invalid.value });
+    if (invalid !== null && (!safe || invalid.missingRequired === true)) await explore(uniqueKey(`tools/call ${String(tool.name)} (invalid: ${invalid.what})`), 'tools/call', { name: tool.name, arguments: invalid.value });
     if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
   }
   const unanswered = contract.exchanges.filter((e) => e.outcome.kind === 'no-reply' && e.undeclared !== true);
@@ -529,7 +540,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   if (echo === null) {
     findings.skip('wrong-id', 'not checked: no request besides initialize was answered');
   } else {
-    for (const id of [0, STRING_ID]) {
+    for (const id of [0, STRING_ID, '0', LARGE_ID]) {
       await ensureRunning(`${echo} with id ${JSON.stringify(id)}`);
       const reply = await request(echo, echo, undefined, id);
       if (reply === null) findings.add('wrong-id', false, noReply(`${echo} with id ${JSON.stringify(id)}`));
@@ -547,6 +558,18 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
       toolOk,
       tool === null ? noReply(`tools/call ${UNKNOWN_TOOL}`) : toolOk ? `unknown tool answered ${describeReply(tool)}` : `unknown tool answered with a success: ${describeReply(tool)}`,
     );
+  }
+
+  // 9b. A resource and a prompt that do not exist (when the server serves the listing): their error
+  //     paths, which no listed item takes. Compared as contract exchanges, like every item request.
+  for (const [method, params, key] of [
+    ['resources/read', { uri: UNKNOWN_RESOURCE }, `resources/read ${UNKNOWN_RESOURCE}`],
+    ['prompts/get', { name: UNKNOWN_PROMPT, arguments: {} }, `prompts/get ${UNKNOWN_PROMPT}`],
+  ] as const) {
+    const listed = listing(method === 'resources/read' ? 'resources/list' : 'prompts/list');
+    if (listed === undefined || listed.outcome.kind !== 'result') continue;
+    await ensureRunning(key);
+    await explore(uniqueKey(key), method, params);
   }
 
   // 10. notifications/cancelled (for a request that does not exist: still no reply).

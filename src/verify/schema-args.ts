@@ -11,6 +11,8 @@ export interface InvalidArguments {
   value: JsonObject;
   /** What makes it invalid, for the report: "without required city", "units: a number, not a string". */
   what: string;
+  /** The required arguments are left out (a tool checks that before its body runs; the safe probes send only these). */
+  missingRequired?: true;
 }
 
 /** How deep `$ref`s and nested objects are followed before giving up (a recursive schema). */
@@ -74,7 +76,7 @@ export function buildInvalidArguments(schema: unknown): InvalidArguments | null 
   if (required.length > 0) {
     const value = { ...base };
     for (const name of required) delete value[name];
-    return { value, what: `without required ${required.join(', ')}` };
+    return { value, what: `without required ${required.join(', ')}`, missingRequired: true };
   }
   const properties = isJsonObject(root.properties) ? root.properties : {};
   for (const [name, property] of Object.entries(properties)) {

@@ -1,0 +1,98 @@
+// The proof of a run: before anything is offered, each rewritten server runs next to its original
+// (./verify-run.ts, temp copies, a temp HOME) and the two are compared. A rewrite that answers worse
+// is not offered: the file is planned again with that rewrite refused, so the chain goes on
+// (SDK -> envelope -> left alone with VERIFY_DIFFERENT), and what the next option writes is proven
+// in turn. What could not be run is kept and marked NOT_VERIFIED, or withheld when the run writes
+// without asking (`--yes` without `--allow-unverified`).
+//
+// Data in, data out: it prints nothing (src/cli/verify-step.ts says each verdict as it comes in) and
+// writes nothing outside the temp copies.
+import type { FileResult, RefusedRewrites } from '../model/types.js';
+import { getHint } from '../model/reasons.js';
+import { applyVerifyVerdicts, describeVerdictDifferences, getVerifyTargets, verifyRewrites, type VerifyRunOptions, type VerifyVerdict } from './verify-run.js';
+import type { ScanResult } from './scan.js';
+
+export interface ProveOptions extends Omit<VerifyRunOptions, 'targets'> {
+  /** The scan again, with these rewrites refused (the runner's scanFiles with `refused`). */
+  rescan: (refused: ReadonlyMap<string, RefusedRewrites>) => Promise<ScanResult>;
+  /** Withhold what could not be run (a run that writes without asking, no --allow-unverified). */
+  withholdUnverified: boolean;
+}
+
+export interface ProveOutcome {
+  /** The scan the review and the writes go on with (a rescan when a rewrite was refused). */
+  scan: ScanResult;
+  /** The verdicts on what is now planned, one per rewritten server. */
+  verdicts: VerifyVerdict[];
+  /** Every rewrite that answered worse, the ones the chain replaced included. */
+  refused: Array<Extract<VerifyVerdict, { kind: 'different' }> & { rewrite: 'sdk' | 'envelope' }>;
+  /** Servers left alone because nothing the tool could write answered as well as the original. */
+  leftAlone: number;
+  /** Rewrites not written because they could not be run (withholdUnverified). */
+  withheld: number;
+  interrupted: boolean;
+}
+
+/** SDK -> envelope -> left alone: at most this many rounds of proof. */
+const MAX_ROUNDS = 3;
+
+export async function proveRewrites(initial: ScanResult, options: ProveOptions): Promise<ProveOutcome> {
+  const refusals = new Map<string, RefusedRewrites>();
+  const refused: ProveOutcome['refused'] = [];
+  // a verdict holds for the exact text it was given: the same path planned the same way is not run again
+  const proven = new Map<string, { after: string; verdict: VerifyVerdict }>();
+  let scan = initial;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const targets = getVerifyTargets(scan).filter((target) => proven.get(target.path)?.after !== target.after);
+    if (targets.length === 0) break;
+    const verdicts = await verifyRewrites(scan, { ...options, targets });
+    if (options.signal?.aborted === true) return { scan, verdicts: [], refused, leftAlone: 0, withheld: 0, interrupted: true };
+    let replan = false;
+    for (const verdict of verdicts) {
+      const target = targets.find((t) => t.path === verdict.path)!;
+      proven.set(verdict.path, { after: target.after as string, verdict });
+      if (verdict.kind !== 'different') continue;
+      const rewrite = target.decision.kind === 'envelope' ? 'envelope' : 'sdk';
+      refused.push({ ...verdict, rewrite });
+      const before = refusals.get(verdict.path) ?? {};
+      if (before[rewrite] !== undefined) continue; // the plan did not move past it: it is refused below
+      refusals.set(verdict.path, { ...before, [rewrite]: describeVerdictDifferences(verdict) });
+      replan = true;
+    }
+    if (!replan) break;
+    scan = await options.rescan(refusals);
+  }
+
+  // The verdicts on what is planned now; a rewrite that still answers worse (a pipeline that did not
+  // take the refusal) is refused here.
+  const verdicts = getVerifyTargets(scan).flatMap((target) => {
+    const entry = proven.get(target.path);
+    return entry !== undefined && entry.after === target.after ? [entry.verdict] : [];
+  });
+  applyVerifyVerdicts(scan, verdicts);
+  const withheld = options.withholdUnverified ? withholdUnverified(scan, verdicts) : 0;
+  const leftAlone = scan.results.filter((r) => r.decision.kind === 'leave' && r.decision.reason === 'VERIFY_DIFFERENT' && r.partOf === undefined).length;
+  return { scan, verdicts, refused, leftAlone, withheld, interrupted: false };
+}
+
+/** Drops the rewrites that could not be run (and what only they needed); returns how many. */
+function withholdUnverified(scan: ScanResult, verdicts: readonly VerifyVerdict[]): number {
+  let withheld = 0;
+  for (const verdict of verdicts) {
+    if (verdict.kind !== 'not-verified') continue;
+    withheld++;
+    for (const result of scan.results.filter((r) => r.path === verdict.path || r.partOf === verdict.path)) withhold(result);
+  }
+  const live = new Set(scan.results.filter((r) => r.after !== undefined).map((r) => r.path));
+  scan.companions = scan.companions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
+  scan.manifests = scan.manifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
+  return withheld;
+}
+
+function withhold(result: FileResult): void {
+  delete result.after;
+  delete result.companions;
+  result.decision = { kind: 'leave', reason: 'NOT_VERIFIED', hint: getHint('NOT_VERIFIED') };
+  for (const finding of result.findings) finding.fixed = false;
+  result.fixes = [];
+}
