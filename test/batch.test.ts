@@ -38,7 +38,7 @@ describe('the non-interactive contract', () => {
     const before = await read(repo, 'server.js');
     const run = runBin(['.'], repo);
     expect(run.status).toBe(2);
-    for (const flag of ['--yes', '--dry-run', '--check']) expect(run.stderr).toContain(flag);
+    for (const flag of ['--yes', '--no-verify', '--dry-run', '--check']) expect(run.stderr).toContain(flag);
     expect(run.stdout).toBe('');
     expect(await read(repo, 'server.js')).toBe(before);
   });
@@ -46,7 +46,7 @@ describe('the non-interactive contract', () => {
   it('--yes --report json: one JSON document on stdout, exit 0, files written', async () => {
     const repo = await makeRepo('01-cjs-readline-bare-ifs');
     const before = await read(repo, 'server.js');
-    const run = runBin(['--yes', '--report', 'json'], repo);
+    const run = runBin(['--yes', '--no-verify', '--report', 'json'], repo);
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as { exitCode: number; mode: string; totals: { written: number }; files: { path: string; status: string }[] };
     expect(report).toMatchObject({ exitCode: 0, mode: 'apply', totals: { written: 1 } });
@@ -57,11 +57,11 @@ describe('the non-interactive contract', () => {
     expect(await read(repo, 'package.json')).toContain('"@modelcontextprotocol/sdk"');
 
     // Again on the (now dirty) tree: refused without --force; with it, nothing left to do.
-    const dirty = runBin(['--yes', '--report', 'json'], repo);
+    const dirty = runBin(['--yes', '--no-verify', '--report', 'json'], repo);
     expect(dirty.status).toBe(2);
     expect(dirty.stderr).toContain('--force');
     expect(dirty.stdout).toBe('');
-    const again = runBin(['--yes', '--force', '--report', 'json'], repo);
+    const again = runBin(['--yes', '--no-verify', '--force', '--report', 'json'], repo);
     expect(again.status).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ totals: { written: 0, pending: 0 } });
   });

@@ -5,7 +5,7 @@ describe('parseCliArgs', () => {
   it('has the documented defaults', () => {
     expect(parseCliArgs([])).toEqual({
       kind: 'run',
-      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null },
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null, verify: 'safe', allowUnverified: false },
     });
   });
 
@@ -13,7 +13,7 @@ describe('parseCliArgs', () => {
     const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--no-guard-stdout', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null },
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null, verify: 'safe', allowUnverified: false },
     });
   });
 
@@ -44,15 +44,34 @@ describe('parseCliArgs', () => {
     [['--changed-since'], '--changed-since needs a value'],
     [['--changed-since='], 'invalid value for --changed-since: "" (expected a git ref such as origin/main)'],
     [['--changed-since=--output=x'], 'invalid value for --changed-since: "--output=x" (expected a git ref such as origin/main)'],
-    [['--verify-timeout', '5000'], '--verify-timeout needs --verify'],
+    [['--check', '--verify-timeout', '5000'], '--verify-timeout needs --verify with --check or --dry-run'],
+    [['--no-verify', '--verify-timeout', '5000'], '--verify-timeout has no effect with --no-verify'],
+    [['--verify', '--no-verify'], '--verify and --no-verify contradict each other (pass one)'],
+    [['--verify=all'], 'invalid value for --verify: "all" (expected safe, calls)'],
+    [['--allow-unverified'], '--allow-unverified goes with --yes (the interactive review shows what is unverified and asks)'],
+    [['--check', '--allow-unverified'], '--allow-unverified goes with --yes (the interactive review shows what is unverified and asks)'],
+    [['--yes', '--no-verify', '--allow-unverified'], '--allow-unverified has no effect with --no-verify (nothing is verified)'],
     [['--verify', '--verify-timeout', '0'], 'invalid value for --verify-timeout: "0" (expected a whole number of milliseconds, at least 1)'],
     [['--verify', '--verify-timeout=2s'], 'invalid value for --verify-timeout: "2s" (expected a whole number of milliseconds, at least 1)'],
   ])('rejects %j', (argv, message) => {
     expect(parseCliArgs(argv)).toEqual({ kind: 'usage-error', message });
   });
 
-  it('reads --verify-timeout (only with --verify), and leaves it out when not given', () => {
-    expect(parseCliArgs(['--dry-run', '--verify', '--verify-timeout', '8000'])).toMatchObject({ options: { verify: true, verifyTimeoutMs: 8000 } });
+  it('proves a run that writes by default; --check and --dry-run only with --verify; --verify=calls adds tool calls', () => {
+    expect(parseCliArgs(['--yes'])).toMatchObject({ options: { verify: 'safe' } });
+    expect(parseCliArgs(['--yes', '--no-verify'])).toMatchObject({ options: { verify: 'off' } });
+    expect(parseCliArgs(['--check'])).toMatchObject({ options: { verify: 'off' } });
+    expect(parseCliArgs(['--dry-run', '--verify'])).toMatchObject({ options: { verify: 'safe' } });
+    expect(parseCliArgs(['--check', '--verify=calls'])).toMatchObject({ options: { verify: 'calls' } });
+    expect(parseCliArgs(['--yes', '--verify=calls'])).toMatchObject({ options: { verify: 'calls' } });
+    expect(parseCliArgs(['--yes', '--allow-unverified'])).toMatchObject({ options: { verify: 'safe', allowUnverified: true } });
+    // after `--`, a path that looks like the flag is a path
+    expect(parseCliArgs(['--dry-run', '--', '--verify=calls'])).toMatchObject({ options: { verify: 'off', paths: ['--verify=calls'] } });
+  });
+
+  it('reads --verify-timeout (with a proof), and leaves it out when not given', () => {
+    expect(parseCliArgs(['--dry-run', '--verify', '--verify-timeout', '8000'])).toMatchObject({ options: { verify: 'safe', verifyTimeoutMs: 8000 } });
+    expect(parseCliArgs(['--yes', '--verify-timeout', '8000'])).toMatchObject({ options: { verify: 'safe', verifyTimeoutMs: 8000 } });
     const plain = parseCliArgs(['--dry-run', '--verify']);
     expect(plain.kind === 'run' && 'verifyTimeoutMs' in plain.options).toBe(false);
   });

@@ -80,7 +80,7 @@ describe('--changed-since', () => {
 
     // A real run (the tree is dirty: that is what is being migrated, hence --force).
     const apply = makeHarness(root, { git: createGitClient(), process: createFakePipeline().process });
-    expect(await main(['--yes', '--force', '--changed-since', 'base'], apply.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify', '--force', '--changed-since', 'base'], apply.deps)).toBe(0);
     expect(await read(root, 'packages/a/server.js')).toContain('MIGRATED_v1_server');
     expect(await read(root, 'packages/c/server.js')).toContain('MIGRATED_v1_server');
     expect(await read(root, 'packages/a/package.json')).toContain('"@modelcontextprotocol/sdk": "^1.32.2"');

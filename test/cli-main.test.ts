@@ -102,7 +102,7 @@ describe('main: --check', () => {
 
   it('exits 0 after the migration was applied', async () => {
     const root = await makeTree({ 'package.json': PKG, 'server.js': MIGRATE });
-    expect(await main(['--yes'], makeHarness(root).deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], makeHarness(root).deps)).toBe(0);
     // The fake pipeline has nothing left to do on its own output (MIGRATE_ME is gone).
     expect(await main(['--check'], makeHarness(root).deps)).toBe(0);
   });
@@ -114,7 +114,7 @@ describe('main: --yes', () => {
     const root = await makeTree({ 'package.json': pkg, 'a.js': MIGRATE, 'lib/b.mjs': MIGRATE });
     await chmod(join(root, 'a.js'), 0o750);
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(await read(root, 'a.js')).toContain('MIGRATED_v1_server');
     expect(await read(root, 'lib/b.mjs')).toContain('MIGRATED_v1_server');
     expect((await stat(join(root, 'a.js'))).mode & 0o777).toBe(0o750);
@@ -135,7 +135,7 @@ describe('main: --yes', () => {
     });
     const fake = createFakePipeline();
     const h = makeHarness(root, { process: fake.process });
-    expect(await main(['--yes', '--style', 'mcp-server'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify', '--style', 'mcp-server'], h.deps)).toBe(0);
     expect(await read(root, 'v2pkg/s.js')).toContain('MIGRATED_v2_mcp-server');
     expect(await read(root, 'v1pkg/s.js')).toContain('MIGRATED_v1_mcp-server');
     // v2 already had the server package: only zod 4.2 or later (its schemas need it) is added; v1 gets its peer 4.1
@@ -143,7 +143,7 @@ describe('main: --yes', () => {
     expect(await read(root, 'v1pkg/package.json')).toContain('"zod": "^4.1.0"');
 
     const forced = await makeTree({ 'package.json': PKG, 's.js': MIGRATE });
-    expect(await main(['--yes', '--sdk', 'v2'], makeHarness(forced).deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify', '--sdk', 'v2'], makeHarness(forced).deps)).toBe(0);
     expect(await read(forced, 's.js')).toContain('MIGRATED_v2_server');
     expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
   });
@@ -151,7 +151,7 @@ describe('main: --yes', () => {
   it('writes a companion file once even when several files ask for it', async () => {
     const root = await makeTree({ 'package.json': PKG, 'a.js': `${SERVER_HINT}// ENVELOPE_ME\n`, 'b.js': `${SERVER_HINT}// ENVELOPE_ME\n` });
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(await read(root, 'mcp-envelope.js')).toBe('export function send() {}\n');
     expect(await read(root, 'a.js')).toContain('ENVELOPED');
     expect(await read(root, 'b.js')).toContain('ENVELOPED');
@@ -182,7 +182,7 @@ describe('main: refusals (exit 2)', () => {
     await writeFile(join(root, 'notes.txt'), 'wip\n');
     await writeFile(join(root, 'package.json'), `${PKG}\n`);
     const h = makeHarness(root, { git: createGitClient() });
-    expect(await main(['--yes'], h.deps)).toBe(2);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(2);
     expect(h.stderr()).toContain('uncommitted changes');
     expect(h.stderr()).toContain('notes.txt');
     expect(h.stderr()).toContain('package.json');
@@ -190,19 +190,19 @@ describe('main: refusals (exit 2)', () => {
     expect(await read(root, 'server.js')).toBe(MIGRATE);
 
     // --force goes ahead; a clean tree needs no --force.
-    expect(await main(['--yes', '--force'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify', '--force'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
     expect(await read(root, 'server.js')).toContain('MIGRATED');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'migrated');
     await writeFile(join(root, 'again.js'), MIGRATE);
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'add', '.');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'more');
-    expect(await main(['--yes'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
   });
 
   it('proceeds outside a git repository', async () => {
     const root = await makeTree({ 'server.js': MIGRATE });
-    expect(await main(['--yes'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], makeHarness(root, { git: createGitClient() }).deps)).toBe(0);
     expect(await read(root, 'server.js')).toContain('MIGRATED');
   });
 
@@ -230,7 +230,7 @@ describe('main: errors (exit 3)', () => {
     const process = (path: string, source: string, options: PipelineOptions): FileResult =>
       path.endsWith('broken.js') ? processSource(path, source, options) : fake.process(path, source, options);
     const h = makeHarness(root, { process });
-    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
     expect(h.stderr()).toMatch(/error: broken\.js: .*Unexpected token/);
     expect(await read(root, 'good.js')).toContain('MIGRATED');
   });
@@ -263,7 +263,7 @@ describe('main: errors (exit 3)', () => {
     const root = await makeTree({ 'package.json': PKG, 'ro.js': MIGRATE, 'rw.js': MIGRATE });
     await chmod(join(root, 'ro.js'), 0o444);
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
     expect(await read(root, 'ro.js')).toBe(MIGRATE);
     expect((await stat(join(root, 'ro.js'))).mode & 0o777).toBe(0o444);
     expect(await read(root, 'rw.js')).toContain('MIGRATED');
@@ -275,7 +275,7 @@ describe('main: errors (exit 3)', () => {
     await chmod(join(root, 'locked'), 0o555);
     try {
       const h = makeHarness(root);
-      expect(await main(['--yes'], h.deps)).toBe(3);
+      expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
       expect(h.stderr()).toMatch(/error: locked\/server\.js: .*read-only/);
       expect(await read(root, 'locked/server.js')).toBe(MIGRATE);
       expect(await read(root, 'locked/package.json')).toBe(PKG);
@@ -288,7 +288,7 @@ describe('main: errors (exit 3)', () => {
   it('refuses files under a package.json that is not valid JSON', async () => {
     const root = await makeTree({ 'bad/package.json': '{ "name": "bad", }\n', 'bad/s.js': MIGRATE, 'good/package.json': PKG, 'good/s.js': MIGRATE });
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
     expect(h.stderr()).toContain('error: bad/s.js: cannot add the SDK dependency: bad/package.json is not valid JSON');
     expect(h.stderr()).toMatch(/error: bad\/package\.json: is not valid JSON/);
     expect(await read(root, 'bad/s.js')).toBe(MIGRATE);
@@ -303,7 +303,7 @@ describe('main: errors (exit 3)', () => {
       return fake.process(path, source, options);
     };
     const h = makeHarness(root, { process });
-    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
     expect(h.stderr()).toContain('error: a.js: internal error while processing this file: boom');
     expect(await read(root, 'b.js')).toContain('MIGRATED');
   });

@@ -19,7 +19,7 @@ describe('review: one part at a time', () => {
   it('asks each hunk with line numbers and writes exactly the accepted ones', async () => {
     const root = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
     const h = interactive(root, ['apply', 'skip', 'apply']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions.map((q) => (q.kind === 'hunk' ? `${q.group}/${q.groups}` : q.kind))).toEqual(['1/3', '2/3', '3/3']);
     const written = await read(root, 'server.mjs');
     expect(written).toBe(
@@ -46,14 +46,14 @@ describe('review: one part at a time', () => {
   it('a applies the rest of the file, d skips it', async () => {
     const rest = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
     const h1 = interactive(rest, ['skip', 'rest']);
-    expect(await main([], h1.deps)).toBe(0);
+    expect(await main(['--no-verify'], h1.deps)).toBe(0);
     expect(h1.questions).toHaveLength(2);
     expect((await read(rest, 'server.mjs')).match(/console\.error/g)).toHaveLength(2);
     expect(await read(rest, 'server.mjs')).toContain("console.log('starting notes server')");
 
     const none = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
     const h2 = interactive(none, ['apply', 'none']);
-    expect(await main([], h2.deps)).toBe(0);
+    expect(await main(['--no-verify'], h2.deps)).toBe(0);
     expect(h2.questions).toHaveLength(2);
     expect((await read(none, 'server.mjs')).match(/console\.error/g)).toHaveLength(1);
   });
@@ -62,7 +62,7 @@ describe('review: one part at a time', () => {
     const server = await readFile(join(import.meta.dirname, 'fixtures/corpus/01-cjs-readline-bare-ifs/server.js'), 'utf8');
     const root = await makeTree({ 'package.json': '{\n  "name": "units"\n}\n', 'server.js': server });
     const h = interactive(root, ['apply']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions).toEqual([{ kind: 'file', path: 'server.js', index: 1, total: 1 }]);
     expect(await read(root, 'server.js')).toContain('new StdioServerTransport()');
     expect(await read(root, 'package.json')).toContain('@modelcontextprotocol/sdk');
@@ -71,7 +71,7 @@ describe('review: one part at a time', () => {
   it('q applies what was accepted, says so, and asks nothing more', async () => {
     const root = await makeTree({ 'package.json': SDK_PKG, 'a.mjs': NOISY_SDK_SERVER, 'b.mjs': NOISY_SDK_SERVER });
     const h = interactive(root, ['apply', 'quit']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions).toHaveLength(2);
     expect((await read(root, 'a.mjs')).match(/console\.error/g)).toHaveLength(1);
     expect(await read(root, 'b.mjs')).toBe(NOISY_SDK_SERVER);
@@ -82,7 +82,7 @@ describe('review: one part at a time', () => {
   it('Ctrl-C exits 130: files already answered stay written, the file being asked about is not touched', async () => {
     const root = await makeTree({ 'package.json': SDK_PKG, 'a.mjs': NOISY_SDK_SERVER, 'b.mjs': NOISY_SDK_SERVER, 'c.mjs': NOISY_SDK_SERVER });
     const h = interactive(root, ['rest', 'apply', 'interrupt']);
-    expect(await main(['--report', 'json', '--output', 'report.json'], h.deps)).toBe(130);
+    expect(await main(['--no-verify', '--report', 'json', '--output', 'report.json'], h.deps)).toBe(130);
     expect((await read(root, 'a.mjs')).match(/console\.error/g)).toHaveLength(3);
     expect(await read(root, 'b.mjs')).toBe(NOISY_SDK_SERVER);
     expect(await read(root, 'c.mjs')).toBe(NOISY_SDK_SERVER);
@@ -94,7 +94,7 @@ describe('review: one part at a time', () => {
   it('A applies this part, the rest of the file and every remaining file without asking', async () => {
     const root = await makeTree({ 'package.json': SDK_PKG, 'a.mjs': NOISY_SDK_SERVER, 'b.mjs': NOISY_SDK_SERVER });
     const h = interactive(root, ['skip', 'all']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions).toHaveLength(2);
     expect((await read(root, 'a.mjs')).match(/console\.error/g)).toHaveLength(2);
     expect((await read(root, 'b.mjs')).match(/console\.error/g)).toHaveLength(3);
@@ -122,7 +122,7 @@ describe('review: a partial result is re-analysed before it is written', () => {
   it('refuses accepted hunks that cannot be applied alone and asks about the whole file instead', async () => {
     const root = await makeTree({ 'server.js': source });
     const h = makeHarness(root, { isTTY: true, process: pipeline }, ['apply', 'skip', 'apply', 'skip', 'skip']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions.map((q) => q.kind)).toEqual(['hunk', 'hunk', 'hunk', 'hunk', 'file']);
     expect(h.questions[4]).toMatchObject({ kind: 'file', why: 'the accepted hunks cannot be applied alone' });
     expect(h.stdout()).toContain('The accepted hunks cannot be applied without the others: does not parse: Unexpected token (3:1).');
@@ -132,7 +132,7 @@ describe('review: a partial result is re-analysed before it is written', () => {
   it('writes an accepted subset that re-analyses as the original server', async () => {
     const root = await makeTree({ 'server.js': source });
     const h = makeHarness(root, { isTTY: true, process: pipeline }, ['skip', 'apply', 'apply', 'skip']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions).toHaveLength(4);
     const written = await read(root, 'server.js');
     expect(written).toContain('// STEP_1\n');
@@ -144,7 +144,7 @@ describe('review: a partial result is re-analysed before it is written', () => {
   it('a file-level answer after a refusal can still apply the whole file', async () => {
     const root = await makeTree({ 'server.js': source });
     const h = makeHarness(root, { isTTY: true, process: pipeline }, ['apply', 'skip', 'apply', 'none', 'apply']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(await read(root, 'server.js')).toBe(source.replace(/STEP_/g, 'DONE_'));
   });
 });
@@ -160,7 +160,7 @@ describe('review: the pager', () => {
     const root = await makeTree({ 'package.json': '{\n  "name": "units"\n}\n', 'server.js': server });
     const pager = fakePager(40);
     const h = interactive(root, ['skip'], { pager });
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(pager.shown).toHaveLength(1);
     // the header and findings come first, in the pager with the numbered diff and the package.json change
     expect(pager.shown[0]).toMatch(/━━ server\.js\n {3}sdk: moved onto/);
@@ -176,7 +176,7 @@ describe('review: the pager', () => {
     const root = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
     const pager = fakePager(200);
     const h = interactive(root, ['none'], { pager });
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(pager.shown).toEqual([]);
     expect(h.stdout()).toContain("console.log('starting notes server')");
   });

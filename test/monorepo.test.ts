@@ -80,7 +80,7 @@ describe('monorepo', () => {
     const bBefore = await read(root, 'packages/b/package.json');
     expect(bBefore).toContain('    "type": "module",\n');
 
-    const run = await migrate(await makeTree({}), ['--yes', root]);
+    const run = await migrate(await makeTree({}), ['--yes', '--no-verify', root]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
 
@@ -131,7 +131,7 @@ describe('monorepo', () => {
     await writeFile(join(root, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/*'\n");
     await writeFile(join(root, 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
 
-    const run = await migrate(root, ['--yes', '.']);
+    const run = await migrate(root, ['--yes', '--no-verify', '.']);
     expect(run.code).toBe(0);
     expect(await read(root, 'packages/a/package.json')).toBe(A_PACKAGE_AFTER);
     expect(run.stdout).toContain('  http-status-mcp (packages/c): 1 left alone\n  nothing to migrate: quote-worker (packages/d)\n');

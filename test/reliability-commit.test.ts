@@ -71,7 +71,7 @@ describe('the write lock', () => {
     const other = await acquireWriteLock(lockPath);
     try {
       const h = makeHarness(root, { lockWaitMs: 200 });
-      expect(await main(['--yes'], h.deps)).toBe(3);
+      expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
       expect(h.stderr()).toContain('another run is writing in this tree');
       expect(h.stderr()).toContain(lockPath);
       expect(await read(root, 'src/server.js')).toBe(MIGRATE);
@@ -81,7 +81,7 @@ describe('the write lock', () => {
     }
     // Once it is free, the same run goes through and leaves no lock behind.
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(await read(root, 'src/server.js')).toContain('MIGRATED_v1_server');
     await expect(lstat(lockPath)).rejects.toThrow();
   });
@@ -92,12 +92,12 @@ describe('the write lock', () => {
     // No package.json: the only directory the run looks at is src/, where its lock lives.
     const pending = await makeTree({ 'src/server.js': MIGRATE, 'src/.mcp-migrate.lock': dead });
     const h = makeHarness(pending);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(h.stdout()).toContain('Took over the write lock');
     expect(await readdir(join(pending, 'src'))).toEqual(['server.js']);
     const done = await makeTree({ 'src/server.js': `${SERVER_HINT}// nothing to do\n`, 'src/.mcp-migrate.lock': dead });
     const h2 = makeHarness(done);
-    expect(await main(['--yes'], h2.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h2.deps)).toBe(0);
     expect(h2.stdout()).toContain('Removed the write lock');
     expect(await readdir(join(done, 'src'))).toEqual(['server.js']);
   });
@@ -106,7 +106,7 @@ describe('the write lock', () => {
     const root = await makeTree({ 'package.json': PKG, 'src/server.js': MIGRATE });
     const a = makeHarness(root, { lockWaitMs: 2_000 });
     const b = makeHarness(root, { lockWaitMs: 2_000 });
-    const codes = (await Promise.all([main(['--yes'], a.deps), main(['--yes'], b.deps)])).sort();
+    const codes = (await Promise.all([main(['--yes', '--no-verify'], a.deps), main(['--yes', '--no-verify'], b.deps)])).sort();
     expect(codes).toEqual([0, 3]);
     expect(await read(root, 'src/server.js')).toBe(MIGRATE.replace('MIGRATE_ME', 'MIGRATED_v1_server'));
     expect((await read(root, 'package.json')).match(/@modelcontextprotocol\/sdk/g)).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('temp files left by a killed run', () => {
     const manifestTemp = stale('package.json');
     const root = await makeTree({ 'package.json': PKG, 'src/server.js': MIGRATE, [`src/${temp}`]: 'half a serv', [manifestTemp]: '{"na' });
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(await readdir(join(root, 'src'))).toEqual(['server.js']);
     expect((await readdir(root)).sort()).toEqual(['package.json', 'src']);
     expect(h.stdout()).toMatch(/Removed 2 temp file\(s\) left by an interrupted run: .*src\/\.server\.js\.mcp-migrate-/);
@@ -131,7 +131,7 @@ describe('temp files left by a killed run', () => {
     const temp = stale('server.js');
     const root = await makeTree({ 'src/server.js': `${SERVER_HINT}// already done\n`, [`src/${temp}`]: 'x' });
     const h = makeHarness(root);
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(await readdir(join(root, 'src'))).toEqual(['server.js']);
   });
 

@@ -25,7 +25,7 @@ describe('files over MAX_SOURCE_BYTES', () => {
     const root = await makeTree({ 'src/server.js': MIGRATE, 'src/bundle.min.js': BUNDLE });
     const fake = createFakePipeline();
     const h = makeHarness(root, { process: fake.process });
-    expect(await main(['--yes'], h.deps)).toBe(0);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(fake.calls.map((c) => c.path)).toEqual([join(root, 'src/server.js')]);
     expect(h.stderr()).toMatch(/warning: src\/bundle\.min\.js: 1,000,\d{3} bytes, over the 1 MB limit for a hand-written server .*; skipped/);
     expect(await read(root, 'src/bundle.min.js')).toBe(BUNDLE);
@@ -60,7 +60,7 @@ describe('one file failing never ends the run', () => {
       return fake.process(path, source, options);
     };
     const h = makeHarness(root, { process });
-    expect(await main(['--yes'], h.deps)).toBe(3);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(3);
     expect(h.stderr()).toContain('error: b.js: internal error while processing this file: boom');
     expect(h.stderr()).toContain('error: c.js: internal error while processing this file: Maximum call stack size exceeded');
     expect(await read(root, 'a.js')).toContain('MIGRATED');

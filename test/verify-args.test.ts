@@ -53,7 +53,7 @@ describe('parseCliArgs: verify', () => {
   });
 
   it('takes --verify in a migration run', () => {
-    expect(parseCliArgs(['--check', '--verify', 'src'])).toMatchObject({ kind: 'run', options: { mode: 'check', verify: true, paths: ['src'] } });
+    expect(parseCliArgs(['--check', '--verify', 'src'])).toMatchObject({ kind: 'run', options: { mode: 'check', verify: 'safe', paths: ['src'] } });
   });
 
   it('is a usage error without a command, with a bad flag or a bad value', () => {

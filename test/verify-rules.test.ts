@@ -98,7 +98,7 @@ describe.concurrent('verify rules on servers that break them', () => {
     // the same server without the flag echoes every id
     const honest = await verifyJson(['node', 'honest.cjs']);
     expect(honest.failed).not.toContain('wrong-id');
-    expect(honest.detail('wrong-id')).toBe('id 0 echoed on an error; id 0 echoed; id "mcp-migrate-verify-7" echoed');
+    expect(honest.detail('wrong-id')).toBe('id 0 echoed on an error; id 0 echoed; id "mcp-migrate-verify-7" echoed; id "0" echoed; id 9007199254740991 echoed');
   });
 
   it('flags a tool call answered isError with a ReferenceError text', async () => {

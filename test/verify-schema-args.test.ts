@@ -94,8 +94,8 @@ describe('buildInvalidArguments', () => {
     expect(ajv.compile(schema)(invalid?.value)).toBe(false);
   });
 
-  it('leaves out the required properties, else gives one property the wrong type, and says which', () => {
-    expect(buildInvalidArguments(SCHEMAS['required strings and numbers'])).toEqual({ value: {}, what: 'without required city, days, units' });
+  it('leaves out the required properties (marked: the safe probes send only these), else gives one property the wrong type, and says which', () => {
+    expect(buildInvalidArguments(SCHEMAS['required strings and numbers'])).toEqual({ value: {}, what: 'without required city, days, units', missingRequired: true });
     expect(buildInvalidArguments(SCHEMAS['optional properties left out'])).toEqual({ value: { verbose: 'not-a-boolean' }, what: 'verbose: a string, not a boolean' });
   });
 

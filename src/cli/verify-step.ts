@@ -79,9 +79,10 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
   if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], refused: 0, withheld: 0, interrupted: true };
   const elapsed = Date.now() - started;
   const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk').map((r) => r.path));
+  const enveloped = [...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === 'envelope').length;
   const parts = [
     `${outcome.verdicts.filter((v) => v.kind === 'equal').length} answer like the original`,
-    ...(fellBack.size > 0 ? [`${[...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === 'envelope').length} moved from the SDK rewrite to the envelope`] : []),
+    ...(enveloped > 0 ? [`${enveloped} moved from the SDK rewrite to the envelope`] : []),
     ...(outcome.leftAlone > 0 ? [paint.removed(`${outcome.leftAlone} left alone (no rewrite answered as well)`)] : []),
     ...(outcome.verdicts.some((v) => v.kind === 'not-verified') ? [paint.warn(`${outcome.verdicts.filter((v) => v.kind === 'not-verified').length} not verified${outcome.withheld > 0 ? ', not written (--allow-unverified writes them)' : ''}`)] : []),
   ];

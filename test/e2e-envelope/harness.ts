@@ -45,7 +45,7 @@ export function copyFixtures(scratch: string, files: string[], pkg: Record<strin
 /** A temp project holding the fixture servers, migrated by `mcp-migrate --yes`. */
 export async function migrateFixtures(scratch: string, files: string[], pkg: Record<string, unknown> = {}): Promise<Project> {
   const dir = copyFixtures(scratch, files, pkg);
-  const { exitCode, output } = await runCli(['--yes'], dir);
+  const { exitCode, output } = await runCli(['--yes', '--no-verify'], dir);
   return { dir, output, exitCode, read: (file) => readFileSync(join(dir, file), 'utf8'), command: (file) => commandFor(join(dir, file)) };
 }
 

@@ -79,7 +79,7 @@ async function migrate(name: string, extraArgs: string[] = []): Promise<Migratio
   const kase = await readCase(dir);
   const original = await recordOriginal(dir, kase);
   const before = await readTree(dir);
-  const cli = await runCli(['--yes', ...extraArgs, dir], dir);
+  const cli = await runCli(['--yes', '--no-verify', ...extraArgs, dir], dir);
   return { dir, kase, original, before, after: await readTree(dir), cli };
 }
 
@@ -215,7 +215,7 @@ describe.concurrent.each(UNCHANGED_CASES)('%s stays unchanged', (name) => {
   it('mcp-migrate --yes exits 0 and writes nothing', async () => {
     const dir = await copyCase(name);
     const before = await readTree(dir);
-    const run = await runCli(['--yes', dir], dir);
+    const run = await runCli(['--yes', '--no-verify', dir], dir);
     expect(run.code, describeCli(run)).toBe(0);
     expect(diffTrees(before, await readTree(dir))).toEqual([]);
   }, TIMEOUT_MS);

@@ -25,7 +25,7 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk').map((s) => s.n
     const dir = await copyCase(name, SHAPES);
     const kase = await readCase(dir);
     const original = await recordOriginal(dir, kase);
-    const cli = await runCli(['--yes', dir], dir);
+    const cli = await runCli(['--yes', '--no-verify', dir], dir);
     expect(cli.code, cli.stderr + cli.stdout).toBe(0);
     expect(cli.stdout).toContain('moved to the SDK');
     const replay = await replayWithSdkClient(dir, kase, { sdk: 'v1' });
@@ -38,7 +38,7 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'envelope').map((s) =
   it('gets the envelope and then holds every envelope rule with the raw client', async () => {
     const dir = await copyCase(name, SHAPES);
     const kase = await readCase(dir);
-    const cli = await runCli(['--yes', dir], dir);
+    const cli = await runCli(['--yes', '--no-verify', dir], dir);
     expect(cli.code, cli.stderr + cli.stdout).toBe(0);
     expect(cli.stdout).toContain('got the JSON-RPC envelope');
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
