@@ -1102,7 +1102,15 @@ export class Interpreter {
     const allArgs = [...(fnVal.bound ?? []), ...args];
     if (s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     if (!this.shouldFollow(fn, allArgs, root, caller)) {
-      return this.callSerializer(fnVal, args, thisVal, call, s, caller) ?? this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
+      const serialized = this.callSerializer(fnVal, args, thisVal, call, s, caller);
+      if (serialized) return serialized;
+      // a helper that only builds a value (`const fail = (detail) => ({ error: { code: -32602, ... } })`):
+      // its value, as where it is called inside an expression
+      if (call?.type === 'CallExpression' && caller && this.isReturnOnly(fn)) {
+        const value = this.callFunctionPure(fnVal, allArgs, s, caller, call);
+        if (value) return [{ s, v: value }];
+      }
+      return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
     return this.followCall(fnVal, args, thisVal, call, s, caller, indirect);
   }
@@ -1148,7 +1156,7 @@ export class Interpreter {
     if (!this.callsStringify(fnVal.fn)) return null;
     const before = s.events.length;
     const outcomes = this.followCall(fnVal, args, thisVal, call, this.fork(s), caller);
-    const isJsonText = (o: Outcome): boolean => !('thrown' in o) && o.v.k === 'json' && !o.s.events.slice(before).some((e) => e.e === 'effect' || e.e === 'write' || e.e === 'parse' || e.e === 'log');
+    const isJsonText = (o: Outcome): boolean => !('thrown' in o) && o.v.k === 'json' && !o.s.events.slice(before).some((e) => e.e === 'effect' || e.e === 'write' || e.e === 'parse' || e.e === 'log' || e.e === 'incomplete');
     return outcomes.length > 0 && outcomes.every(isJsonText) ? outcomes : null;
   }
 

@@ -1184,7 +1184,9 @@ function mergeErrorReplies(known: ReplySite['reply'], next: ReplySite['reply']):
   const shapes = new Set([a.shape, b.shape]);
   // an Error and a plain object both carry their code, message and data as members
   const shape = shapes.has('string') || shapes.has('either') ? 'either' : 'object';
-  return { kind: 'error-held', value: a.value, shape, code: a.code ?? b.code };
+  // the code a message string gets: from the path that may hold one
+  const code = [a, b].find((r) => r.shape === 'string' || r.shape === 'either')?.code ?? null;
+  return { kind: 'error-held', value: a.value, shape, code };
 }
 
 /** Whether `node` sits in the block of a try (in its own function) whose catch does not pass a caught error on. */
