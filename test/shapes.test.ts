@@ -126,6 +126,21 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain('const mcpServer = new Server(');
   });
 
+  it('an error object a handler returned is thrown with its own code, message and data (error-sentinel-values)', () => {
+    const { result } = migrate('error-sentinel-values');
+    expect(result.after).toContain('throw Object.assign(new Error(failure.message), failure);');
+    expect(result.after).not.toContain('new Error(failure)');
+    // the handlers' sentinels are untouched: they are what is thrown
+    expect(result.after).toContain("return { error: { code: -32004, message: `No book with ISBN ${isbn}`, data: { isbn } } };");
+  });
+
+  it('the message handed to a serializer and a TextEncoder is followed; writer, serializer and encoder go (serializer-bytes-writer)', () => {
+    const { result } = migrate('serializer-bytes-writer');
+    expect(result.after).not.toMatch(/function toLine|function transmit|new TextEncoder|require\('fs'\)/);
+    expect(result.after).toContain("throw Object.assign(new Error('cents must be an integer'), { code: -32602 });");
+    expect(result.after).toContain('return { tools: TOOLS };');
+  });
+
   it('a dispatcher in another module is imported where the loop was (split-dispatch-module)', () => {
     const { result } = migrate('split-dispatch-module');
     expect(result.after).toContain("import { dispatch } from './lib/dispatch.js';");

@@ -15,6 +15,7 @@ import {
   type FunctionNode,
   getBindingWrites,
   getEnclosingClass,
+  getEnclosingFunction,
   getMemberName,
   getStaticKey,
   getThisScope,
@@ -124,6 +125,7 @@ export class Interpreter {
   private readonly classInstances = new Map<ClassNode, Val>();
   private readonly reachMemo = new Map<FunctionNode, boolean>();
   private readonly logMemo = new Map<FunctionNode, boolean>();
+  private readonly stringifyCallers = new Map<ModuleUnit, Set<FunctionNode>>();
   private readonly topFrames = new Map<ModuleUnit, Frame>();
   /** Functions that write to stdout directly (filled by the caller's static scan). */
   readonly sinkFunctions = new Set<FunctionNode>();
@@ -1100,9 +1102,25 @@ export class Interpreter {
   callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, indirect = false): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
-    if (!this.shouldFollow(fn, allArgs, root, caller) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
+    if (s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
+    if (!this.shouldFollow(fn, allArgs, root, caller)) {
+      const serialized = this.callSerializer(fnVal, args, thisVal, call, s, caller);
+      if (serialized) return serialized;
+      // a helper that only builds a value (`const fail = (detail) => ({ error: { code: -32602, ... } })`):
+      // its value, as where it is called inside an expression
+      if (call?.type === 'CallExpression' && caller && this.isReturnOnly(fn)) {
+        const value = this.callFunctionPure(fnVal, allArgs, s, caller, call);
+        if (value) return [{ s, v: value }];
+      }
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
+    return this.followCall(fnVal, args, thisVal, call, s, caller, indirect);
+  }
+
+  /** Runs `fn` on the path: its parameters bound to the arguments, one outcome per way out. */
+  private followCall(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, indirect = false): Outcome[] {
+    const fn = fnVal.fn;
+    const allArgs = [...(fnVal.bound ?? []), ...args];
     const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...(indirect ? { indirect } : {}) };
     s.active.add(fn);
     s.events.push({ e: 'enter', frame, args: allArgs });
@@ -1128,6 +1146,40 @@ export class Interpreter {
       if ('thrown' in o) return o.thrown.k === 'lit' && o.thrown.value === EXIT ? o : { s: o.s, v: { k: 'promise', value: o.thrown, rejected: true } };
       return { s: o.s, v: o.v.k === 'promise' ? o.v : { k: 'promise', value: o.v } };
     });
+  }
+
+  /**
+   * A serializer of the program's own (`const encode = (msg) => JSON.stringify(msg) + '\n'`, a function
+   * that builds the text in steps): followed on a copy of the path, and taken only if every way through it
+   * returns a JSON text and does nothing else, so `write(encode(msg))` writes `msg`. Anything else (a
+   * helper that also logs, stores or returns an object) stays an opaque call. Null: not a serializer.
+   */
+  private callSerializer(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null): Outcome[] | null {
+    if (!this.callsStringify(fnVal.fn)) return null;
+    const before = s.events.length;
+    const outcomes = this.followCall(fnVal, args, thisVal, call, this.fork(s), caller);
+    const isJsonText = (o: Outcome): boolean => !('thrown' in o) && o.v.k === 'json' && !o.s.events.slice(before).some((e) => e.e === 'effect' || e.e === 'write' || e.e === 'parse' || e.e === 'log' || e.e === 'incomplete');
+    return outcomes.length > 0 && outcomes.every(isJsonText) ? outcomes : null;
+  }
+
+  /** `fn` (not counting the functions nested in it) calls `JSON.stringify`: from one pass over its module's calls. */
+  private callsStringify(fn: FunctionNode): boolean {
+    if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator) return false;
+    const mod = this.moduleOf(fn);
+    if (!mod) return false;
+    let callers = this.stringifyCallers.get(mod);
+    if (!callers) {
+      callers = new Set();
+      for (const call of mod.index.calls) {
+        const callee = unwrapExpression(call.callee);
+        if (callee.type !== 'MemberExpression' || getMemberName(callee) !== 'stringify') continue;
+        const target = this.evalStatic(callee, mod);
+        const enclosing = target.k === 'native' && target.name === 'JSON.stringify' ? getEnclosingFunction(mod.index, call) : null;
+        if (enclosing) callers.add(enclosing);
+      }
+      this.stringifyCallers.set(mod, callers);
+    }
+    return callers.has(fn);
   }
 
   private evalNew(expr: t.NewExpression, s: PathState, frame: Frame): Outcome[] {
@@ -1508,6 +1560,7 @@ export class Interpreter {
           if (callee.name.endsWith('Error')) return { k: 'error', cell: this.newCell(s, new Map([['message', args[0] ?? lit('')]])), origin };
           if (callee.name === 'Promise') return { k: 'promise', value: UNKNOWN, origin };
           if (callee.name === 'Set') return { k: 'map', entries: null, origin };
+          if (callee.name === 'TextEncoder') return { k: 'global', name: 'TextEncoder.instance', origin };
         }
         return { k: 'unknown', origin };
       }
@@ -2187,6 +2240,9 @@ export class Interpreter {
         return UNKNOWN;
       case 'Buffer':
         return { k: 'native', name: name === 'from' ? 'pure.Buffer.from' : 'pure.Buffer' };
+      // `new TextEncoder().encode(text)`: the UTF-8 bytes of the text, read like `Buffer.from(text)`
+      case 'TextEncoder.instance':
+        return name === 'encode' ? { k: 'native', name: 'pure.Buffer.from' } : UNKNOWN;
       case 'Math':
       case 'Number':
       case 'String':

@@ -281,6 +281,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
       const known = sites.get(site.statement);
       if (known) {
         for (const m of site.methods) known.methods.add(m);
+        known.reply = mergeErrorReplies(known.reply, site.reply);
       } else sites.set(site.statement, site);
     }
   }
@@ -983,7 +984,14 @@ function analyseSite(
       // (and a bare message that says the method is unknown, on a path for no method the dispatch knows, -32601)
       const saysUnknown = p.method === null && errorNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(errorNode.node, errorNode.frame, errorNode.mod).node));
       const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : saysUnknown ? '-32601' : null;
-      rendered = error.k === 'error' || error.k === 'inst' ? { kind: 'error-value', value: text } : { kind: 'error', code, message: text, data: null };
+      const holds = getErrorHolding(error);
+      if (holds === 'error') rendered = { kind: 'error-value', value: text };
+      else if (holds === 'string') rendered = { kind: 'error', code, message: text, data: null };
+      else if (!ACCESS_PATH.test(text)) {
+        // its code, message and data are read from it where the error is thrown: it must be safe to read twice
+        block('UNRENDERABLE_REPLY', siteCall, `the error object \`${text}\` is computed where the reply is written; hold it in a variable`);
+        return null;
+      } else rendered = { kind: 'error-held', value: text, shape: holds, code };
     }
   }
 
@@ -1129,6 +1137,56 @@ function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => bool
       }
     }
   }
+}
+
+/** An access path (`err`, `res.error`, `this.last?.error`): reading it twice reads the same value. */
+const ACCESS_PATH = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * What the value of a reply's `error` member is, when the reply does not build it as an object literal:
+ * an Error (thrown as it is), a string (a message where the object belongs), an object held in a
+ * variable (`error: res.error`, a sentinel returned by a handler: its code, message and data are sent as
+ * they are), or either of the last two, which only the run time tells.
+ */
+function getErrorHolding(value: Val): 'error' | 'string' | 'object' | 'either' {
+  switch (value.k) {
+    case 'error':
+    case 'inst':
+      return 'error';
+    case 'obj':
+      return 'object';
+    case 'lit':
+    case 'text':
+    case 'json':
+      return 'string';
+    case 'unknown':
+      return value.head !== undefined || value.fromMethod === true ? 'string' : 'either';
+    default:
+      return 'either';
+  }
+}
+
+/**
+ * One reply statement reached on several paths renders the same text, but what its error holds may
+ * differ between them (a sentinel object on one path, a message string on another): the throw then
+ * decides at run time. Anything else keeps the first rendering.
+ */
+function mergeErrorReplies(known: ReplySite['reply'], next: ReplySite['reply']): ReplySite['reply'] {
+  const held = (r: ReplySite['reply']): { value: string; shape: 'string' | 'error' | 'object' | 'either'; code: string | null } | null => {
+    if (r.kind === 'error-held') return { value: r.value, shape: r.shape, code: r.code };
+    if (r.kind === 'error-value') return { value: r.value, shape: 'error', code: null };
+    if (r.kind === 'error' && r.message !== null && r.data === null && ACCESS_PATH.test(r.message)) return { value: r.message, shape: 'string', code: r.code };
+    return null;
+  };
+  const a = held(known);
+  const b = held(next);
+  if (!a || !b || a.value !== b.value || a.shape === b.shape || (known.kind === 'error-held' && known.shape === 'either')) return known;
+  const shapes = new Set([a.shape, b.shape]);
+  // an Error and a plain object both carry their code, message and data as members
+  const shape = shapes.has('string') || shapes.has('either') ? 'either' : 'object';
+  // the code a message string gets: from the path that may hold one
+  const code = [a, b].find((r) => r.shape === 'string' || r.shape === 'either')?.code ?? null;
+  return { kind: 'error-held', value: a.value, shape, code };
 }
 
 /** Whether `node` sits in the block of a try (in its own function) whose catch does not pass a caught error on. */

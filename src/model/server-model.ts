@@ -47,7 +47,13 @@ export interface ReplySite {
     | { kind: 'result'; value: string; indent: string }
     | { kind: 'error'; code: string | null; message: string | null; data: string | null }
     /** `error: err` where err is an Error: thrown as it is. */
-    | { kind: 'error-value'; value: string };
+    | { kind: 'error-value'; value: string }
+    /**
+     * `error: res.error` where the value is an error object held in a variable (object), or may be that
+     * or a message string (either): its code, message and data are thrown as they are. `code`: the code
+     * a message string gets (as for a bare `error: message`).
+     */
+    | { kind: 'error-held'; value: string; shape: 'object' | 'either'; code: string | null };
   /** Methods whose requests reach it ('\0other' for unknown methods, '\0any' where the method was not looked at). */
   methods: Set<string>;
   /** `return;` / `break;` right after the reply: unreachable once it is a return. */

@@ -447,6 +447,7 @@ function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget):
   }
   let error: string;
   if (reply.kind === 'error-value') error = reply.value;
+  else if (reply.kind === 'error-held') error = buildHeldError(sdk, reply.value, reply.shape, reply.code, quoted(style, 'string'));
   else {
     const message = reply.message ?? quoted(style, 'Error');
     const code = reply.code;
@@ -465,6 +466,20 @@ function buildError(sdk: SdkTarget, code: string, message: string, data: string 
   const codePart = code === 'code' ? 'code' : `code: ${code}`;
   const dataPart = data === null ? '' : data === 'data' ? ', data' : `, data: ${data}`;
   return `Object.assign(new Error(${message}), { ${codePart}${dataPart} })`;
+}
+
+/**
+ * An error object held in a variable keeps its code, message and data as the original sent them:
+ *   v1: Object.assign(new Error(err.message), err)      (the SDK sends err.code, err.message and err.data)
+ *   v2: new ProtocolError(err.code, err.message, err.data)
+ * and where it may also be a message string, the run time decides:
+ *   typeof err === 'string' ? Object.assign(new Error(err), { code: -32603 }) : Object.assign(new Error(err.message), err)
+ */
+function buildHeldError(sdk: SdkTarget, value: string, shape: 'object' | 'either', code: string | null, stringType: string): string {
+  const object = sdk === 'v2' ? `new ProtocolError(${value}.code, ${value}.message, ${value}.data)` : `Object.assign(new Error(${value}.message), ${value})`;
+  if (shape === 'object') return object;
+  const message = code === null ? (sdk === 'v2' ? buildError(sdk, '-32603', value, null) : `new Error(${value})`) : buildError(sdk, code, value, null);
+  return `typeof ${value} === ${stringType} ? ${message} : ${object}`;
 }
 
 function buildThrow(style: CodeStyle, sdk: SdkTarget, code: string, message: string, data: string | null): string {
@@ -912,7 +927,7 @@ function hasTopImports(mod: ModuleUnit): boolean {
 }
 
 function usesProtocolError(ctx: Ctx): boolean {
-  return ctx.shape.sites.some((s) => s.reply.kind === 'error') || ctx.shape.noReplyEnds.length > 0;
+  return ctx.shape.sites.some((s) => s.reply.kind === 'error' || s.reply.kind === 'error-held') || ctx.shape.noReplyEnds.length > 0;
 }
 
 /** After the last import / require at the top of the module (and after a shebang and directives). */

@@ -1,0 +1,175 @@
+// Two ways a reply reaches the wire that the SDK rewrite must follow exactly:
+// - an error object held in a variable (`error: outcome.error`, a sentinel a handler returned): thrown
+//   with its own code, message and data, never re-wrapped as a message with a guessed code;
+// - a serializer helper (`write(encode(msg))`, `fs.writeSync(1, new TextEncoder().encode(...))`): the
+//   message handed to it is what is written, and the helper goes with the writer.
+import { describe, expect, it } from 'vitest';
+import { processSource } from '../src/pipeline.js';
+
+const migrate = (source: string, sdk: 'v1' | 'v2' = 'v1', path = 'server.js') => processSource(path, source, { sdk, style: 'server' }, () => null);
+
+// a line loop over stdin that hands each parsed message to handle()
+const LOOP = `
+require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  handle(msg);
+});
+`;
+const INIT = `{ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'probe', version: '1.0.0' } }`;
+const WRITE = `function write(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }\n`;
+
+describe('an error object held in a variable', () => {
+  // handlers answer with `{ result }` or `{ error }`; one dispatcher writes whichever it got
+  const sentinelServer = (route: string) => `${WRITE}${route}
+function handle(msg) {
+  if (msg.id === undefined) return;
+  const outcome = route(msg.method, msg.params || {});
+  if (outcome.error) write({ jsonrpc: '2.0', id: msg.id, error: outcome.error });
+  else write({ jsonrpc: '2.0', id: msg.id, result: outcome.result });
+}
+${LOOP}`;
+  const knownRoute = `
+const invalid = (detail) => ({ error: { code: -32602, message: 'Invalid arguments', data: { detail } } });
+function route(method, params) {
+  if (method === 'initialize') return { result: ${INIT} };
+  if (method === 'tools/list') return { result: { tools: [] } };
+  if (method === 'tools/call') {
+    if (params.name !== 'echo') return { error: { code: -32004, message: 'No such tool', data: { name: params.name } } };
+    if (typeof params.arguments?.text !== 'string') return invalid('text must be a string');
+    return { result: { content: [{ type: 'text', text: params.arguments.text }] } };
+  }
+  return { error: { code: -32601, message: 'Method not found' } };
+}`;
+
+  it('is thrown with its own code, message and data (v1), not as the message of a new Error with a guessed code', () => {
+    const result = migrate(sentinelServer(knownRoute));
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).toContain('if (outcome.error) throw Object.assign(new Error(outcome.error.message), outcome.error);');
+    expect(result.after).not.toMatch(/new Error\(outcome\.error\)/);
+    expect(result.after).not.toContain('code: -32602 }');
+    // what the SDK sends for it: the object's members as they are
+    const outcome = { error: { code: -32004, message: 'No such tool', data: { name: 'x' } } };
+    const thrown = Object.assign(new Error(outcome.error.message), outcome.error) as Error & { code: number; data: unknown };
+    expect([thrown.code, thrown.message, thrown.data]).toEqual([-32004, 'No such tool', { name: 'x' }]);
+  });
+
+  it('becomes a ProtocolError with its code, message and data (v2)', () => {
+    const result = migrate(sentinelServer(knownRoute), 'v2');
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).toContain('throw new ProtocolError(outcome.error.code, outcome.error.message, outcome.error.data);');
+    expect(result.after).toContain("const { ProtocolError, Server } = require('@modelcontextprotocol/server');");
+  });
+
+  // (a message string keeps the rule for bare messages on its own path: no code, so the SDK sends -32603)
+  it('decides at run time where one path holds an object and another a message string', () => {
+    const route = `
+function route(method, params) {
+  if (method === 'initialize') return { result: ${INIT} };
+  if (method === 'tools/list') return { result: { tools: [] } };
+  if (method === 'tools/call') {
+    if (params.name === 'legacy') return { error: 'the legacy tool is switched off' };
+    return { error: { code: -32004, message: 'No such tool' } };
+  }
+  return { error: { code: -32601, message: 'Method not found' } };
+}`;
+    const result = migrate(sentinelServer(route));
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).toContain("if (outcome.error) throw typeof outcome.error === 'string' ? new Error(outcome.error) : Object.assign(new Error(outcome.error.message), outcome.error);");
+  });
+
+  it('decides at run time where the analysis cannot tell what the variable holds (a handler it does not follow)', () => {
+    const source = `${WRITE}const handlers = require('./handlers.js');
+function handle(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return write({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+  if (msg.method === 'tools/list') return write({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  if (msg.method === 'tools/call') {
+    const r = handlers.call(msg.params.name, msg.params.arguments);
+    if (r.failure) return write({ jsonrpc: '2.0', id: msg.id, error: r.failure });
+    return write({ jsonrpc: '2.0', id: msg.id, result: r.value });
+  }
+  write({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+}
+${LOOP}`;
+    const result = migrate(source);
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).toContain("if (r.failure) throw typeof r.failure === 'string' ? Object.assign(new Error(r.failure), { code: -32602 }) : Object.assign(new Error(r.failure.message), r.failure);");
+  });
+
+  it('falls back to the envelope when the held error is computed where the reply is (it would be read twice)', () => {
+    const source = `${WRITE}const errors = require('./errors.js');
+function handle(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return write({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+  if (msg.method === 'tools/list') return write({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  write({ jsonrpc: '2.0', id: msg.id, error: errors.lookup(msg.method) });
+}
+${LOOP}`;
+    const result = migrate(source);
+    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'UNRENDERABLE_REPLY' });
+    expect(result.diagnostics.map((d) => d.message).join('\n')).toContain('the error object `errors.lookup(msg.method)` is computed where the reply is written');
+  });
+
+  it('keeps a bare message string as it was: a message with the code for its case', () => {
+    const source = `${WRITE}function handle(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return write({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+  if (msg.method === 'tools/list') return write({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  const reason = 'Method not found: ' + msg.method;
+  write({ jsonrpc: '2.0', id: msg.id, error: reason });
+}
+${LOOP}`;
+    const result = migrate(source);
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).not.toContain('typeof reason');
+    expect(result.after).toMatch(/throw Object\.assign\(new Error\(reason\), \{ code: -32601 \}\);|throw new Error\(reason\);/);
+  });
+});
+
+describe('a reply written through a serializer helper', () => {
+  const server = (writer: string, header = '') => `${header}${writer}
+function handle(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+}
+${LOOP}`;
+
+  it.each([
+    ['an arrow returning JSON.stringify(msg) + newline', `const encode = (message) => JSON.stringify(message) + '\\n';\nfunction send(m) { process.stdout.write(encode(m)); }\n`, /encode/],
+    ['a function that builds the line in steps', "function toWire(message) {\n  const text = JSON.stringify(message);\n  return `${text}\\n`;\n}\nfunction send(m) { process.stdout.write(toWire(m)); }\n", /toWire/],
+    ['TextEncoder bytes on fd 1', `const fs = require('fs');\nfunction send(m) { fs.writeSync(1, new TextEncoder().encode(JSON.stringify(m) + '\\n')); }\n`, /TextEncoder|writeSync/],
+    ['a module-level TextEncoder and a serializer', `const fs = require('fs');\nconst bytes = new TextEncoder();\nconst line = (m) => JSON.stringify(m) + '\\n';\nfunction send(m) { fs.writeSync(1, bytes.encode(line(m))); }\n`, /TextEncoder|const line|writeSync/],
+    ['Buffer.from of a serializer', `const frame = (m) => JSON.stringify(m) + '\\n';\nfunction send(m) { process.stdout.write(Buffer.from(frame(m), 'utf8')); }\n`, /frame/],
+  ])('%s: the message is followed, the writer and the helper go', (_name, writer, gone) => {
+    const result = migrate(server(writer));
+    expect(result.decision.kind, JSON.stringify(result.diagnostics)).toBe('sdk');
+    expect(result.after).toContain("throw Object.assign(new Error('Method not found'), { code: -32601 });");
+    expect(result.after).toContain('return { tools: [] };');
+    expect(result.after).not.toMatch(gone);
+    expect(result.after).not.toContain('function send(');
+    // running the tool on its output changes nothing
+    expect(migrate(result.after!).after).toBeUndefined();
+  });
+
+  it('a helper that does more than serialize (it also counts what it sent) is not read as one: no reply is proven', () => {
+    const writer = `let sent = 0;\nfunction encode(message) { sent += 1; return JSON.stringify(message) + '\\n'; }\nfunction send(m) { process.stdout.write(encode(m)); }\n`;
+    const result = migrate(server(writer));
+    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'NO_DISPATCH' });
+  });
+
+  it('a helper that returns an object holding the JSON text: its member is that text', () => {
+    const writer = `function encode(message) { return { text: JSON.stringify(message) + '\\n' }; }\nfunction send(m) { process.stdout.write(encode(m).text); }\n`;
+    const result = migrate(server(writer));
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).not.toContain('function encode(');
+  });
+
+  it('a serializer that also logs is not read as one (its log line would go with the writer)', () => {
+    const writer = `function encode(message) {\n  console.error('->', message.id);\n  return JSON.stringify(message) + '\\n';\n}\nfunction send(m) { process.stdout.write(encode(m)); }\n`;
+    const result = migrate(server(writer));
+    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'NO_DISPATCH' });
+  });
+});
