@@ -504,15 +504,15 @@ function checkStdoutPollution(facts: FileFacts, framing: ServerModel['framing'])
   // what each write carried on the paths that ran it; a write no path reached is judged by its text
   const kinds = new Map<t.Node, Set<WriteData['kind']>>();
   const undefinedWrites = new Set<t.Node>();
-  // writes that carried a protocol message (a reply, a notification of the server's): whatever their layout
-  const messageWrites = new Set<t.Node>();
+  // the JSON each write carried, on the paths that ran it (asked only of indented writes, below)
+  const jsonWrites = new Map<t.Node, { value: Val; state: PathState; frame: Frame }[]>();
   for (const path of facts.paths) {
     for (const e of path.state.events) {
       if (e.e !== 'write') continue;
       const set = kinds.get(e.call) ?? new Set();
       set.add(e.data.kind);
       kinds.set(e.call, set);
-      if (e.data.kind === 'json' && isMessageValue(facts, e.data.value, path.state, e.frame)) messageWrites.add(e.call);
+      if (e.data.kind === 'json') jsonWrites.set(e.call, [...(jsonWrites.get(e.call) ?? []), { value: e.data.value, state: path.state, frame: e.frame }]);
       // JSON.stringify(undefined) + '\n' is the text "undefined"
       if (e.data.kind === 'json' && e.data.value.k === 'lit' && e.data.value.value === undefined) undefinedWrites.add(e.call);
     }
@@ -524,7 +524,8 @@ function checkStdoutPollution(facts: FileFacts, framing: ServerModel['framing'])
     const shown = `\`${shorten(sourceOf(sink.mod, sink.call))}\``;
     // JSON indented over several lines that is no message (a config dump) is noise on stdout. A reply
     // indented so is a reply, not pollution: both rewrites send it as one message on one line.
-    if (framing === 'ndjson' && payload && !messageWrites.has(sink.call) && isIndentedJson(payload, sink.mod)) {
+    const carriesMessage = (): boolean => (jsonWrites.get(sink.call) ?? []).some((w) => isMessageValue(facts, w.value, w.state, w.frame));
+    if (framing === 'ndjson' && payload && isIndentedJson(payload, sink.mod) && !carriesMessage()) {
       out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `${shown} writes indented JSON: one message over several lines, which a client reading one message per line cannot parse` });
       continue;
     }
