@@ -88,6 +88,80 @@ describe('the dispatcher', () => {
   });
 });
 
+describe('framing: decided by how the server reads and by the writes that carry its replies', () => {
+  // a readline server with log lines that quote JSON in templates of several substitutions
+  const ndjsonServer = (extra: string): string => `
+const readline = require('readline');
+const DEBUG = !!process.env.X_DEBUG;
+function trace(label, data) {
+  if (DEBUG) console.log(\`[trace \${new Date().toISOString()}] \${label}: \${JSON.stringify(data)}\`);
+}
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+${extra}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  console.error(\`[\${Date.now()}] got \${msg.method} \${JSON.stringify(msg.params)}\`);
+  trace('in', msg);
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+
+  it('a log line built from a template (to stdout or stderr) is not a Content-Length header', () => {
+    const m = model('trace.js', ndjsonServer(''));
+    expect(m.framing).toBe('ndjson');
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk).not.toBeNull();
+  });
+
+  it('naming the header in a comment, a log or a string that is written does not make the input framed', () => {
+    const extra = `// not an LSP server: no Content-Length headers, no \\r\\n\\r\\n separators
+function banner() { console.error('Content-Length framing is not spoken here\\r\\n\\r\\n'); }
+const NOTE = 'Content-Length: ' + 0;`;
+    expect(model('notes.js', ndjsonServer(extra)).framing).toBe('ndjson');
+  });
+
+  it('reads Content-Length frames: a header pattern kept in a constant, matched by the reader', () => {
+    const source = `
+const HEADER = /^content-length:\\s*(\\d+)$/im;
+let inbox = '';
+function reply(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+function onBody(body) {
+  const msg = JSON.parse(body);
+  if (msg.method === 'initialize') reply({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'tools/list') reply({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+}
+process.stdin.on('data', (chunk) => {
+  inbox += chunk;
+  for (;;) {
+    const end = inbox.indexOf('\\r\\n\\r\\n');
+    if (end < 0) return;
+    const found = HEADER.exec(inbox.slice(0, end));
+    const length = found ? Number(found[1]) : 0;
+    const body = inbox.slice(end + 4, end + 4 + length);
+    inbox = inbox.slice(end + 4 + length);
+    onBody(body);
+  }
+});`;
+    // the writer writes lines, but the reader reads frames: the envelope keeps the server's framing
+    const m = model('frames.js', source);
+    expect(m.framing).toBe('content-length');
+    expect(m.blockers[0]).toMatchObject({ code: 'CONTENT_LENGTH_FRAMING' });
+  });
+
+  it('writes Content-Length frames: a header before the JSON, in a template or held in a variable', () => {
+    const reader = `
+const readline = require('readline');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+    const inTemplate = `function send(m) { const body = JSON.stringify(m); process.stdout.write(\`Content-Length: \${Buffer.byteLength(body)}\\r\\n\\r\\n\${body}\`); }` + reader;
+    const inVariable = `function send(m) { const body = JSON.stringify(m); const head = \`Content-Length: \${body.length}\\r\\n\\r\\n\`; process.stdout.write(\`\${head}\${body}\`); }` + reader;
+    expect(model('template.js', inTemplate).framing).toBe('content-length');
+    expect(model('variable.js', inVariable).framing).toBe('content-length');
+  });
+});
+
 describe('servers the SDK rewrite does not take', () => {
   it('names Content-Length framing (11) and sends it to the envelope', () => {
     const m = model(join(CORPUS, '11-content-length-framing/server.js'));

@@ -480,6 +480,38 @@ describe.each(['cjs', 'esm', 'ts'] as const)('envelope helper (%s)', (kind) => {
     }
   });
 
+  it('sends a reply serialised over several lines (pretty-printed) as one message on one line', async () => {
+    const { envelope, messages, out, stderr } = await setup(kind);
+    const input = serve((line) => {
+      const msg = envelope.parse(line);
+      const reply = { jsonrpc: '2.0', id: msg.id, result: { text: 'a }\n{ "b": [1]', items: [1, { deep: true }] } };
+      if (msg.id === 1) envelope.write(`${JSON.stringify(reply, null, 2)}\n`);
+      if (msg.id === 2) {
+        envelope.write(JSON.stringify(reply, null, 4)); // the newline in a write of its own
+        envelope.write('\n');
+      }
+      if (msg.id === 3) envelope.log(JSON.stringify(reply, null, '\t'));
+    });
+    await input(request(1, 'tools/list'), request(2, 'tools/list'), request(3, 'tools/list'));
+    const result = { text: 'a }\n{ "b": [1]', items: [1, { deep: true }] };
+    expect(messages()).toEqual([1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, result })));
+    expect(out.every((chunk) => chunk.indexOf('\n') === chunk.length - 1)).toBe(true);
+    expect(stderr()).toBe('');
+  });
+
+  it('still reads line by line what is no complete JSON value: a log line that opens a brace, text after a value', async () => {
+    const { envelope, messages, stderr } = await setup(kind);
+    const input = serve((line) => {
+      const msg = envelope.parse(line);
+      envelope.write('{ unbalanced log line\n');
+      envelope.write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }, null, 2)}\n`);
+      envelope.write('{"a":1} and then text\n');
+    });
+    await input(request(5, 'tools/list'));
+    expect(messages()).toEqual([{ jsonrpc: '2.0', id: 5, result: {} }]);
+    expect(stderr()).toBe('{ unbalanced log line\n{"a":1} and then text\n');
+  });
+
   it('log() prints what console.log would, as a message when it is one, and never throws', async () => {
     const { envelope, messages, stderr } = await setup(kind);
     const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } };

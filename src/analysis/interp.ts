@@ -1507,11 +1507,18 @@ export class Interpreter {
       case 'TemplateLiteral': {
         if (expr.expressions.length === 0) return lit(expr.quasis[0]?.value.cooked ?? '', origin);
         const parts = expr.expressions.map((e) => this.evalPure(e, s, frame));
-        const json = parts.find((p) => p.k === 'json');
+        const at = parts.findIndex((p) => p.k === 'json');
+        const json = parts[at];
         if (json && json.k === 'json') {
-          const tail = expr.quasis[expr.quasis.length - 1]?.value.cooked ?? '';
-          const head = expr.quasis[0]?.value.cooked ?? '';
-          return { ...json, suffix: tail, header: /content-length/i.test(head) || parts.length > 1, origin };
+          // What stands before the JSON decides what the string is: nothing (`${body}\n`) is the message
+          // itself; a Content-Length header (`Content-Length: ${n}\r\n\r\n${body}`, `${header}${body}`)
+          // frames it; any other text (`[${ts}] got ${JSON.stringify(x)}`) is a line that quotes JSON,
+          // not a message, however many substitutions it has.
+          const before = [expr.quasis[0]?.value.cooked ?? ''];
+          for (let i = 0; i < at; i++) before.push(getTextHead(parts[i]!) ?? '?', expr.quasis[i + 1]?.value.cooked ?? '');
+          const text = before.join('');
+          if (/content-length/i.test(text)) return { ...json, suffix: expr.quasis[expr.quasis.length - 1]?.value.cooked ?? '', header: true, origin };
+          if (text.trim() === '' && at === 0) return { ...json, suffix: getTemplateTail(expr, parts, at), header: false, origin };
         }
         if (parts.every((p) => p.k === 'lit')) {
           let text = expr.quasis[0]?.value.cooked ?? '';
@@ -2672,6 +2679,24 @@ function fdOf(value: Val): number {
   if (value.k === 'stream') return value.fd;
   if (value.k === 'lit' && value.value === '/dev/stdout') return 1;
   return -1;
+}
+
+/** The literal text a value starts with: a string literal, or the known head of a string built from unknown parts. */
+function getTextHead(v: Val): string | null {
+  if (v.k === 'lit') return typeof v.value === 'string' ? v.value : String(v.value);
+  if (v.k === 'unknown' && v.head !== undefined) return v.head;
+  return null;
+}
+
+/** The text after the substitution at `at` of a template, as far as it is known (`${body}\n`, `${body}${EOL}`). */
+function getTemplateTail(expr: t.TemplateLiteral, parts: Val[], at: number): string {
+  let tail = expr.quasis[at + 1]?.value.cooked ?? '';
+  for (let i = at + 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (part.k !== 'lit') break;
+    tail += String(part.value) + (expr.quasis[i + 1]?.value.cooked ?? '');
+  }
+  return tail;
 }
 
 /** What a write carries: a JSON message (with its framing), a newline, a Content-Length header, or other text. */

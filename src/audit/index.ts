@@ -504,12 +504,15 @@ function checkStdoutPollution(facts: FileFacts, framing: ServerModel['framing'])
   // what each write carried on the paths that ran it; a write no path reached is judged by its text
   const kinds = new Map<t.Node, Set<WriteData['kind']>>();
   const undefinedWrites = new Set<t.Node>();
+  // the JSON each write carried, on the paths that ran it (asked only of indented writes, below)
+  const jsonWrites = new Map<t.Node, { value: Val; state: PathState; frame: Frame }[]>();
   for (const path of facts.paths) {
     for (const e of path.state.events) {
       if (e.e !== 'write') continue;
       const set = kinds.get(e.call) ?? new Set();
       set.add(e.data.kind);
       kinds.set(e.call, set);
+      if (e.data.kind === 'json') jsonWrites.set(e.call, [...(jsonWrites.get(e.call) ?? []), { value: e.data.value, state: path.state, frame: e.frame }]);
       // JSON.stringify(undefined) + '\n' is the text "undefined"
       if (e.data.kind === 'json' && e.data.value.k === 'lit' && e.data.value.value === undefined) undefinedWrites.add(e.call);
     }
@@ -519,8 +522,10 @@ function checkStdoutPollution(facts: FileFacts, framing: ServerModel['framing'])
     if (isInteractiveOnly(sink)) continue;
     const payload = getPayload(sink);
     const shown = `\`${shorten(sourceOf(sink.mod, sink.call))}\``;
-    // one message over several lines: a line-based client reads each line as a broken message
-    if (framing === 'ndjson' && payload && isIndentedJson(payload, sink.mod)) {
+    // JSON indented over several lines that is no message (a config dump) is noise on stdout. A reply
+    // indented so is a reply, not pollution: both rewrites send it as one message on one line.
+    const carriesMessage = (): boolean => (jsonWrites.get(sink.call) ?? []).some((w) => isMessageValue(facts, w.value, w.state, w.frame));
+    if (framing === 'ndjson' && payload && isIndentedJson(payload, sink.mod) && !carriesMessage()) {
       out.push({ rule: 'stdout-pollution', node: sink.call, mod: sink.mod, message: `${shown} writes indented JSON: one message over several lines, which a client reading one message per line cannot parse` });
       continue;
     }
@@ -566,6 +571,12 @@ function findStringify(node: t.Node, mod: ModuleUnit, depth = 0): t.CallExpressi
 }
 
 /** `JSON.stringify(message, null, 2)`: a space argument that is not 0 or ''. */
+/** A value written as JSON that is a JSON-RPC message: an object with `jsonrpc`, `id`, `method`, `result` or `error`. */
+function isMessageValue(facts: FileFacts, value: Val, state: PathState, frame: Frame): boolean {
+  const fields = value.k === 'obj' ? facts.interp.getFields(value, state, frame) : null;
+  return fields !== null && ['jsonrpc', 'id', 'method', 'result', 'error'].some((key) => fields.has(key));
+}
+
 function isIndentedJson(payload: t.Node, mod: ModuleUnit): boolean {
   const space = findStringify(payload, mod)?.arguments[2];
   if (!space || isNullish(space)) return false;

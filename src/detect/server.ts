@@ -6,6 +6,7 @@ import * as t from '@babel/types';
 import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
+import { findHeaderRead } from '../analysis/input-framing.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
@@ -81,11 +82,9 @@ function getFraming(facts: FileFacts, paths: MessagePath[]): ServerModel['framin
       if (e.data.kind === 'header' || (e.data.kind === 'json' && e.data.framing === 'content-length')) return 'content-length';
     }
   }
-  // the reader parses headers: Content-Length framing even if no reply was followed
-  for (const consumer of facts.consumers) {
-    const text = consumer.mod.source;
-    if (/content-length/i.test(text) && /\\r\\n\\r\\n/.test(text)) return 'content-length';
-  }
+  // the reader parses headers: Content-Length framing even if no reply was followed (how the server
+  // reads decides, never a log line that happens to name the header)
+  if (findHeaderRead(facts, paths)) return 'content-length';
   return 'ndjson';
 }
 

@@ -46,7 +46,8 @@ const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), sha
 // receive()) and every write to stdout goes through envelope.write() (or log()). The envelope reads
 // each message the server writes and sends it on compliant:
 //   - every message carries "jsonrpc": "2.0", framed as the server frames (NDJSON or Content-Length,
-//     with the length counted in bytes);
+//     with the length counted in bytes); a message the server wrote over several lines
+//     (JSON.stringify(reply, null, 2)) is one message, sent on one line;
 //   - a reply carries the id of the request it answers, taken from the request itself;
 //   - a reply written where no request is waiting for one (a queue drained from the callbacks of an
 //     earlier request) answers the request its id names, if that one is still waiting;
@@ -240,6 +241,21 @@ function createEnvelope(options = {}) {
     pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }); // a character may span two chunks
     for (;;) {
       if (framing === 'ndjson') {
+        // a message serialised over several lines (JSON.stringify(reply, null, 2)) is one message: a
+        // JSON value that starts the text is read to its end, across newlines, and sent as one line
+        const start = pending.search(/\\S/);
+        const end = start !== -1 && /[[{]/.test(pending.charAt(start)) ? findJsonEnd(pending.slice(start)) : -1;
+        if (end !== -1) {
+          const after = pending.slice(start + end);
+          const eol = after.indexOf('\\n');
+          if (!(eol === -1 ? after : after.slice(0, eol)).trim()) {
+            const text = pending.slice(start, start + end);
+            pending = eol === -1 ? '' : after.slice(eol + 1);
+            sendText(text);
+            continue;
+          }
+        }
+        // anything else (a value still incomplete when the write ends included) is read line by line
         const newline = pending.indexOf('\\n');
         if (newline === -1) {
           // a message written without its newline goes out now (a client would wait for the line)
