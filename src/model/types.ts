@@ -51,6 +51,12 @@ export interface PipelineOptions {
    * logger included) writes to the stdout the transport owns. Default true.
    */
   guardStdout?: boolean;
+  /**
+   * Set by the runner when the SDK rewrite of this file cannot be offered for a reason outside the file
+   * (entry files that share a server module and need different SDK rewrites of it): a server the SDK
+   * rewrite would take gets the envelope instead, with this reason. The detail says why.
+   */
+  sdkDeclined?: { reason: 'ENTRIES_DIFFER'; detail: string };
 }
 
 /** What the pipeline returns for one file. `after` is set only when the file changes. */
@@ -87,6 +93,11 @@ export interface FileResult {
   related?: { path: string; before: string; after: string }[];
   /** Set on a result that exists because another file's rewrite changes it: that file's path. */
   partOf?: string;
+  /**
+   * A module shared by several entry files whose rewrites change it identically (one change, written
+   * once): the entries besides `partOf`. Each of them is migrated only together with this file.
+   */
+  alsoPartOf?: string[];
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */
