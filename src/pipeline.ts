@@ -11,7 +11,7 @@ import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
-import { decideAfterSdkFailure, decidePlan, type Plan } from './plan/plan.js';
+import { decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
 import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
@@ -82,7 +82,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decidePlan(detection, options.style, options.refused);
+  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
 }

@@ -725,3 +725,60 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(m.blockers).toEqual([]);
   });
 });
+
+// A program is an MCP server by MCP's vocabulary (its method namespaces, protocol versions, the
+// capabilities only an MCP server declares), not by answering `initialize`: an Agent Client Protocol
+// agent, an editor plugin host, LSP and DAP answer `initialize` too and must stay as they are.
+describe('MCP by its vocabulary, not by initialize', () => {
+  const FIXTURES = join(import.meta.dirname, '..', '__testfixtures__', 'mcp-migrate');
+  const loop = (dispatch: string, head = ''): string => `
+const readline = require('readline');
+${head}
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+${dispatch}
+});`;
+
+  it('passes over an ACP agent (initialize with protocolVersion 1, session/new, session/prompt)', () => {
+    const path = join(FIXTURES, 'not-mcp-acp-agent.input.js');
+    expect(detect(path).kind).toBe('none');
+    const result = processSource(path, readFileSync(path, 'utf8'), { sdk: 'v1', style: 'server' }, readModule);
+    expect(result.decision).toEqual({ kind: 'none' });
+    expect(result.after).toBeUndefined();
+  });
+
+  it('passes over an editor plugin host whose initialize declares its own capabilities and an integer protocolVersion', () => {
+    const path = join(FIXTURES, 'not-mcp-plugin-rpc.input.mjs');
+    expect(detect(path).kind).toBe('none');
+    expect(processSource(path, readFileSync(path, 'utf8'), { sdk: 'v1', style: 'server' }, readModule).decision).toEqual({ kind: 'none' });
+  });
+
+  it('passes over a JSON-RPC service that answers initialize and ping only', () => {
+    const source = loop(`  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: 3, capabilities: { jobs: true } } });
+  else if (msg.method === 'ping') send({ jsonrpc: '2.0', id: msg.id, result: {} });
+  else send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });`);
+    expect(detect('svc.js', source).kind).toBe('none');
+  });
+
+  it('sees an MCP server whose only MCP word is a tools method built into a constant', () => {
+    // neither method name is quoted whole in the text: the dispatch the analysis resolves is what tells
+    const named = loop(`  if (msg.method === M.INIT) send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: PV, capabilities: CAPS, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === M.LIST) send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });`, "const LIST = 'tools' + '/list';\nconst M = Object.freeze({ INIT: 'initialize', LIST });\nconst PV = process.env.PV;\nconst CAPS = {};");
+    expect(detect('named.js', named).kind).toBe('server');
+  });
+
+  it('sees an MCP server by the capabilities of its initialize result when the methods are looked up by computed names', () => {
+    const source = loop(`  const fn = handlers['on_' + msg.method.replace('/', '_')];
+  if (fn) send({ jsonrpc: '2.0', id: msg.id, result: fn(msg.params) });`, "const CAPS = { tools: {} };\nconst handlers = { on_initialize: () => ({ protocolVersion: process.env.PV, capabilities: CAPS, serverInfo: { name: 'x', version: '1' } }) };");
+    expect(detect('computed.js', source).kind).toBe('server');
+  });
+
+  it('sees an MCP server by a published protocol version in its text', () => {
+    const source = loop(`  const fn = handlers[msg.method];
+  if (fn) send({ jsonrpc: '2.0', id: msg.id, result: fn(msg.params) });`, "const handlers = { initialize: () => ({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x', version: '1' } }) };");
+    expect(detect('versioned.js', source).kind).toBe('server');
+    // the same program with a protocol version of its own is not MCP
+    expect(detect('own.js', source.replace("'2025-06-18'", "'4.2'")).kind).toBe('none');
+  });
+});

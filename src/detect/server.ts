@@ -11,7 +11,7 @@ import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath
 import type { ModuleUnit } from '../analysis/program.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
-import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
+import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_METHOD_NAMESPACES, MCP_PROTOCOL_VERSIONS, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
 import type {
   Anchor,
@@ -63,16 +63,48 @@ export function detectServer(facts: FileFacts): Detection {
   return { kind: 'server', model };
 }
 
+/**
+ * A program is an MCP server by MCP's vocabulary, not by answering `initialize` (an ACP agent, an editor
+ * plugin host, LSP and DAP servers do too): a method it answers under MCP's namespaces, an initialize
+ * result declaring MCP capabilities next to its serverInfo, or, when the dispatch hides the method
+ * strings (computed names), MCP's method names, protocol versions or capabilities in its source.
+ */
 function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
   // a server parses what it reads: a program that never JSON-parses its stdin (an interactive CLI) is not one
   if (paths.length === 0) return false;
-  const methods = new Set(paths.map((p) => p.method).filter((m): m is string => m !== null));
-  const specific = MCP_METHOD_NAMES.filter((m) => m.includes('/') || m === 'ping');
-  if ([...methods].some((m) => specific.includes(m))) return true;
-  // dispatch by computed names hides the method strings: look for MCP-only shapes in the source
+  if (paths.some((p) => p.method !== null && isMcpVocabularyMethod(p.method))) return true;
+  if (paths.some((p) => declaresMcpCapabilities(facts, p))) return true;
   const hasJsonReplies = paths.some((p) => p.replies.length > 0) || facts.sinks.length > 0;
   if (!hasJsonReplies) return false;
-  return facts.program.modules.some((m) => /['"`](tools\/list|tools\/call|resources\/list|prompts\/list)['"`]|\binputSchema\b|\bprotocolVersion\b/.test(m.source));
+  return facts.program.modules.some((m) => namesMcpVocabulary(m.source));
+}
+
+/** A result reply of this path with `serverInfo` and `capabilities` that declare tools, resources or prompts. */
+function declaresMcpCapabilities(facts: FileFacts, p: MessagePath): boolean {
+  for (const reply of p.replies) {
+    if (reply.kind !== 'result' || reply.event.data.kind !== 'json') continue;
+    const fields = facts.interp.getFields(reply.event.data.value, p.path.state, reply.event.frame);
+    const result = fields?.get('result');
+    const resultFields = result ? facts.interp.getFields(result, p.path.state, reply.event.frame) : null;
+    const capabilities = resultFields?.has('serverInfo') ? resultFields.get('capabilities') : undefined;
+    const keys = capabilities ? facts.interp.getFields(capabilities, p.path.state, reply.event.frame) : null;
+    if (keys && MCP_SERVER_CAPABILITIES.some((k) => keys.has(k))) return true;
+  }
+  return false;
+}
+
+const QUOTED_MCP_NAME = new RegExp(
+  [
+    `['"\`](?:${MCP_METHOD_NAMESPACES.map((ns) => ns.replace('/', '\\/')).join('|')})[\\w/]+['"\`]`,
+    `['"\`]notifications\\/initialized['"\`]`,
+    `['"\`](?:${MCP_PROTOCOL_VERSIONS.join('|')})['"\`]`,
+    `\\bcapabilities\\s*:\\s*\\{\\s*['"]?(?:${MCP_SERVER_CAPABILITIES.join('|')})\\b`,
+  ].join('|'),
+);
+
+/** MCP's vocabulary in a module's text: a quoted MCP method or protocol version, a literal MCP capability. */
+function namesMcpVocabulary(source: string): boolean {
+  return QUOTED_MCP_NAME.test(source);
 }
 
 function getFraming(facts: FileFacts, paths: MessagePath[]): ServerModel['framing'] {
@@ -1629,7 +1661,7 @@ function findGlobalStdin(mod: ModuleUnit, globals: string[]): t.Identifier | nul
 
 function findForeignRuntime(facts: FileFacts): Extract<Detection, { kind: 'foreign-runtime' }> | null {
   const mod = facts.entry;
-  if (!/\binitialize\b/.test(mod.source) || !/jsonrpc/.test(mod.source)) return null;
+  if (!/jsonrpc/.test(mod.source) || !namesMcpVocabulary(mod.source)) return null;
   const stdin = findGlobalStdin(mod, ['Deno', 'Bun']);
   return stdin ? { kind: 'foreign-runtime', runtime: stdin.name as 'Deno' | 'Bun', line: getLine(stdin) } : null;
 }

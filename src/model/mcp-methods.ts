@@ -49,6 +49,22 @@ export const MCP_METHOD_NAMES: readonly string[] = [
   'notifications/roots/list_changed',
 ];
 
+/**
+ * MCP's own vocabulary, which tells an MCP server from any other JSON-RPC program over stdio (an Agent
+ * Client Protocol agent, an editor plugin, LSP, DAP all answer `initialize` too):
+ * method names under MCP's namespaces, `notifications/initialized` and MCP's other notifications, the
+ * protocol versions MCP has published, and the capabilities only an MCP server declares.
+ */
+export const MCP_METHOD_NAMESPACES = ['tools/', 'resources/', 'prompts/', 'completion/', 'logging/'] as const;
+export const MCP_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+export const MCP_SERVER_CAPABILITIES = ['tools', 'resources', 'prompts'] as const;
+
+/** A method name only MCP uses (not `initialize` or `ping`, which other JSON-RPC protocols have too). */
+export function isMcpVocabularyMethod(method: string): boolean {
+  if (MCP_METHOD_NAMESPACES.some((ns) => method.startsWith(ns))) return true;
+  return method.startsWith('notifications/') && MCP_METHOD_NAMES.includes(method);
+}
+
 export function isMcpRequestMethod(method: string): method is McpRequestMethod {
   return Object.prototype.hasOwnProperty.call(MCP_REQUESTS, method);
 }

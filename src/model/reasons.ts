@@ -94,6 +94,10 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'the requested SDK target or style cannot express this server',
   },
+  ENTRIES_DIFFER: {
+    kind: 'envelope',
+    hint: 'entry files that start this server from one shared module need different SDK rewrites of that module; start the server the same way from every entry to get the SDK rewrite',
+  },
   // ---- left alone
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
   IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
@@ -105,6 +109,10 @@ export const REASONS = {
   ENVELOPE_UNPROVEN: {
     kind: 'leave',
     hint: 'Neither rewrite could be proven to keep this server working; its compliance findings are listed so they can be fixed by hand.',
+  },
+  SHARED_MODULE_CONFLICT: {
+    kind: 'leave',
+    hint: 'Entry files that start the same server module need different rewrites of it, and no one rewrite fits them all; nothing was changed: start the server the same way from every entry (or from one), then run again.',
   },
   VERIFY_DIFFERENT: {
     kind: 'leave',

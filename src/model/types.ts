@@ -57,6 +57,12 @@ export interface PipelineOptions {
    * of the chain instead (SDK -> envelope -> left alone).
    */
   refused?: RefusedRewrites;
+  /**
+   * Set by the runner when the SDK rewrite of this file cannot be offered for a reason outside the file
+   * (entry files that share a server module and need different SDK rewrites of it): a server the SDK
+   * rewrite would take gets the envelope instead, with this reason. The detail says why.
+   */
+  sdkDeclined?: { reason: 'ENTRIES_DIFFER'; detail: string };
 }
 
 export interface RefusedRewrites {
@@ -98,6 +104,11 @@ export interface FileResult {
   related?: { path: string; before: string; after: string }[];
   /** Set on a result that exists because another file's rewrite changes it: that file's path. */
   partOf?: string;
+  /**
+   * A module shared by several entry files whose rewrites change it identically (one change, written
+   * once): the entries besides `partOf`. Each of them is migrated only together with this file.
+   */
+  alsoPartOf?: string[];
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

@@ -4,7 +4,7 @@
 import type { Detection } from '../detect/server.js';
 import type { Blocker, LeaveReason } from '../model/reasons.js';
 import type { ServerModel } from '../model/server-model.js';
-import type { RefusedRewrites, Style } from '../model/types.js';
+import type { PipelineOptions, RefusedRewrites, Style } from '../model/types.js';
 
 export type Plan =
   | { kind: 'none' }
@@ -47,6 +47,16 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
 function getStyleNotes(requested: Style): string[] {
   if (requested === 'server') return [];
   return ['--style mcp-server not applied: this version writes the low-level Server only (wire-exact replies, error codes and tool schemas)'];
+}
+
+/**
+ * The runner declined the SDK rewrite of this file for a reason outside it (entry files sharing a server
+ * module that need different SDK rewrites of it): a planned SDK rewrite becomes the envelope with that
+ * reason; every other plan stands.
+ */
+export function decideWithSdkDeclined(plan: Plan, declined: PipelineOptions['sdkDeclined']): Plan {
+  if (declined === undefined || plan.kind !== 'sdk') return plan;
+  return { kind: 'envelope', blocker: { code: declined.reason, line: plan.model.line, detail: declined.detail }, model: plan.model };
 }
 
 /** The SDK rewrite of a planned server failed its own checks: the envelope takes it, and says why. */

@@ -9,7 +9,7 @@
 // writes nothing outside the temp copies.
 import type { FileResult, RefusedRewrites } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
-import { applyVerifyVerdicts, describeVerdictDifferences, getVerifyTargets, verifyRewrites, type VerifyRunOptions, type VerifyVerdict } from './verify-run.js';
+import { applyVerifyVerdicts, describeVerdictDifferences, getRefusedWith, getVerifyTargets, verifyRewrites, type VerifyRunOptions, type VerifyVerdict } from './verify-run.js';
 import type { ScanResult } from './scan.js';
 
 export interface ProveOptions extends Omit<VerifyRunOptions, 'targets'> {
@@ -81,7 +81,8 @@ function withholdUnverified(scan: ScanResult, verdicts: readonly VerifyVerdict[]
   for (const verdict of verdicts) {
     if (verdict.kind !== 'not-verified') continue;
     withheld++;
-    for (const result of scan.results.filter((r) => r.path === verdict.path || r.partOf === verdict.path)) withhold(result);
+    const result = scan.results.find((r) => r.path === verdict.path);
+    if (result !== undefined) for (const taken of getRefusedWith(scan.results, result)) withhold(taken);
   }
   const live = new Set(scan.results.filter((r) => r.after !== undefined).map((r) => r.path));
   scan.companions = scan.companions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);

@@ -96,7 +96,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   }
   // What the rewrite writes besides this file: the files it also changes, the helper module it needs.
   const extra = [
-    ...scan.results.filter((r) => r.partOf === path && r.after !== undefined).map((r) => ({ path: r.path, content: r.after as string })),
+    ...scan.results.filter((r) => isPartOf(r, path) && r.after !== undefined).map((r) => ({ path: r.path, content: r.after as string })),
     ...scan.companions.filter((c) => c.files.includes(path)).map((c) => ({ path: c.path, content: c.content })),
   ];
   const outside = extra.find((file) => !isInside(packageDir, file.path));
@@ -179,7 +179,7 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
         break;
       case 'different': {
         const message = `run side by side with the original, the migrated server answers differently, so it is not written: ${describeVerdictDifferences(verdict)}`;
-        for (const refused of scan.results.filter((r) => r === result || r.partOf === result.path)) {
+        for (const refused of getRefusedWith(scan.results, result)) {
           delete refused.after;
           delete refused.companions;
           refused.decision = { kind: 'leave', reason: 'VERIFY_DIFFERENT', hint: getHint('VERIFY_DIFFERENT') };
@@ -195,6 +195,32 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
   const live = new Set(scan.results.filter((r) => r.after !== undefined).map((r) => r.path));
   scan.companions = scan.companions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
   scan.manifests = scan.manifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
+}
+
+/** Whether `result` exists because the rewrite of `entry` changes it (alone, or as a module shared with other entries). */
+function isPartOf(result: FileResult, entry: string): boolean {
+  return result.partOf === entry || (result.alsoPartOf ?? []).includes(entry);
+}
+
+/**
+ * A refused rewrite takes the files it changes with it, and a module shared with other entries takes
+ * those entries too: each was planned against that one change of the module (nothing is written half).
+ */
+export function getRefusedWith(results: readonly FileResult[], refused: FileResult): FileResult[] {
+  const out = new Set<FileResult>([refused]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const r of results) {
+      if (out.has(r)) continue;
+      const owners = [r.partOf, ...(r.alsoPartOf ?? [])].filter((p): p is string => p !== undefined);
+      const taken = [...out].some((o) => owners.includes(o.path) || (isPartOf(o, r.path) && (o.alsoPartOf ?? []).length > 0));
+      if (taken) {
+        out.add(r);
+        grew = true;
+      }
+    }
+  }
+  return [...out];
 }
 
 /** One line: the differences, each as `what (aspect): original -> migrated`. */

@@ -31,6 +31,15 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk').map((s) => s.n
     const replay = await replayWithSdkClient(dir, kase, { sdk: 'v1' });
     expect(compareTranscripts(original, replay), replay.stderr).toEqual([]);
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
+    // a second entry file that starts the same server (`alsoRun`): the shared module rewritten once must
+    // serve from it too, answering as the original did from the first entry
+    const alsoRun = (JSON.parse(readFileSync(join(SHAPES, name, 'case.json'), 'utf8')) as { alsoRun?: string[] }).alsoRun;
+    if (alsoRun !== undefined) {
+      const other = { ...kase, run: alsoRun };
+      const replayOther = await replayWithSdkClient(dir, other, { sdk: 'v1' });
+      expect(compareTranscripts(original, replayOther), replayOther.stderr).toEqual([]);
+      expect(getFailedRules(await probeRaw(dir, other))).toEqual([]);
+    }
   }, TIMEOUT_MS);
 });
 

@@ -1,0 +1,154 @@
+// Entry files that start one server from a shared module: the module is planned once, not per entry.
+// The scan is run for real (the pipeline inline) on small packages written here, and --verify's refusal
+// of one entry is checked to take the shared module and the other entry with it.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { FileResult } from '../src/model/types.js';
+import { scanFiles, type ScanResult } from '../src/runner/scan.js';
+import { applyVerifyVerdicts, getVerifyTargets } from '../src/runner/verify-run.js';
+
+const SHAPE = join(import.meta.dirname, 'fixtures', 'shapes', 'two-entries-shared-class');
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function makePackage(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'mcp-migrate-shared-'));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const scan = (root: string): Promise<ScanResult> => scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+const byName = (s: ScanResult, root: string): Record<string, FileResult> => Object.fromEntries(s.results.map((r) => [r.path.slice(root.length + 1), r]));
+
+// A core module whose class answers MCP over stdio; the entries below start it.
+const CORE = `import { createInterface } from 'node:readline';
+
+export class Core {
+  constructor(info) {
+    this.info = info;
+  }
+
+  run() {
+    createInterface({ input: process.stdin }).on('line', (line) => this.onLine(line));
+  }
+
+  onLine(line) {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return;
+    }
+    if (msg.id === undefined) return;
+    switch (msg.method) {
+      case 'initialize':
+        this.send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: this.info } });
+        break;
+      case 'tools/list':
+        this.send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+        break;
+      default:
+        this.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+    }
+  }
+
+  send(m) {
+    process.stdout.write(JSON.stringify(m) + '\\n');
+  }
+}
+`;
+
+describe('two entry files, one server module', () => {
+  it('rewrites the shared module once when both entries change it identically, and keeps each entry\'s own edit', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-migrate-shared-'));
+    roots.push(root);
+    cpSync(SHAPE, root, { recursive: true });
+    rmSync(join(root, 'case.json'));
+    const s = await scan(root);
+    const files = byName(s, root);
+    expect(Object.keys(files).sort()).toEqual(['bin/cli.js', 'index.js', 'lib/service.js']);
+    for (const result of Object.values(files)) {
+      expect(result.error).toBeUndefined();
+      expect(result.decision.kind).toBe('sdk');
+    }
+    const shared = files['lib/service.js']!;
+    expect(shared.after).toContain('new StdioServerTransport()');
+    expect(shared.after).not.toContain('createInterface(');
+    // one result for the module, belonging to both entries
+    expect([shared.partOf, ...(shared.alsoPartOf ?? [])].sort()).toEqual([join(root, 'bin/cli.js'), join(root, 'index.js')]);
+    // each entry keeps its own edit: the stdout guard, and the call that starts the server as it was
+    expect(files['index.js']!.after).toContain('console.log = console.info = console.debug = console.error');
+    expect(files['index.js']!.after).toContain('new TallyService(process.stdin, process.stdout).start();');
+    expect(files['bin/cli.js']!.after).toContain('console.log = console.info = console.debug = console.error');
+    expect(files['bin/cli.js']!.after).toContain('service.start();');
+    // --verify runs each entry with the module's change
+    expect(getVerifyTargets(s).map((r) => r.path).sort()).toEqual([join(root, 'bin/cli.js'), join(root, 'index.js')]);
+    expect(s.manifests.map((m) => m.files.map((f) => f.slice(root.length + 1)))).toEqual([['bin/cli.js', 'index.js', 'lib/service.js']]);
+  });
+
+  it('leaves the entries and the module alone with SHARED_MODULE_CONFLICT when no one rewrite fits both (not an error)', async () => {
+    // bin/run.js writes a notification of its own to stdout: its rewrite is the envelope, main's the SDK;
+    // asked again with the SDK declined, the two envelope rewrites import the helper from different folders
+    const root = makePackage({
+      'package.json': '{ "name": "d", "version": "1.0.0", "type": "module", "main": "src/main.js", "bin": { "d": "./bin/run.js" } }\n',
+      'src/core.js': CORE,
+      'src/main.js': "import { Core } from './core.js';\n\nnew Core({ name: 'd', version: '1.0.0' }).run();\n",
+      'bin/run.js': "#!/usr/bin/env node\nimport { Core } from '../src/core.js';\n\nnew Core({ name: 'd', version: '1.0.0' }).run();\nprocess.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'up' } }) + '\\n');\n",
+    });
+    const s = await scan(root);
+    const files = byName(s, root);
+    expect(Object.keys(files).sort()).toEqual(['bin/run.js', 'src/core.js', 'src/main.js']);
+    for (const result of Object.values(files)) {
+      expect(result.error).toBeUndefined();
+      expect(result.after).toBeUndefined();
+      expect(result.decision).toMatchObject({ kind: 'leave', reason: 'SHARED_MODULE_CONFLICT' });
+      expect(result.diagnostics.map((d) => d.code)).toContain('SHARED_MODULE_CONFLICT');
+    }
+    expect(s.companions).toEqual([]);
+    expect(s.manifests).toEqual([]);
+  });
+});
+
+describe('--verify and a shared module', () => {
+  it('refuses the module and the other entry with the entry whose migrated server answered differently', () => {
+    const file = (path: string, extra: Partial<FileResult> = {}): FileResult => ({
+      path,
+      before: 'old',
+      after: 'new',
+      decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] },
+      fixes: [],
+      findings: [],
+      diagnostics: [],
+      ...extra,
+    });
+    const s: ScanResult = {
+      root: '/p',
+      scanned: 4,
+      candidates: 4,
+      results: [file('/p/bin/cli.js'), file('/p/index.js'), file('/p/lib/service.js', { partOf: '/p/bin/cli.js', alsoPartOf: ['/p/index.js'] }), file('/p/other.js')],
+      problems: [],
+      warnings: [],
+      manifests: [],
+      companions: [],
+      packages: [],
+      workspace: null,
+      excluded: [],
+    };
+    applyVerifyVerdicts(s, [{ kind: 'different', path: '/p/index.js', diff: null, why: 'the migrated server does not start', ms: 1 }]);
+    expect(s.results.map((r) => [r.path, r.after ?? null, r.decision.kind])).toEqual([
+      ['/p/bin/cli.js', null, 'leave'],
+      ['/p/index.js', null, 'leave'],
+      ['/p/lib/service.js', null, 'leave'],
+      ['/p/other.js', 'new', 'sdk'],
+    ]);
+  });
+});
