@@ -1095,13 +1095,13 @@ export class Interpreter {
     return null;
   }
 
-  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, indirect = false): Outcome[] {
+  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, mark: Pick<Frame, 'indirect' | 'queued'> = {}): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
     if (!this.shouldFollow(fn, allArgs, root, caller) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
-    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...(indirect ? { indirect } : {}) };
+    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...mark };
     s.active.add(fn);
     s.events.push({ e: 'enter', frame, args: allArgs });
     fn.params.forEach((param, i) => {
@@ -1238,7 +1238,7 @@ export class Interpreter {
         if (listeners === null) return this.opaqueCall(expr, args, s, frame);
         let live: Outcome[] = [{ s, v: lit(listeners.length > 0) }];
         for (const listener of listeners) {
-          live = live.flatMap((o) => ('thrown' in o ? [o] : this.callFunction(listener, args.slice(1), listener.thisVal ?? self, expr, o.s, frame, false, true).map((r): Outcome => ('thrown' in r ? r : { s: r.s, v: lit(true) }))));
+          live = live.flatMap((o) => ('thrown' in o ? [o] : this.callFunction(listener, args.slice(1), listener.thisVal ?? self, expr, o.s, frame, false, { indirect: true }).map((r): Outcome => ('thrown' in r ? r : { s: r.s, v: lit(true) }))));
         }
         return live;
       }
@@ -1272,7 +1272,8 @@ export class Interpreter {
       case 'promise.finally': {
         if (self?.k === 'promise' && args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) {
           const handler = name === 'promise.then' ? (self.rejected ? arg(1) : arg(0)) : name === 'promise.catch' ? (self.rejected ? arg(0) : UNDEFINED) : arg(0);
-          if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
+          // a callback chained onto a promise queue runs once the messages before it are handled (`queued`)
+          if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false, self.queue ? { queued: true } : {}).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
         }
         if (self?.k === 'promise' && name === 'promise.catch') return [{ s, v: { k: 'promise', value: self.rejected ? UNKNOWN : self.value } }];
         return [{ s, v: self?.k === 'promise' && name !== 'promise.then' ? self : { k: 'promise', value: UNKNOWN } }];
@@ -1732,6 +1733,9 @@ export class Interpreter {
         }
         if (writes.length > 0 && binding.kind !== 'const') {
           const init = this.evalPure(declarator.init, s, this.frameAt(mod, declarator, top));
+          // a promise queue (`let queue = Promise.resolve()` ... `queue = queue.then(() => handle(line))`): every
+          // write chains onto the binding itself, so it always holds a promise and a `.then` on it runs its callback
+          if (init.k === 'promise' && !init.rejected && writes.every((w) => isChainOnto(mod, w, binding))) return { k: 'promise', value: UNKNOWN, queue: true };
           // state that code reassigns (a log level, a buffer) is not a constant; the containers it holds still are
           if (init.k === 'text' || init.k === 'lit') return init.k === 'text' ? init : UNKNOWN;
           return UNKNOWN;
@@ -2773,4 +2777,24 @@ export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNo
     current = mod.index.parent.get(current);
   }
   return null;
+}
+
+/**
+ * Whether a write of `binding` chains a promise onto the binding itself: `queue = queue.then(cb)`,
+ * `queue = queue.then(cb).catch(log)`, `q = q.finally(cb)` (a promise queue: the binding always holds a promise).
+ */
+function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean {
+  if (write.type !== 'AssignmentExpression' || write.operator !== '=' || write.left.type !== 'Identifier') return false;
+  let expr = unwrapExpression(write.right);
+  let links = 0;
+  while (expr.type === 'CallExpression' || expr.type === 'AwaitExpression') {
+    if (expr.type === 'AwaitExpression') return false;
+    const callee = unwrapExpression(expr.callee);
+    if (callee.type !== 'MemberExpression') return false;
+    const name = getMemberName(callee);
+    if (name !== 'then' && name !== 'catch' && name !== 'finally') return false;
+    links++;
+    expr = unwrapExpression(callee.object);
+  }
+  return links > 0 && expr.type === 'Identifier' && resolveIdentifier(mod.index, expr) === binding;
 }

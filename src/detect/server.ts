@@ -8,6 +8,7 @@ import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
+import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, MCP_METHOD_NAMES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
@@ -215,6 +216,14 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   if (blockers.length > 0) return { blockers };
   const consumer = consumers[0]!;
 
+  // messages handled one at a time (a promise queue): the SDK's concurrent handlers keep behaviour only if
+  // the handling never suspends while it holds shared state half changed
+  const shared = findStateSharedAcrossAwait(facts.interp, facts.paths);
+  if (shared) {
+    const { write, suspend } = shared;
+    block('QUEUED_SHARED_STATE', write.node, `messages are handled one at a time through a promise queue; \`${shorten(sourceOf(write.mod, write.node))}\` changes shared state and \`${shorten(sourceOf(suspend.mod, suspend.node))}\` lets the next request run first under the SDK`);
+    return { blockers };
+  }
   const requests = paths.filter((p) => !p.notification);
   for (const p of requests) {
     for (const e of p.events.slice(p.parseIndex)) {
