@@ -127,6 +127,10 @@ export class Interpreter {
   private readonly topFrames = new Map<ModuleUnit, Frame>();
   /** Functions that write to stdout directly (filled by the caller's static scan). */
   readonly sinkFunctions = new Set<FunctionNode>();
+  /** Arrays whose items go to fd 1 and nowhere else (filled by the caller's static scan): a push onto one is a write. */
+  readonly outboxes = new Map<Binding, Channel>();
+  /** The functions that flush an outbox: what they write was written where it was pushed. */
+  readonly outboxDrains = new Set<FunctionNode>();
   /** Functions that hold a `JSON.parse` (candidates for the message parse). */
   readonly parseFunctions = new Set<FunctionNode>();
 
@@ -953,6 +957,17 @@ export class Interpreter {
       }
       fnVal = this.member(thisVal, String((key as { value: Lit }).value), s, frame, callee);
     }
+    // `outbox.push(JSON.stringify(msg) + '\n')`: the flush that shifts it off writes exactly that
+    const outbox = callee.object.type === 'Identifier' && !callee.computed && getMemberName(callee) === 'push' ? resolveIdentifier(frame.mod.index, callee.object) : null;
+    const channel = outbox ? this.outboxes.get(outbox) : undefined;
+    if (channel && expr.type === 'CallExpression') {
+      return this.evalArgs(expr.arguments, s, frame).map((a) => {
+        if ('thrown' in a) return a;
+        const payload = (a.v as { items: Val[] }).items[0] ?? UNDEFINED;
+        a.s.events.push({ e: 'write', call: expr, frame, channel, data: classifyWrite(payload, channel === 'console') });
+        return { s: a.s, v: UNKNOWN };
+      });
+    }
     return this.applyCall(fnVal, thisVal, expr, s, frame);
   }
 
@@ -1098,6 +1113,7 @@ export class Interpreter {
   callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, mark: Pick<Frame, 'indirect' | 'queued'> = {}): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
+    if (!root && this.outboxDrains.has(fn)) return [{ s, v: (fn as { async?: boolean }).async ? { k: 'promise', value: UNDEFINED } : UNDEFINED }];
     if (!this.shouldFollow(fn, allArgs, root, caller) || s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) {
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
