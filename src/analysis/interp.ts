@@ -1647,6 +1647,13 @@ export class Interpreter {
       const inner = this.callFunctionPure(fnVal, args, s, frame, expr as t.CallExpression);
       if (inner) return inner;
     }
+    const made = fnVal.k === 'func' ? this.getFactoryResult(fnVal.fn) : null;
+    if (made && fnVal.k === 'func') {
+      // `const app = createRouter()` with `return { handle: processMessage }`: the object it returns, whose
+      // functions are the closures it declares
+      const inner: Frame = { id: ++frameCounter, fn: fnVal.fn, mod: fnVal.mod, thisVal: undefined, call: expr as t.CallExpression, caller: frame, args: [] };
+      return this.withOrigin(this.evalPure(made, s, inner), origin);
+    }
     if (fnVal.k === 'class') {
       return { k: 'unknown', origin };
     }
@@ -1658,6 +1665,23 @@ export class Interpreter {
     if (isFromMethod(fnVal)) return { k: 'unknown', origin, fromMethod: true };
     s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
     return { k: 'unknown', origin };
+  }
+
+  /**
+   * The object literal a factory returns: a function of no parameters whose body only declares (functions,
+   * classes, types, variables initialised without a call) and ends in `return { ... }`. Null otherwise.
+   */
+  private getFactoryResult(fn: FunctionNode): t.ObjectExpression | null {
+    if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator || fn.params.length > 0 || fn.body.type !== 'BlockStatement') return null;
+    const body = fn.body.body;
+    const last = body[body.length - 1];
+    if (last?.type !== 'ReturnStatement' || !last.argument || unwrapExpression(last.argument).type !== 'ObjectExpression') return null;
+    const declares = body.slice(0, -1).every((st) => {
+      if (st.type === 'FunctionDeclaration' || st.type === 'ClassDeclaration' || st.type === 'TSInterfaceDeclaration' || st.type === 'TSTypeAliasDeclaration' || st.type === 'EmptyStatement') return true;
+      if (st.type !== 'VariableDeclaration') return false;
+      return st.declarations.every((d) => !d.init || !runsCode(d.init));
+    });
+    return declares ? (unwrapExpression(last.argument) as t.ObjectExpression) : null;
   }
 
   /** Functions whose body is one `return <expression>` (or an arrow with an expression body) and no calls into user code. */
@@ -2813,4 +2837,16 @@ function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean 
     expr = unwrapExpression(callee.object);
   }
   return links > 0 && expr.type === 'Identifier' && resolveIdentifier(mod.index, expr) === binding;
+}
+
+/** Whether evaluating an expression runs code (a call, a construction, an assignment), outside the functions it creates. */
+function runsCode(node: t.Node): boolean {
+  let found = false;
+  const visit = (n: t.Node): void => {
+    if (found || isFunctionNode(n)) return;
+    if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'AwaitExpression' || n.type === 'AssignmentExpression' || n.type === 'UpdateExpression' || n.type === 'TaggedTemplateExpression') found = true;
+    else forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
 }

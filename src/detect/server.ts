@@ -632,9 +632,10 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
   };
   if (place.mod !== mod) return asCalled();
   const declared = (id: t.Identifier): string | null => (resolveName(mod.index, place.node, id.name) === resolveIdentifier(mod.index, id) ? id.name : null);
-  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id);
+  // (a closure a factory returns, `return { handle: processMessage }`, is not visible by its name: as called, `app.handle`)
+  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id) ?? asCalled();
   const parent = mod.index.parent.get(fn);
-  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id);
+  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id) ?? asCalled();
   const member = fn.type === 'ClassMethod' ? fn : parent?.type === 'ClassProperty' && parent.value === fn ? parent : null;
   if (member && !member.static && !member.computed && member.key.type === 'Identifier') {
     const cls = getEnclosingClass(mod.index, member);
