@@ -608,7 +608,7 @@ function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, plac
   if (d.messageBinding) names.set(d.messageBinding, message);
   const args: string[] = [];
   for (const arg of d.call.arguments) {
-    if (arg === d.parseCall) {
+    if (arg === d.parseCall || d.messageArgs?.has(arg)) {
       args.push(message);
       continue;
     }
@@ -789,7 +789,9 @@ function getDispatcherOptions(p: MessagePath, isHelper: (frame: Frame) => boolea
     const key = `fn:${e.frame.fn.start}:${e.frame.mod.path}:${call.start}`;
     if (out.some((o) => o.key === key)) continue;
     const callMod = e.frame.caller?.mod ?? e.frame.mod;
-    out.push({ key, d: { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall) } });
+    // an argument named by a variable holding the message (a wrapper's parameter) is the message too
+    const messageArgs = new Set<t.Node>(call.arguments.filter((arg, j) => arg.type === 'Identifier' && e.args[j]?.k === 'msg'));
+    out.push({ key, d: { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall), messageArgs } });
   }
   // replies written in the frame that parsed the message: dispatch inline
   if (!p.replies.every((r) => isWithinFrame(r.event.frame, p.parseFrame))) return out;
