@@ -76,6 +76,27 @@ describe('a promise queue', () => {
     expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'QUEUED_SHARED_STATE' });
   });
 
+  it('is followed when it is a field of the server class (this.work = this.work.then(...))', () => {
+    const source = `const readline = require('readline');
+class Server {
+  constructor() { this.work = Promise.resolve(); }
+  send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+  handle(line) {
+    const msg = JSON.parse(line);
+    if (msg.id === undefined) return;
+    if (msg.method === 'initialize') this.send({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+    else if (msg.method === 'tools/list') this.send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+    else this.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  }
+  start() {
+    readline.createInterface({ input: process.stdin }).on('line', (line) => { this.work = this.work.then(() => this.handle(line)); });
+  }
+}
+new Server().start();
+`;
+    expect(blockers(source)).toEqual([]);
+  });
+
   it('is not a queue when the binding is also assigned something else: the callback is not followed', () => {
     const source = queued(`    send({ jsonrpc: '2.0', id: msg.id, result: { content: [] } });`).replace('let queue = Promise.resolve();', "let queue = Promise.resolve();\nprocess.on('SIGHUP', () => { queue = null; });");
     const d = detect(source);

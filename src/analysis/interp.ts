@@ -122,6 +122,7 @@ export class Interpreter {
   private readonly listenerMemo = new Map<ClassNode, Map<string, Extract<Val, { k: 'func' }>[] | null>>();
   private readonly staticInProgress = new Set<Binding>();
   private readonly classInstances = new Map<ClassNode, Val>();
+  private readonly queueFields = new Map<ClassNode, Set<string>>();
   private readonly reachMemo = new Map<FunctionNode, boolean>();
   private readonly logMemo = new Map<FunctionNode, boolean>();
   private readonly topFrames = new Map<ModuleUnit, Frame>();
@@ -2277,6 +2278,8 @@ export class Interpreter {
     if (cell?.has(name)) return cell.get(name)!;
     // `this.emit('message', msg)` in an EventEmitter subclass: its listeners are called, in order
     if (name === 'emit' && !this.findMember(object.cls, object.mod, 'emit', false) && this.extendsEventEmitter(object.cls, object.mod)) return { k: 'native', name: 'emitter.emit', self: object };
+    // a promise queue in a field (`this.work = Promise.resolve()` ... `this.work = this.work.then(...)`)
+    if (this.isQueueField(object.cls, object.mod, name)) return { k: 'promise', value: UNKNOWN, queue: true };
     return this.openIfMutated(this.instanceMemberStatic(object, name, s, frame), name, object.mod);
   }
 
@@ -2315,6 +2318,13 @@ export class Interpreter {
       return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
     }
     return this.fieldFromConstructor(object, name, s);
+  }
+
+  /** The fields of a class that are promise queues (see queueFieldsOf), found once per class. */
+  private isQueueField(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
+    let fields = this.queueFields.get(cls);
+    if (!fields) this.queueFields.set(cls, (fields = queueFieldsOf(cls, mod)));
+    return fields.has(name);
   }
 
   private isFieldMember(cls: ClassNode, name: string): boolean {
@@ -2825,7 +2835,40 @@ export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNo
  */
 function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean {
   if (write.type !== 'AssignmentExpression' || write.operator !== '=' || write.left.type !== 'Identifier') return false;
-  let expr = unwrapExpression(write.right);
+  return isChainOn(write.right, (root) => root.type === 'Identifier' && resolveIdentifier(mod.index, root) === binding);
+}
+
+/**
+ * The fields of a class that are promise queues: every assignment to `this.<name>` in its module is
+ * `this.<name> = Promise.resolve()` or chains onto `this.<name>` itself, and at least one chains.
+ */
+function queueFieldsOf(cls: ClassNode, mod: ModuleUnit): Set<string> {
+  const fieldName = (node: t.Node): string | null => {
+    const expr = unwrapExpression(node);
+    return expr.type === 'MemberExpression' && !expr.computed && unwrapExpression(expr.object).type === 'ThisExpression' ? getMemberName(expr) : null;
+  };
+  const chains = new Set<string>();
+  const other = new Set<string>();
+  for (const assignment of mod.index.assignments) {
+    const name = fieldName(assignment.left);
+    if (name === null) continue;
+    if (getEnclosingClass(mod.index, assignment) !== cls || assignment.operator !== '=') other.add(name);
+    else if (isChainOn(assignment.right, (root) => fieldName(root) === name)) chains.add(name);
+    else if (!isPromiseResolve(assignment.right)) other.add(name);
+  }
+  return new Set([...chains].filter((name) => !other.has(name)));
+}
+
+function isPromiseResolve(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type !== 'CallExpression' || expr.arguments.length > 0) return false;
+  const callee = unwrapExpression(expr.callee);
+  return callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Promise' && getMemberName(callee) === 'resolve';
+}
+
+/** `<root>.then(cb)`, `<root>.then(cb).catch(log)`, `<root>.finally(cb)`: links of then/catch/finally on a root. */
+function isChainOn(node: t.Node, isRoot: (root: t.Node) => boolean): boolean {
+  let expr = unwrapExpression(node);
   let links = 0;
   while (expr.type === 'CallExpression' || expr.type === 'AwaitExpression') {
     if (expr.type === 'AwaitExpression') return false;
@@ -2836,7 +2879,7 @@ function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean 
     links++;
     expr = unwrapExpression(callee.object);
   }
-  return links > 0 && expr.type === 'Identifier' && resolveIdentifier(mod.index, expr) === binding;
+  return links > 0 && isRoot(expr);
 }
 
 /** Whether evaluating an expression runs code (a call, a construction, an assignment), outside the functions it creates. */
