@@ -4,7 +4,7 @@
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import * as t from '@babel/types';
-import { forEachChild, type FunctionNode, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
@@ -77,6 +77,16 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
     }
   }
 
+  // an outbox: an array whose items are written to fd 1 and read nowhere else (`outbox.push(json); flush()`)
+  for (const outbox of findOutboxes(sinks, interp)) {
+    interp.outboxes.set(outbox.binding, outbox.channel);
+    for (const push of outbox.pushes) {
+      const fn = findEnclosingFunction(outbox.mod, push);
+      if (fn) interp.sinkFunctions.add(fn);
+    }
+    for (const drain of outbox.drains) interp.outboxDrains.add(drain);
+  }
+
   // what the scan evaluated before every write was known may have been judged without it
   interp.resetReach();
 
@@ -141,6 +151,93 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   // a program that already imports the SDK (in any of its modules) is on the SDK
   const sdkImport = findSdkImport(ast) ?? modules.map((m) => findSdkImport(m.ast)).find((n) => n !== null) ?? null;
   return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
+}
+
+/**
+ * Arrays that hold messages on their way to fd 1: every item leaves through `X.shift()` as the payload of
+ * a write to fd 1 (`stdout.write(outbox.shift())`, or `const chunk = outbox.shift(); stdout.write(chunk)`),
+ * and the array is otherwise only pushed onto and measured. Pushing onto one writes what is pushed, in
+ * order (a flush that waits for 'drain' delays it, never drops it).
+ */
+function findOutboxes(sinks: SinkCall[], interp: Interpreter): Outbox[] {
+  const candidates = new Map<Binding, { mod: ModuleUnit; channel: SinkCall['channel']; shifts: Set<t.Node>; sinks: SinkCall[] }>();
+  for (const sink of sinks) {
+    let payload: t.Node | undefined = sink.call.arguments[sink.channel === 'writeSync' ? 1 : 0];
+    if (!payload) continue;
+    payload = unwrapExpression(payload);
+    if (payload.type === 'Identifier') {
+      const held = resolveIdentifier(sink.mod.index, payload);
+      payload = held?.kind === 'const' && held.declarator.id.type === 'Identifier' && held.declarator.init ? unwrapExpression(held.declarator.init) : undefined;
+    }
+    if (payload?.type !== 'CallExpression' || payload.arguments.length > 0) continue;
+    const callee = unwrapExpression(payload.callee);
+    if (callee.type !== 'MemberExpression' || getMemberName(callee) !== 'shift' || callee.object.type !== 'Identifier') continue;
+    const binding = resolveIdentifier(sink.mod.index, callee.object);
+    if (!binding || (binding.kind !== 'const' && binding.kind !== 'let') || binding.declarator.id.type !== 'Identifier') continue;
+    const init = binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
+    if (init?.type !== 'ArrayExpression' || init.elements.length > 0) continue;
+    const known = candidates.get(binding);
+    if (known && known.channel !== sink.channel) candidates.delete(binding);
+    else if (known) {
+      known.shifts.add(payload);
+      known.sinks.push(sink);
+    } else candidates.set(binding, { mod: sink.mod, channel: sink.channel, shifts: new Set([payload]), sinks: [sink] });
+  }
+  const out: Outbox[] = [];
+  for (const [binding, { mod, channel, shifts, sinks: drainSinks }] of candidates) {
+    if (getBindingWrites(mod.index, binding).length > 0) continue;
+    const pushes: t.CallExpression[] = [];
+    let only = true;
+    for (const id of mod.index.identifiers) {
+      if (id === (binding as { declarator: t.VariableDeclarator }).declarator.id || resolveIdentifier(mod.index, id) !== binding) continue;
+      const member = mod.index.parent.get(id);
+      const name = member?.type === 'MemberExpression' && member.object === id && !member.computed ? getMemberName(member) : null;
+      const call = member ? mod.index.parent.get(member) : undefined;
+      const called = call?.type === 'CallExpression' && call.callee === member ? call : null;
+      if (name === 'length' && !called) continue;
+      if (name === 'push' && called && called.arguments.length === 1 && called.arguments[0]!.type !== 'SpreadElement') pushes.push(called);
+      else if (!(name === 'shift' && called && shifts.has(called))) only = false;
+    }
+    // (an outbox exported or read anywhere else may be written by other code: not one)
+    if (!only || pushes.length === 0) continue;
+    const drains = new Set<FunctionNode>();
+    for (const sink of drainSinks) if (sink.fn) drains.add(sink.fn);
+    if ([...drains].every((fn) => onlyDrains(fn, mod, drains, drainSinks, interp))) out.push({ binding, mod, channel, pushes, drains: [...drains] });
+  }
+  return out;
+}
+
+interface Outbox {
+  binding: Binding;
+  mod: ModuleUnit;
+  channel: SinkCall['channel'];
+  pushes: t.CallExpression[];
+  /** The functions that shift the items off and write them (a flush): calling one writes nothing new. */
+  drains: FunctionNode[];
+}
+
+const DRAIN_CALLS = new Set(['shift', 'once', 'on', 'off', 'removeListener', 'resolve']);
+
+/**
+ * Whether a flush does nothing but write the outbox: its calls are the outbox writes, `X.shift()`, a
+ * wait for 'drain' (`await once(stdout, 'drain')`, `stdout.once('drain', ...)`, `new Promise(...)`) and
+ * the flushes themselves; it may keep flags (`flushing = true`) and loop.
+ */
+function onlyDrains(fn: FunctionNode, mod: ModuleUnit, drains: Set<FunctionNode>, drainSinks: SinkCall[], interp: Interpreter): boolean {
+  const sinkCalls = new Set<t.Node>(drainSinks.map((s) => s.call));
+  let ok = true;
+  const visit = (node: t.Node): void => {
+    if (!ok) return;
+    if (node.type === 'CallExpression' && !sinkCalls.has(node)) {
+      const callee = unwrapExpression(node.callee);
+      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' && !callee.computed ? getMemberName(callee) : null;
+      const value = interp.evalStatic(callee, mod);
+      if (!(name !== null && DRAIN_CALLS.has(name)) && !(value.k === 'func' && drains.has(value.fn))) ok = false;
+    }
+    forEachChild(node, visit);
+  };
+  visit(fn.body);
+  return ok;
 }
 
 function isStdin(v: Val): boolean {

@@ -123,12 +123,17 @@ export class Interpreter {
   private readonly listenerMemo = new Map<ClassNode, Map<string, Extract<Val, { k: 'func' }>[] | null>>();
   private readonly staticInProgress = new Set<Binding>();
   private readonly classInstances = new Map<ClassNode, Val>();
+  private readonly queueFields = new Map<ClassNode, Set<string>>();
   private readonly reachMemo = new Map<FunctionNode, boolean>();
   private readonly logMemo = new Map<FunctionNode, boolean>();
   private readonly stringifyCallers = new Map<ModuleUnit, Set<FunctionNode>>();
   private readonly topFrames = new Map<ModuleUnit, Frame>();
   /** Functions that write to stdout directly (filled by the caller's static scan). */
   readonly sinkFunctions = new Set<FunctionNode>();
+  /** Arrays whose items go to fd 1 and nowhere else (filled by the caller's static scan): a push onto one is a write. */
+  readonly outboxes = new Map<Binding, Channel>();
+  /** The functions that flush an outbox: what they write was written where it was pushed. */
+  readonly outboxDrains = new Set<FunctionNode>();
   /** Functions that hold a `JSON.parse` (candidates for the message parse). */
   readonly parseFunctions = new Set<FunctionNode>();
 
@@ -957,6 +962,17 @@ export class Interpreter {
       }
       fnVal = this.member(thisVal, String((key as { value: Lit }).value), s, frame, callee);
     }
+    // `outbox.push(JSON.stringify(msg) + '\n')`: the flush that shifts it off writes exactly that
+    const outbox = callee.object.type === 'Identifier' && !callee.computed && getMemberName(callee) === 'push' ? resolveIdentifier(frame.mod.index, callee.object) : null;
+    const channel = outbox ? this.outboxes.get(outbox) : undefined;
+    if (channel && expr.type === 'CallExpression') {
+      return this.evalArgs(expr.arguments, s, frame).map((a) => {
+        if ('thrown' in a) return a;
+        const payload = (a.v as { items: Val[] }).items[0] ?? UNDEFINED;
+        a.s.events.push({ e: 'write', call: expr, frame, channel, data: classifyWrite(payload, channel === 'console') });
+        return { s: a.s, v: UNKNOWN };
+      });
+    }
     return this.applyCall(fnVal, thisVal, expr, s, frame);
   }
 
@@ -1099,9 +1115,10 @@ export class Interpreter {
     return null;
   }
 
-  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, indirect = false): Outcome[] {
+  callFunction(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, root: boolean, mark: Pick<Frame, 'indirect' | 'queued'> = {}): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
+    if (!root && this.outboxDrains.has(fn)) return [{ s, v: (fn as { async?: boolean }).async ? { k: 'promise', value: UNDEFINED } : UNDEFINED }];
     if (s.active.has(fn) || s.active.size >= MAX_DEPTH || this.exhausted) return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     if (!this.shouldFollow(fn, allArgs, root, caller)) {
       const serialized = this.callSerializer(fnVal, args, thisVal, call, s, caller);
@@ -1114,14 +1131,14 @@ export class Interpreter {
       }
       return this.opaqueCall(call ?? fn, allArgs, s, caller ?? this.topFrame(fnVal.mod));
     }
-    return this.followCall(fnVal, args, thisVal, call, s, caller, indirect);
+    return this.followCall(fnVal, args, thisVal, call, s, caller, mark);
   }
 
   /** Runs `fn` on the path: its parameters bound to the arguments, one outcome per way out. */
-  private followCall(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, indirect = false): Outcome[] {
+  private followCall(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, mark: Pick<Frame, 'indirect' | 'queued'> = {}): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
-    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...(indirect ? { indirect } : {}) };
+    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...mark };
     s.active.add(fn);
     s.events.push({ e: 'enter', frame, args: allArgs });
     fn.params.forEach((param, i) => {
@@ -1292,7 +1309,7 @@ export class Interpreter {
         if (listeners === null) return this.opaqueCall(expr, args, s, frame);
         let live: Outcome[] = [{ s, v: lit(listeners.length > 0) }];
         for (const listener of listeners) {
-          live = live.flatMap((o) => ('thrown' in o ? [o] : this.callFunction(listener, args.slice(1), listener.thisVal ?? self, expr, o.s, frame, false, true).map((r): Outcome => ('thrown' in r ? r : { s: r.s, v: lit(true) }))));
+          live = live.flatMap((o) => ('thrown' in o ? [o] : this.callFunction(listener, args.slice(1), listener.thisVal ?? self, expr, o.s, frame, false, { indirect: true }).map((r): Outcome => ('thrown' in r ? r : { s: r.s, v: lit(true) }))));
         }
         return live;
       }
@@ -1326,7 +1343,8 @@ export class Interpreter {
       case 'promise.finally': {
         if (self?.k === 'promise' && args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) {
           const handler = name === 'promise.then' ? (self.rejected ? arg(1) : arg(0)) : name === 'promise.catch' ? (self.rejected ? arg(0) : UNDEFINED) : arg(0);
-          if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
+          // a callback chained onto a promise queue runs once the messages before it are handled (`queued`)
+          if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false, self.queue ? { queued: true } : {}).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
         }
         if (self?.k === 'promise' && name === 'promise.catch') return [{ s, v: { k: 'promise', value: self.rejected ? UNKNOWN : self.value } }];
         return [{ s, v: self?.k === 'promise' && name !== 'promise.then' ? self : { k: 'promise', value: UNKNOWN } }];
@@ -1692,6 +1710,13 @@ export class Interpreter {
       const inner = this.callFunctionPure(fnVal, args, s, frame, expr as t.CallExpression);
       if (inner) return inner;
     }
+    const made = fnVal.k === 'func' ? this.getFactoryResult(fnVal.fn) : null;
+    if (made && fnVal.k === 'func') {
+      // `const app = createRouter()` with `return { handle: processMessage }`: the object it returns, whose
+      // functions are the closures it declares
+      const inner: Frame = { id: ++frameCounter, fn: fnVal.fn, mod: fnVal.mod, thisVal: undefined, call: expr as t.CallExpression, caller: frame, args: [] };
+      return this.withOrigin(this.evalPure(made, s, inner), origin);
+    }
     if (fnVal.k === 'class') {
       return { k: 'unknown', origin };
     }
@@ -1703,6 +1728,23 @@ export class Interpreter {
     if (isFromMethod(fnVal)) return { k: 'unknown', origin, fromMethod: true };
     s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
     return { k: 'unknown', origin };
+  }
+
+  /**
+   * The object literal a factory returns: a function of no parameters whose body only declares (functions,
+   * classes, types, variables initialised without a call) and ends in `return { ... }`. Null otherwise.
+   */
+  private getFactoryResult(fn: FunctionNode): t.ObjectExpression | null {
+    if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator || fn.params.length > 0 || fn.body.type !== 'BlockStatement') return null;
+    const body = fn.body.body;
+    const last = body[body.length - 1];
+    if (last?.type !== 'ReturnStatement' || !last.argument || unwrapExpression(last.argument).type !== 'ObjectExpression') return null;
+    const declares = body.slice(0, -1).every((st) => {
+      if (st.type === 'FunctionDeclaration' || st.type === 'ClassDeclaration' || st.type === 'TSInterfaceDeclaration' || st.type === 'TSTypeAliasDeclaration' || st.type === 'EmptyStatement') return true;
+      if (st.type !== 'VariableDeclaration') return false;
+      return st.declarations.every((d) => !d.init || !runsCode(d.init));
+    });
+    return declares ? (unwrapExpression(last.argument) as t.ObjectExpression) : null;
   }
 
   /** Functions whose body is one `return <expression>` (or an arrow with an expression body) and no calls into user code. */
@@ -1794,6 +1836,9 @@ export class Interpreter {
         }
         if (writes.length > 0 && binding.kind !== 'const') {
           const init = this.evalPure(declarator.init, s, this.frameAt(mod, declarator, top));
+          // a promise queue (`let queue = Promise.resolve()` ... `queue = queue.then(() => handle(line))`): every
+          // write chains onto the binding itself, so it always holds a promise and a `.then` on it runs its callback
+          if (init.k === 'promise' && !init.rejected && writes.every((w) => isChainOnto(mod, w, binding))) return { k: 'promise', value: UNKNOWN, queue: true };
           // state that code reassigns (a log level, a buffer) is not a constant; the containers it holds still are
           if (init.k === 'text' || init.k === 'lit') return init.k === 'text' ? init : UNKNOWN;
           return UNKNOWN;
@@ -2298,6 +2343,8 @@ export class Interpreter {
     if (cell?.has(name)) return cell.get(name)!;
     // `this.emit('message', msg)` in an EventEmitter subclass: its listeners are called, in order
     if (name === 'emit' && !this.findMember(object.cls, object.mod, 'emit', false) && this.extendsEventEmitter(object.cls, object.mod)) return { k: 'native', name: 'emitter.emit', self: object };
+    // a promise queue in a field (`this.work = Promise.resolve()` ... `this.work = this.work.then(...)`)
+    if (this.isQueueField(object.cls, object.mod, name)) return { k: 'promise', value: UNKNOWN, queue: true };
     return this.openIfMutated(this.instanceMemberStatic(object, name, s, frame), name, object.mod);
   }
 
@@ -2336,6 +2383,13 @@ export class Interpreter {
       return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
     }
     return this.fieldFromConstructor(object, name, s);
+  }
+
+  /** The fields of a class that are promise queues (see queueFieldsOf), found once per class. */
+  private isQueueField(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
+    let fields = this.queueFields.get(cls);
+    if (!fields) this.queueFields.set(cls, (fields = queueFieldsOf(cls, mod)));
+    return fields.has(name);
   }
 
   private isFieldMember(cls: ClassNode, name: string): boolean {
@@ -2867,4 +2921,69 @@ function isInLoopBody(node: t.Node, parents: ReadonlyMap<t.Node, t.Node>): boole
     if (t.isFunction(parent)) return false;
   }
   return false;
+}
+
+/**
+ * Whether a write of `binding` chains a promise onto the binding itself: `queue = queue.then(cb)`,
+ * `queue = queue.then(cb).catch(log)`, `q = q.finally(cb)` (a promise queue: the binding always holds a promise).
+ */
+function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean {
+  if (write.type !== 'AssignmentExpression' || write.operator !== '=' || write.left.type !== 'Identifier') return false;
+  return isChainOn(write.right, (root) => root.type === 'Identifier' && resolveIdentifier(mod.index, root) === binding);
+}
+
+/**
+ * The fields of a class that are promise queues: every assignment to `this.<name>` in its module is
+ * `this.<name> = Promise.resolve()` or chains onto `this.<name>` itself, and at least one chains.
+ */
+function queueFieldsOf(cls: ClassNode, mod: ModuleUnit): Set<string> {
+  const fieldName = (node: t.Node): string | null => {
+    const expr = unwrapExpression(node);
+    return expr.type === 'MemberExpression' && !expr.computed && unwrapExpression(expr.object).type === 'ThisExpression' ? getMemberName(expr) : null;
+  };
+  const chains = new Set<string>();
+  const other = new Set<string>();
+  for (const assignment of mod.index.assignments) {
+    const name = fieldName(assignment.left);
+    if (name === null) continue;
+    if (getEnclosingClass(mod.index, assignment) !== cls || assignment.operator !== '=') other.add(name);
+    else if (isChainOn(assignment.right, (root) => fieldName(root) === name)) chains.add(name);
+    else if (!isPromiseResolve(assignment.right)) other.add(name);
+  }
+  return new Set([...chains].filter((name) => !other.has(name)));
+}
+
+function isPromiseResolve(node: t.Node): boolean {
+  const expr = unwrapExpression(node);
+  if (expr.type !== 'CallExpression' || expr.arguments.length > 0) return false;
+  const callee = unwrapExpression(expr.callee);
+  return callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Promise' && getMemberName(callee) === 'resolve';
+}
+
+/** `<root>.then(cb)`, `<root>.then(cb).catch(log)`, `<root>.finally(cb)`: links of then/catch/finally on a root. */
+function isChainOn(node: t.Node, isRoot: (root: t.Node) => boolean): boolean {
+  let expr = unwrapExpression(node);
+  let links = 0;
+  while (expr.type === 'CallExpression' || expr.type === 'AwaitExpression') {
+    if (expr.type === 'AwaitExpression') return false;
+    const callee = unwrapExpression(expr.callee);
+    if (callee.type !== 'MemberExpression') return false;
+    const name = getMemberName(callee);
+    if (name !== 'then' && name !== 'catch' && name !== 'finally') return false;
+    links++;
+    expr = unwrapExpression(callee.object);
+  }
+  return links > 0 && isRoot(expr);
+}
+
+/** Whether evaluating an expression runs code (a call, a construction, an assignment), outside the functions it creates. */
+function runsCode(node: t.Node): boolean {
+  let found = false;
+  const visit = (n: t.Node): void => {
+    if (found || isFunctionNode(n)) return;
+    if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'AwaitExpression' || n.type === 'AssignmentExpression' || n.type === 'UpdateExpression' || n.type === 'TaggedTemplateExpression') found = true;
+    else forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
 }

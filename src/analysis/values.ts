@@ -24,6 +24,8 @@ export interface Frame {
   args?: Val[];
   /** Called by a built-in that drops its value (a listener run by `emit()`): `call` does not return what it returns. */
   indirect?: boolean;
+  /** A callback chained onto a promise queue (`queue = queue.then(() => handle(line))`): messages are handled one at a time. */
+  queued?: boolean;
 }
 
 /** Where a value was computed: a node evaluated in a frame. */
@@ -69,7 +71,8 @@ export type Val =
   | { k: 'sym'; key: SymKey; origin?: Origin }
   /** What `JSON.stringify(value)` returns, with the text around it (`+ '\n'`). */
   | { k: 'json'; value: Val; suffix: string; header: boolean; origin?: Origin }
-  | { k: 'promise'; value: Val; rejected?: boolean; origin?: Origin }
+  /** `queue`: the promise a queue binding holds (every write chains onto it), see Frame.queued. */
+  | { k: 'promise'; value: Val; rejected?: boolean; queue?: boolean; origin?: Origin }
   /** `new Error(message)` or an instance of a subclass: an object with `message` (in `cell`). */
   | { k: 'error'; cell: number; origin?: Origin }
   /** A test of a message member kept in a variable (`const isNotification = msg.id === undefined`): tested again where it is used. */

@@ -9,6 +9,7 @@ import { findEnclosingFunction, type Event, type PathResult, type WriteData } fr
 import { findHeaderRead } from '../analysis/input-framing.js';
 import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
+import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_METHOD_NAMESPACES, MCP_PROTOCOL_VERSIONS, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
@@ -246,6 +247,14 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   if (blockers.length > 0) return { blockers };
   const consumer = consumers[0]!;
 
+  // messages handled one at a time (a promise queue): the SDK's concurrent handlers keep behaviour only if
+  // the handling never suspends while it holds shared state half changed
+  const shared = findStateSharedAcrossAwait(facts.interp, facts.paths);
+  if (shared) {
+    const { write, suspend } = shared;
+    block('QUEUED_SHARED_STATE', write.node, `messages are handled one at a time through a promise queue; \`${shorten(sourceOf(write.mod, write.node))}\` changes shared state and \`${shorten(sourceOf(suspend.mod, suspend.node))}\` lets the next request run first under the SDK`);
+    return { blockers };
+  }
   const requests = paths.filter((p) => !p.notification);
   for (const p of requests) {
     for (const e of p.events.slice(p.parseIndex)) {
@@ -631,7 +640,7 @@ function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, plac
   if (d.messageBinding) names.set(d.messageBinding, message);
   const args: string[] = [];
   for (const arg of d.call.arguments) {
-    if (arg === d.parseCall) {
+    if (arg === d.parseCall || d.messageArgs?.has(arg)) {
       args.push(message);
       continue;
     }
@@ -655,9 +664,10 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
   };
   if (place.mod !== mod) return asCalled();
   const declared = (id: t.Identifier): string | null => (resolveName(mod.index, place.node, id.name) === resolveIdentifier(mod.index, id) ? id.name : null);
-  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id);
+  // (a closure a factory returns, `return { handle: processMessage }`, is not visible by its name: as called, `app.handle`)
+  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id) ?? asCalled();
   const parent = mod.index.parent.get(fn);
-  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id);
+  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id) ?? asCalled();
   const member = fn.type === 'ClassMethod' ? fn : parent?.type === 'ClassProperty' && parent.value === fn ? parent : null;
   if (member && !member.static && !member.computed && member.key.type === 'Identifier') {
     const cls = getEnclosingClass(mod.index, member);
@@ -811,7 +821,9 @@ function getDispatcherOptions(p: MessagePath, isHelper: (frame: Frame) => boolea
     const key = `fn:${e.frame.fn.start}:${e.frame.mod.path}:${call.start}`;
     if (out.some((o) => o.key === key)) continue;
     const callMod = e.frame.caller?.mod ?? e.frame.mod;
-    out.push({ key, d: { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall) } });
+    // an argument named by a variable holding the message (a wrapper's parameter) is the message too
+    const messageArgs = new Set<t.Node>(call.arguments.filter((arg, j) => arg.type === 'Identifier' && e.args[j]?.k === 'msg'));
+    out.push({ key, d: { kind: 'function', fn: e.frame.fn, mod: e.frame.mod, call, callMod, callFrameFn: e.frame.caller?.fn ?? null, parseCall, messageBinding: getMessageBinding(callMod, parseCall), messageArgs } });
   }
   // replies written in the frame that parsed the message: dispatch inline
   if (!p.replies.every((r) => isWithinFrame(r.event.frame, p.parseFrame))) return out;

@@ -20,6 +20,8 @@ export type Dispatcher =
       /** The `JSON.parse` call, and the variable it is stored in (what the registration replaces with the request). */
       parseCall: t.CallExpression;
       messageBinding: Binding | null;
+      /** Arguments of `call` that are the parsed message itself, handed on by name (`receive(msg) { this.dispatch(msg) }`). */
+      messageArgs?: ReadonlySet<t.Node>;
     }
   | {
       kind: 'inline';

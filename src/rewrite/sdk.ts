@@ -328,6 +328,14 @@ function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): Mo
  * (or they are methods of an exported class): the SDK reads and writes now, and a stray call would
  * corrupt its transport.
  */
+/** `outbox.push(json)` onto an array the analysis knows is flushed to stdout: a write. */
+function isOutboxPush(model: ServerModel, mod: ModuleUnit, call: t.CallExpression): boolean {
+  const callee = call.callee;
+  if (callee.type !== 'MemberExpression' || callee.computed || callee.object.type !== 'Identifier' || getMemberName(callee) !== 'push') return false;
+  const binding = resolveIdentifier(mod.index, callee.object);
+  return binding !== null && model.facts.interp.outboxes.has(binding);
+}
+
 function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   const sinks = new Set(model.facts.sinks.filter((s) => s.mod === mod && s.fn).map((s) => s.fn!));
   const writers = new Set<FunctionNode>(sinks);
@@ -345,7 +353,7 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
       if (calls.length === 0) continue;
       const onlyWriters = calls.every((c) => {
         const target = model.facts.interp.evalStatic(c.callee, mod);
-        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify') || (target.k === 'global' && PURE_GLOBALS.has(target.name));
+        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify') || (target.k === 'global' && PURE_GLOBALS.has(target.name)) || isOutboxPush(model, mod, c);
       });
       if (onlyWriters && fn.body.body.every((st) => st.type === 'ExpressionStatement' || st.type === 'ReturnStatement' || st.type === 'VariableDeclaration')) {
         writers.add(fn);
