@@ -38,7 +38,7 @@ describe('the non-interactive contract', () => {
     const before = await read(repo, 'server.js');
     const run = runBin(['.'], repo);
     expect(run.status).toBe(2);
-    for (const flag of ['--yes', '--no-verify', '--dry-run', '--check']) expect(run.stderr).toContain(flag);
+    for (const flag of ['--yes', '--dry-run', '--check']) expect(run.stderr).toContain(flag);
     expect(run.stdout).toBe('');
     expect(await read(repo, 'server.js')).toBe(before);
   });

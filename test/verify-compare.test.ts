@@ -28,8 +28,9 @@ describe.concurrent('verify --compare on real servers', () => {
     expect(report).toMatchObject({ schemaVersion: 1, mode: 'compare', equal: true, differences: [], methods: ['stats/get'] });
     expect(report.original).toMatchObject({ command: ['node', 'honest.cjs'], server: { name: 'honest', version: '1.0.0' }, protocolVersion: '2024-11-05' });
     expect(report.migrated).toMatchObject({ command: ['node', 'honest-migrated.cjs'], protocolVersion: '2025-06-18' });
-    // two tools (valid and invalid arguments), three listings, one resource, one prompt, the custom method
-    expect(report.compared).toBe(10);
+    // two tools (valid and invalid arguments), three listings, one resource, one prompt, the custom method,
+    // a resource and a prompt that do not exist
+    expect(report.compared).toBe(12);
     expect(report.fixes.map((f) => f.what)).toEqual(['reply-to-notification', 'ping-unanswered']);
     expect(report.fixes[1]).toEqual({ what: 'ping-unanswered', original: 'ping answered error -32601 "Method not found"', migrated: 'ping answered {}' });
     expect(report.notes).toEqual(['protocolVersion "2024-11-05" -> "2025-06-18": negotiated, not compared']);
@@ -64,7 +65,7 @@ describe.concurrent('verify --compare on real servers', () => {
     expect(run.stdout).toContain('Compared node honest.cjs (original) with node broken-migrated.cjs (migrated) (ndjson, 1500 ms per reply)\n');
     expect(run.stdout).toContain('  Differences (6):\n    tools/call add (answer)\n      original: result {"content":[{"type":"text","text":"2"}]}\n      migrated: error -32603 "params is not defined"\n');
     expect(run.stdout).toContain('  Fixes (2), not differences:\n    reply-to-notification\n');
-    expect(run.stdout).toMatch(/The servers answer differently: 6 difference\(s\) in 10 requests compared\.\n$/);
+    expect(run.stdout).toMatch(/The servers answer differently: 6 difference\(s\) in 12 requests compared\.\n$/);
     expect(run.stdout).not.toContain('\x1b[');
   });
 
