@@ -216,3 +216,40 @@ describe('baseline and parse-error verdicts (pure)', () => {
     expect(judgeParseError(reply === null ? null : { ...reply }, version, exited, serving)).toEqual({ ok, detail });
   });
 });
+
+describe('a reply written over several lines', () => {
+  // a hand-rolled server that pretty-prints its replies: no NDJSON client reads them, but they are what
+  // it answered, so verify reads each back whole (the comparison of a migration needs them) and counts
+  // the lines as stdout pollution
+  const PRETTY = [
+    "const rl = require('node:readline').createInterface({ input: process.stdin });",
+    "const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...msg }, null, 2) + '\\n');",
+    "rl.on('line', (line) => {",
+    '  let msg;',
+    '  try { msg = JSON.parse(line); } catch { return; }',
+    '  if (msg.id === undefined) return;',
+    "  if (msg.method === 'initialize') send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'pretty', version: '1.0.0' } } });",
+    "  else if (msg.method === 'tools/list') send({ id: msg.id, result: { tools: [] } });",
+    "  else send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });",
+    '});',
+    '',
+  ].join('\n');
+
+  it('is read back as one message, and its lines are stdout pollution', async () => {
+    const dir = await makeScratch({ 'pretty.cjs': PRETTY });
+    const run = await verifyJson(['--', 'node', 'pretty.cjs'], dir);
+    expect(run.detail('initialize-failed')).toBe('initialize answered by pretty 1.0.0 (protocol "2025-06-18")');
+    expect(run.failed).toContain('stdout-pollution');
+    expect(run.detail('stdout-pollution')).toMatch(/line\(s\) on stdout that are not JSON-RPC, the first: \[a JSON message written over \d+ lines: \{ "jsonrpc": "2\.0", "id": /);
+    expect(run.failed).not.toContain('unknown-method-unanswered');
+  });
+
+  it('a line that opens an object and never closes it does not swallow the replies after it for ever', async () => {
+    const opener = "process.stdout.write('{ \"log\": \"unterminated\\n');\n";
+    const dir = await makeScratch({ 'opener.cjs': opener + PRETTY.replace('null, 2', 'null, 0') });
+    const run = await verifyJson(['--', 'node', 'opener.cjs'], dir);
+    // a reply on a line of its own ends what the unterminated line began: it is stray text, the reply is read
+    expect(run.detail('initialize-failed')).toBe('initialize answered by pretty 1.0.0 (protocol "2025-06-18")');
+    expect(run.detail('stdout-pollution')).toContain('the first: { "log": "unterminated');
+  });
+});

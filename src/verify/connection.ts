@@ -43,6 +43,9 @@ const MAX_MESSAGES = 10_000;
 const MAX_KEPT_CHARS = 256 * 1024 * 1024;
 const MAX_STRAY = 100;
 const STRAY_KEEP_CHARS = 2_000;
+/** A JSON value written over several lines (`JSON.stringify(msg, null, 2)`) is read back over at most this many lines, or this many characters. */
+const MAX_VALUE_LINES = 10_000;
+const MAX_VALUE_CHARS = 1024 * 1024;
 
 export interface StartOptions {
   command: string;
@@ -67,6 +70,9 @@ export class ServerConnection {
   exited: ExitInfo | null = null;
   private stderrText = '';
   private keptChars = 0;
+  /** NDJSON: the lines of a JSON value begun on one line and not yet complete. */
+  private valueLines: string[] | null = null;
+  private valueChars = 0;
   private processExit: ExitInfo | null = null;
   private streamsClosed = false;
   private readonly wakeups = new Set<() => void>();
@@ -241,12 +247,66 @@ export class ServerConnection {
   }
 
   private onBody(text: string): void {
+    // A message serialised over several lines breaks NDJSON (no client reads it), but it is still what
+    // the server answered: it is read back whole, so that two servers can be compared on what they
+    // mean, and its lines count as stdout pollution (the rule the original breaks).
+    if (this.options.framing === 'ndjson' && (this.valueLines !== null || text.trimStart().startsWith('{'))) {
+      this.readValueLine(text);
+      return;
+    }
+    this.deliver(text);
+  }
+
+  private readValueLine(text: string): void {
+    const lines = [...(this.valueLines ?? []), text];
+    this.valueChars += text.length;
+    const joined = lines.join('\n');
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(joined);
     } catch {
-      this.onStray(text);
+      if (lines.length === 1 && !isIncompleteJson(joined)) {
+        this.onStray(text); // a line that is no JSON at all, not the start of a value
+        this.valueChars = 0;
+        return;
+      }
+      // a complete message on a line of its own ends what an unterminated line began (a log line
+      // that opened a brace must not swallow the replies after it)
+      const alone = lines.length > 1 ? parseObject(text) : undefined;
+      if (alone !== undefined) {
+        for (const line of lines.slice(0, -1)) this.onStray(line);
+        this.valueLines = null;
+        this.valueChars = 0;
+        this.deliver(text, alone);
+        return;
+      }
+      if (lines.length < MAX_VALUE_LINES && this.valueChars < MAX_VALUE_CHARS) {
+        this.valueLines = lines;
+        return;
+      }
+      for (const line of lines) this.onStray(line);
+      this.valueLines = null;
+      this.valueChars = 0;
       return;
+    }
+    this.valueLines = null;
+    this.valueChars = 0;
+    if (lines.length > 1) {
+      this.onStray(`[a JSON message written over ${lines.length} lines: ${joined.replace(/\s+/g, ' ').slice(0, 200)}]`);
+      this.strayCount += lines.length - 1; // each of its lines is one a client cannot read
+    }
+    this.deliver(joined, parsed);
+  }
+
+  private deliver(text: string, known?: unknown): void {
+    let parsed: unknown = known;
+    if (known === undefined) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        this.onStray(text);
+        return;
+      }
     }
     if (!isJsonObject(parsed)) {
       this.onStray(text);
@@ -295,4 +355,33 @@ export class ServerConnection {
   private wake(): void {
     for (const wakeup of [...this.wakeups]) wakeup();
   }
+}
+
+/** `text` as a JSON object, or undefined. */
+function parseObject(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `text` is the start of a JSON value that more text could complete (an unclosed object or array). */
+function isIncompleteJson(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth <= 0) return false;
+    }
+  }
+  return depth > 0;
 }
