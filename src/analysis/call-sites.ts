@@ -14,6 +14,7 @@ import {
 } from './ast.js';
 import { type ClassNode, type NewSite, UNKNOWN } from './values.js';
 import type { Interpreter } from './interp.js';
+import { getCallsOfMember, getCallsOfName } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class CallSites {
@@ -41,10 +42,17 @@ export class CallSites {
     if (!target) return null;
     const sites: { call: t.CallExpression; mod: ModuleUnit }[] = [];
     for (const m of this.interp.program.modules) {
+      if (m === mod) {
+        // in its own module a call names the function's binding: only calls of that name can
+        for (const call of getCallsOfName(m.index, target.name)) {
+          const callee = unwrapExpression(call.callee) as t.Identifier;
+          if (resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
+        }
+        continue;
+      }
       for (const call of m.index.calls) {
         const callee = unwrapExpression(call.callee);
-        if (m === mod && callee.type === 'Identifier' && resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
-        else if (m !== mod && callee.type === 'Identifier') {
+        if (callee.type === 'Identifier') {
           const v = this.interp.evalStatic(callee, m);
           if (v.k === 'func' && v.fn === fn) sites.push({ call, mod: m });
         }
@@ -98,9 +106,8 @@ export class CallSites {
   findMethodCallSite(cls: ClassNode, mod: ModuleUnit, methodName: string): NewSite | null {
     const found: { call: t.CallExpression; mod: ModuleUnit }[] = [];
     for (const m of this.interp.program.modules) {
-      for (const call of m.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || getMemberName(callee) !== methodName) continue;
+      for (const call of getCallsOfMember(m.index, methodName)) {
+        const callee = unwrapExpression(call.callee) as t.MemberExpression;
         const receiver = callee.object.type === 'ThisExpression' ? (getEnclosingClass(m.index, call) === cls ? cls : null) : null;
         if (receiver === null) {
           const value = this.interp.evalStatic(callee.object, m);

@@ -9,6 +9,7 @@ import { type ClassNode, type Frame, UNDEFINED, UNKNOWN, type Val } from './valu
 import { type PathState } from './interp-types.js';
 import { findEnclosingFunction, LISTEN_METHODS, nextFrameId, queueFieldsOf } from './interp-helpers.js';
 import type { Interpreter } from './interp.js';
+import { getCallsOfMember, getThisAssignments, isMutatedMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class ClassMembers {
@@ -36,18 +37,7 @@ export class ClassMembers {
     if (value.k !== 'map' && value.k !== 'obj') return value;
     if (value.k === 'map' && value.entries === null) return value;
     for (const m of this.interp.program.modules) {
-      for (const call of m.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || !['set', 'delete', 'clear', 'add'].includes(getMemberName(callee) ?? '')) continue;
-        const target = unwrapExpression(callee.object);
-        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
-      }
-      for (const assignment of m.index.assignments) {
-        const left = assignment.left;
-        if (left.type !== 'MemberExpression') continue;
-        const target = unwrapExpression(left.object);
-        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
-      }
+      if (isMutatedMember(m.index, name)) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
     }
     void mod;
     return value;
@@ -97,9 +87,10 @@ export class ClassMembers {
     byEvent.set(event, null);
     const out: Extract<Val, { k: 'func' }>[] = [];
     for (const mod of this.interp.program.modules) {
-      for (const call of mod.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || !LISTEN_METHODS.has(getMemberName(callee) ?? '')) continue;
+      // the calls of on/addListener/once/... in document order
+      const listens = [...LISTEN_METHODS].flatMap((method) => getCallsOfMember(mod.index, method)).sort((a, b) => mod.index.order.get(a)! - mod.index.order.get(b)!);
+      for (const call of listens) {
+        const callee = unwrapExpression(call.callee) as t.MemberExpression;
         const [name, handler] = call.arguments;
         if (name?.type !== 'StringLiteral' || name.value !== event || !handler || handler.type === 'SpreadElement' || handler.type === 'ArgumentPlaceholder') continue;
         const receiver = unwrapExpression(callee.object);
@@ -234,9 +225,7 @@ export class ClassMembers {
 
   private computeFieldFromMethod(object: Extract<Val, { k: 'inst' }>, cls: ClassNode, mod: ModuleUnit, name: string): Val | null {
     const writes: { assignment: t.AssignmentExpression; method: t.ClassMethod }[] = [];
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
+    for (const assignment of getThisAssignments(mod.index, name)) {
       const fn = findEnclosingFunction(mod, assignment);
       if (!fn || fn.type !== 'ClassMethod' || fn.kind === 'constructor' || getEnclosingClass(mod.index, assignment) !== cls) continue;
       writes.push({ assignment, method: fn });
@@ -257,9 +246,7 @@ export class ClassMembers {
   }
 
   private assignedElsewhere(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
+    for (const assignment of getThisAssignments(mod.index, name)) {
       const fn = findEnclosingFunction(mod, assignment);
       if (fn && fn.type === 'ClassMethod' && fn.kind === 'constructor') continue;
       if (getEnclosingClass(mod.index, assignment) === cls) return true;

@@ -6,6 +6,8 @@ import {
   forEachChild,
   type FunctionNode,
   getEnclosingClass,
+  getEnclosingFunction,
+  isInside,
   getMemberName,
   isFunctionNode,
   resolveIdentifier,
@@ -201,22 +203,14 @@ export function getClassMethodNames(cls: ClassNode): string[] | null {
 /** Methods that only compute a value from their receiver (used to format a log line). */
 export const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat']);
 
+/** Whether `node` lies inside `fn` (one lookup in the module's index). */
 export function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (current === fn) return true;
-    current = mod.index.parent.get(current);
-  }
-  return false;
+  return isInside(mod.index, node, fn);
 }
 
+/** The nearest function around `node` in its module, or null at the top level (one lookup in the module's index). */
 export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current)) return current;
-    current = mod.index.parent.get(current);
-  }
-  return null;
+  return getEnclosingFunction(mod.index, node);
 }
 
 export const LOOPS = new Set(['ForOfStatement', 'ForInStatement', 'ForStatement', 'WhileStatement', 'DoWhileStatement']);

@@ -46,6 +46,7 @@ import {
   typeOf,
 } from './interp-helpers.js';
 import { type Channel, type Outcome, type PathResult, type PathState, type Res } from './interp-types.js';
+import { getCallsOfMember, getMemberAssignmentsOf } from './lookups.js';
 import { ModuleValues } from './module-values.js';
 import type { ModuleUnit, Program } from './program.js';
 import { getRequiredSpecifier } from './program.js';
@@ -1761,9 +1762,9 @@ export class Interpreter {
   /** `handlers.set('tools/list', fn)` statements at the top level of the module that declares the Map. */
   private withMapSets(entries: Map<string, Val>, binding: Binding, mod: ModuleUnit, s: PathState, top: Frame): Map<string, Val> | null {
     const out = new Map(entries);
-    for (const call of mod.index.calls) {
-      const callee = unwrapExpression(call.callee);
-      if (callee.type !== 'MemberExpression' || callee.object.type !== 'Identifier' || getMemberName(callee) !== 'set') continue;
+    for (const call of getCallsOfMember(mod.index, 'set')) {
+      const callee = unwrapExpression(call.callee) as t.MemberExpression;
+      if (callee.object.type !== 'Identifier') continue;
       if (resolveIdentifier(mod.index, callee.object) !== binding) continue;
       if (findEnclosingFunction(mod, call) !== null) return null;
       const key = this.evalPure(call.arguments[0]!, s, top);
@@ -1781,10 +1782,9 @@ export class Interpreter {
     const extra = new Map<string, Val>();
     let open = false;
     const top = this.topFrame(mod);
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'Identifier') continue;
-      if (resolveIdentifier(mod.index, left.object) !== binding) continue;
+    for (const assignment of getMemberAssignmentsOf(mod.index, binding.name)) {
+      const left = assignment.left as t.MemberExpression;
+      if (resolveIdentifier(mod.index, left.object as t.Identifier) !== binding) continue;
       const key = left.computed ? this.evalStatic(left.property, mod) : lit(getMemberName(left) ?? undefined);
       if (key.k !== 'lit' || findEnclosingFunction(mod, assignment) !== null) {
         open = true;

@@ -3,7 +3,7 @@
 // The interpreter asks these to decide which calls to follow; the answers are memoized per function.
 // Deliberately not: running anything. The questions are answered from the module's calls, statically.
 import type * as t from '@babel/types';
-import { forEachChild, type FunctionNode, getEnclosingFunction, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
+import { forEachChild, type FunctionNode, getEnclosingFunction, getMemberName, resolveIdentifier, sliceInside, unwrapExpression } from './ast.js';
 import { isWithin, VALUE_METHODS } from './interp-helpers.js';
 import type { Interpreter } from './interp.js';
 import type { ModuleUnit } from './program.js';
@@ -29,8 +29,8 @@ export class WriterAnalysis {
     if (!result) {
       const mod = this.interp.moduleOf(fn);
       if (mod) {
-        for (const call of mod.index.calls) {
-          if (!isWithin(mod, call, fn)) continue;
+        // the calls inside fn (at any depth), in document order: one slice of the module's calls
+        for (const call of sliceInside(mod.index, mod.index.calls, fn)) {
           const target = this.interp.evalStatic(call.callee, mod);
           if (target.k === 'func' && target.fn !== fn && this.mayWrite(target.fn)) {
             result = true;
