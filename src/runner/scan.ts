@@ -1,14 +1,14 @@
 // The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
 // -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
 // nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 import { mayContainServer, processSource, READS_STDIN, USES_SDK_STDIO } from '../pipeline.js';
 import { getHint } from '../model/reasons.js';
-import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
+import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
@@ -97,7 +97,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const only = options.only;
   const files = only === undefined ? discovery.files : discovery.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];
-  const warnings: string[] = [...discovery.warnings];
+  const warnings: string[] = [...discovery.warnings, ...notePythonServers(discovery.python, options.cwd)];
   const progress: ScanProgress = { scanned: 0, candidates: 0 };
   const report = (): void => options.onProgress?.({ ...progress });
 
@@ -611,4 +611,23 @@ export function resolveModuleKind(path: string, manifest: Manifest | null): Modu
   if (/\.m[jt]s$/i.test(path)) return 'esm';
   if (/\.c[jt]s$/i.test(path)) return 'cjs';
   return manifest?.json?.['type'] === 'module' ? 'esm' : 'cjs';
+}
+
+/** A Python file that imports json, reads sys.stdin and names MCP's handshake or tools list: most likely an MCP server. */
+const PYTHON_MCP_SERVER = [/^\s*(?:import\s+[\w, ]*\bjson\b|from\s+json\s+import)/m, /\bsys\.stdin\b/, /['"](?:initialize|tools\/list)['"]/];
+
+/** One line per Python file that looks like an MCP server: the tool handles JavaScript and TypeScript only, and says so rather than pass it over. */
+function notePythonServers(paths: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (const path of paths) {
+    let source: string;
+    try {
+      if (statSync(path).size > MAX_SOURCE_BYTES) continue;
+      source = readFileSync(path, 'utf8');
+    } catch {
+      continue;
+    }
+    if (PYTHON_MCP_SERVER.every((re) => re.test(source))) out.push(`${toPosix(relative(cwd, path)) || path}: looks like an MCP server written in Python; not handled (mcp-migrate rewrites JavaScript and TypeScript servers only)`);
+  }
+  return out;
 }
