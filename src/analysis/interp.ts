@@ -41,6 +41,7 @@ import {
   isWithin,
   LISTEN_METHODS,
   MAX_COMPUTED_ENTRIES,
+  getInteropArgument,
   nextFrameId,
   runsCode,
   typeOf,
@@ -930,6 +931,8 @@ export class Interpreter {
   }
 
   private evalCall(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Outcome[] {
+    const wrapped = getInteropArgument(expr);
+    if (wrapped) return this.evalFork(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
     if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && this.hasInnerCall(callee.object)) {
       // `handle(msg).catch(...)`, `(await getServer()).send(...)`: the receiver's calls first
@@ -1564,6 +1567,8 @@ export class Interpreter {
   }
 
   private evalCallPure(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Val {
+    const wrapped = getInteropArgument(expr);
+    if (wrapped) return this.evalPure(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
     let fnVal: Val;
     if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') {

@@ -110,6 +110,10 @@ export const REASONS = {
     kind: 'leave',
     hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply (how it reads, dispatches or reaches the stream is beyond the analysis); migrate it by hand, or read stdin with readline, a data handler or for await in plain code to get a rewrite.',
   },
+  COMPILED_OUTPUT: {
+    kind: 'leave',
+    hint: 'The file is build output whose TypeScript source is in the tree (named in this file\'s diagnostics): the source is what gets migrated, as any other file of the run; rebuild to update this file.',
+  },
   ENVELOPE_UNPROVEN: {
     kind: 'leave',
     hint: 'Neither rewrite could be proven to keep this server working; its compliance findings are listed so they can be fixed by hand.',

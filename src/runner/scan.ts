@@ -157,6 +157,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   } finally {
     await pool?.close();
   }
+  results = results.map(preferSources);
   results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
   // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
@@ -630,4 +631,59 @@ function notePythonServers(paths: readonly string[], cwd: string): string[] {
     if (PYTHON_MCP_SERVER.every((re) => re.test(source))) out.push(`${toPosix(relative(cwd, path)) || path}: looks like an MCP server written in Python; not handled (mcp-migrate rewrites JavaScript and TypeScript servers only)`);
   }
   return out;
+}
+
+/** Folders compilers write to: a file in one whose source is in the tree is not the file to migrate. */
+const BUILD_FOLDER = /[\\/](?:dist|build|out|lib)[\\/]/;
+const SOURCE_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
+
+/**
+ * A server found in build output (a committed `dist/server.js`) whose TypeScript source is in the tree
+ * (named by its `//# sourceMappingURL` map, or the same path under `src/`): the source is what gets
+ * migrated (it is scanned like any other file); the build output is left alone with COMPILED_OUTPUT,
+ * named as compiled output of that source, so a rebuild makes it again rather than overwrite the rewrite.
+ */
+function preferSources(result: FileResult): FileResult {
+  if (result.decision.kind === 'none' || result.error !== undefined || !BUILD_FOLDER.test(result.path)) return result;
+  const source = findCompiledSource(result.path, result.before);
+  if (source === null) return result;
+  // named from the folder holding the build folder (`src/server.ts` for `dist/server.js`)
+  const shown = toPosix(relative(result.path.slice(0, BUILD_FOLDER.exec(result.path)!.index) || '/', source));
+  const { after: _after, related: _related, companions: _companions, ...rest } = result;
+  return {
+    ...rest,
+    decision: { kind: 'leave', reason: 'COMPILED_OUTPUT', hint: getHint('COMPILED_OUTPUT') },
+    fixes: [],
+    diagnostics: [...result.diagnostics, { code: 'COMPILED_OUTPUT', message: `compiled output of ${shown}: the source is what gets migrated; rebuild to update this file` }],
+  };
+}
+
+/** The TypeScript source a compiled file was built from, when it is in the tree: its source map's first source, or the same path under src/. */
+function findCompiledSource(path: string, text: string): string | null {
+  const mapUrl = /\/\/[#@] sourceMappingURL=([^\s'"]+)\s*$/.exec(text)?.[1];
+  if (mapUrl !== undefined && !mapUrl.startsWith('data:')) {
+    try {
+      const mapPath = resolve(dirname(path), mapUrl);
+      const map = JSON.parse(readFileSync(mapPath, 'utf8')) as { sources?: unknown; sourceRoot?: unknown };
+      const first = Array.isArray(map.sources) && typeof map.sources[0] === 'string' ? map.sources[0] : null;
+      const root = typeof map.sourceRoot === 'string' ? map.sourceRoot : '';
+      const candidate = first === null ? null : resolve(dirname(mapPath), root, first);
+      if (candidate !== null && SOURCE_EXTENSIONS.some((ext) => candidate.endsWith(ext)) && isFile(candidate)) return candidate;
+    } catch {
+      // no readable map: try the conventional layout
+    }
+  }
+  const match = BUILD_FOLDER.exec(path);
+  if (match === null) return null;
+  const stem = `${path.slice(0, match.index)}${path[match.index]}src${path.slice(match.index + match[0].length - 1)}`.replace(/\.[cm]?js$/, '');
+  for (const ext of SOURCE_EXTENSIONS) if (isFile(stem + ext)) return stem + ext;
+  return null;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
