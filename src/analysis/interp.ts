@@ -527,14 +527,16 @@ export class Interpreter {
     if (expr.type === 'BinaryExpression') {
       const op = expr.operator;
       if (op === '===' || op === '!==' || op === '==' || op === '!=') {
-        if (expr.left.type === 'AssignmentExpression') {
-          for (const o of this.evalFork(expr.left, s, frame)) if (!('thrown' in o)) s = o.s;
-        }
-        const left = this.evalTypeofAware(expr.left, s, frame);
-        const right = this.evalTypeofAware(expr.right, s, frame);
         const loose = op === '==' || op === '!=';
         const negate = op === '!==' || op === '!=';
-        return this.compare(left, right, loose ? '==' : '===', s).map((b) => ({ s: b.s, truth: negate ? !b.truth : b.truth }));
+        const test = (left: Val, at: PathState): { s: PathState; truth: boolean }[] =>
+          this.compare(left, this.evalTypeofAware(expr.right, at, frame), loose ? '==' : '===', at).map((b) => ({ s: b.s, truth: negate ? !b.truth : b.truth }));
+        if (expr.left.type === 'AssignmentExpression') {
+          // `(msg = reader.next()) !== null`: every way the call can end is tested (a reader that returns
+          // null while its buffer is empty and the parsed message otherwise), not only the last one
+          return this.evalFork(expr.left, s, frame).flatMap((o) => ('thrown' in o ? [] : test(o.v, o.s)));
+        }
+        return test(this.evalTypeofAware(expr.left, s, frame), s);
       }
       if (op === 'in' && expr.left.type !== 'PrivateName') {
         const key = this.evalPure(expr.left, s, frame);
