@@ -108,10 +108,12 @@ export class CallSites {
     for (const m of this.interp.program.modules) {
       for (const call of getCallsOfMember(m.index, methodName)) {
         const callee = unwrapExpression(call.callee) as t.MemberExpression;
-        const receiver = callee.object.type === 'ThisExpression' ? (getEnclosingClass(m.index, call) === cls ? cls : null) : null;
+        const enclosing = callee.object.type === 'ThisExpression' ? getEnclosingClass(m.index, call) : null;
+        const receiver = enclosing === cls ? cls : null;
         if (receiver === null) {
+          // an instance of a subclass has the method too (`new EchoServer().listen()`, listen() inherited)
           const value = this.interp.evalStatic(callee.object, m);
-          if (value.k !== 'inst' || value.cls !== cls) continue;
+          if (value.k !== 'inst' || !this.interp.members.isSameOrSubclass(value.cls, value.mod, cls)) continue;
         }
         found.push({ call, mod: m });
       }

@@ -1847,10 +1847,12 @@ export class Interpreter {
     const cls = getEnclosingClass(mod.index, scope);
     if (cls && (scope.type === 'ClassMethod' || scope.type === 'ClassPrivateMethod' || scope.type === 'ClassProperty' || scope.type === 'ClassPrivateProperty')) {
       if ((scope as { static?: boolean }).static) return { k: 'class', node: cls, mod };
-      let inst = this.classInstances.get(cls);
+      // a base class only its one subclass is instantiated from: `this` is that subclass's instance
+      const actual = this.members.findOnlyInstantiatedSubclass(cls, mod) ?? { cls, mod };
+      let inst = this.classInstances.get(actual.cls);
       if (!inst) {
-        inst = this.makeInstance(cls, mod, this.sites.findNewSite(cls, mod), null);
-        this.classInstances.set(cls, inst);
+        inst = this.makeInstance(actual.cls, actual.mod, this.sites.findNewSite(actual.cls, actual.mod), null);
+        this.classInstances.set(actual.cls, inst);
       }
       return inst;
     }
