@@ -4,7 +4,7 @@
 import type { File } from '@babel/types';
 import { basename } from 'node:path';
 import { checkRewrite } from './analysis/check.js';
-import { buildFacts, type FileFacts } from './analysis/facts.js';
+import { buildFacts, type FileFacts, isStartedByImporter } from './analysis/facts.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
@@ -84,7 +84,9 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const findings = auditFacts(facts, model);
   const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
-  return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
+  const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
+  if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;
+  return result;
 }
 
 type Outcome = Partial<FileResult> & { decision: Decision };

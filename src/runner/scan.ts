@@ -150,6 +150,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
         return normalizeResult(path, source, await runSafely(run, path, source, fileOptions));
       }),
     );
+    results = results.map((r) => (isPartOfImporter(r, results) ? { path: r.path, before: r.before, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] } : r));
     results = await resolveSharedModules(results, async (path, sdkDeclined) => {
       const source = sources.get(path) ?? '';
       return normalizeResult(path, source, await runSafely(run, path, source, { ...optionsOf.get(path)!, sdkDeclined }));
@@ -234,6 +235,17 @@ async function resolveSharedModules(results: FileResult[], retry: (path: string,
     }
   }
   return out;
+}
+
+/**
+ * A candidate whose stdin loop runs only when an importer calls it (startedByImporter), imported by an
+ * entry whose rewrite changes it: part of that entry's server, not an entry of its own. Analysed alone,
+ * the function starting its loop is never called (NO_DISPATCH, and a rewrite of the shared modules that
+ * differs from the entry's); its change comes from the entry's result (expandRelated).
+ */
+function isPartOfImporter(result: FileResult, results: readonly FileResult[]): boolean {
+  if (result.startedByImporter !== true || result.error !== undefined) return false;
+  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter !== true && (other.related ?? []).some((r) => r.path === result.path));
 }
 
 interface SharedGroup {
