@@ -77,7 +77,27 @@ function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
   if (paths.some((p) => declaresMcpCapabilities(facts, p))) return true;
   const hasJsonReplies = paths.some((p) => p.replies.length > 0) || facts.sinks.length > 0;
   if (!hasJsonReplies) return false;
-  return facts.program.modules.some((m) => namesMcpVocabulary(m.source));
+  // The text is read only where the dispatch hides its method names: a program whose dispatch names
+  // methods of its own (`format/text`, `session/new`), none of them MCP's, is another protocol, whatever
+  // its comments or strings quote.
+  if (paths.some((p) => p.method !== null && !GENERIC_JSON_RPC_METHODS.has(p.method))) return false;
+  return facts.program.modules.some((m) => namesMcpVocabulary(withoutComments(m)));
+}
+
+/** Methods many JSON-RPC protocols share (LSP, ACP, DAP-like services, MCP): naming one says nothing of MCP. */
+const GENERIC_JSON_RPC_METHODS: ReadonlySet<string> = new Set(['initialize', 'initialized', 'ping', 'shutdown', 'exit']);
+
+/** A module's text with its comments blanked (same length: offsets stay valid). */
+function withoutComments(mod: ModuleUnit): string {
+  const comments = mod.ast.comments ?? [];
+  if (comments.length === 0) return mod.source;
+  let out = '';
+  let at = 0;
+  for (const comment of comments) {
+    out += mod.source.slice(at, comment.start!) + mod.source.slice(comment.start!, comment.end!).replace(/[^\n]/g, ' ');
+    at = comment.end!;
+  }
+  return out + mod.source.slice(at);
 }
 
 /** A result reply of this path with `serverInfo` and `capabilities` that declare tools, resources or prompts. */
