@@ -1743,7 +1743,7 @@ function isTypeScript(path: string): boolean {
 function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfollowed-input' }> | null {
   if (facts.parses.length === 0) return null;
   const modules = facts.program.modules;
-  if (!modules.some((m) => namesMcpVocabulary(m.source))) return null;
+  if (!modules.some((m) => namesMcpVocabulary(withoutComments(m)))) return null;
   if (facts.sinks.length === 0 && !modules.some((m) => findProcessStream(facts, m, 'stdout') !== null)) return null;
   // the entry's own read first: the line shown is in the file reported
   for (const mod of [facts.entry, ...modules.filter((m) => m !== facts.entry)]) {
