@@ -14,7 +14,7 @@ import {
 } from './ast.js';
 import { type ClassNode, type NewSite, UNKNOWN } from './values.js';
 import type { Interpreter } from './interp.js';
-import { getCallsOfMember, getCallsOfName } from './lookups.js';
+import { getCallsOfBinding, getCallsOfMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class CallSites {
@@ -44,10 +44,7 @@ export class CallSites {
     for (const m of this.interp.program.modules) {
       if (m === mod) {
         // in its own module a call names the function's binding: only calls of that name can
-        for (const call of getCallsOfName(m.index, target.name)) {
-          const callee = unwrapExpression(call.callee) as t.Identifier;
-          if (resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
-        }
+        for (const call of getCallsOfBinding(m.index, target)) sites.push({ call, mod: m });
         continue;
       }
       for (const call of m.index.calls) {

@@ -122,9 +122,13 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   }
 
   // 3. The paths of a message, from each consumer.
+  // Nothing can come of exploring them where no module names `JSON`: no path could parse a message, and
+  // a path without a parse is no message path (detect and the audit read nothing else from them).
+  const canParse = modules.some((m) => m.source.includes('JSON'));
   const runAll = (preset?: Map<string, Constraint>): { paths: PathResult[]; incomplete: boolean } => {
     const out: PathResult[] = [];
     let incomplete = false;
+    if (!canParse) return { paths: out, incomplete };
     for (const consumer of consumers) {
       let results: PathResult[] = [];
       if (consumer.node.type === 'ForOfStatement') {

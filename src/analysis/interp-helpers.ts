@@ -8,6 +8,7 @@ import {
   getEnclosingClass,
   getEnclosingFunction,
   isInside,
+  type ParentLinks,
   getMemberName,
   isFunctionNode,
   resolveIdentifier,
@@ -216,7 +217,7 @@ export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNo
 export const LOOPS = new Set(['ForOfStatement', 'ForInStatement', 'ForStatement', 'WhileStatement', 'DoWhileStatement']);
 
 /** Whether `node` lies in the body of a loop, short of any function (a block-scoped binding there is per iteration). */
-export function isInLoopBody(node: t.Node, parents: ReadonlyMap<t.Node, t.Node>): boolean {
+export function isInLoopBody(node: t.Node, parents: Pick<ParentLinks, 'get'>): boolean {
   for (let child = node, parent = parents.get(node); parent !== undefined; child = parent, parent = parents.get(parent)) {
     if (LOOPS.has(parent.type) && (parent as t.ForOfStatement | t.WhileStatement).body === child) return true;
     if (t.isFunction(parent)) return false;

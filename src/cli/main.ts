@@ -30,8 +30,8 @@ import { createTerminalPrompt } from './prompt.js';
 import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
-import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
-import { buildRunSummary, collectErrors, getNonCompliant, getUnfollowed, renderSummary } from './summary.js';
+import type { ReviewOutcome, ReviewPrompt } from './review.js';
+import { buildRunSummary, collectErrors, getNonCompliant, getPendingFiles, getUnfollowed, renderSummary } from './summary.js';
 
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
@@ -252,6 +252,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         for (const failure of swept.failed) stderr.write(paint.warn(`warning: ${display(failure.path)}: temp file left by an interrupted run; ${failure.message}\n`));
       }
     }
+    // loaded here: it loads the pipeline (partial re-checks), which a run with nothing to review never needs
+    const { reviewChanges } = await import('./review.js');
     outcome = await reviewChanges({
       scan,
       mode: options.mode,

@@ -7,6 +7,11 @@ import type { RunMode } from './args.js';
 import { describeDecision, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
 
+/** The files a run would change (their rewrite is pending). */
+export function getPendingFiles(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.after !== undefined);
+}
+
 /** Everything that could not be processed or written, in one list (each makes the run exit 3). */
 export function collectErrors(scan: ScanResult, outcome: ReviewOutcome | null): Problem[] {
   return [

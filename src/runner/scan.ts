@@ -6,13 +6,22 @@ import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
-import { mayContainServer, processSource, READS_STDIN, USES_SDK_STDIO } from '../pipeline.js';
+import { mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
+
+/**
+ * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
+ * whose files the prefilter all rejects (their load is most of what such a run would cost).
+ */
+async function loadInlinePipeline(): Promise<ProcessFile> {
+  const { processSource } = await import('../pipeline.js');
+  return (p, s, o) => processSource(p, s, o, readModuleSync);
+}
 
 /** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
 export type ProcessFile = (path: string, source: string, options: PipelineOptions) => FileResult | Promise<FileResult>;
@@ -135,7 +144,9 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
   const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(Math.min(jobs, candidates.length), workerUrl);
-  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? ((p, s, o) => processSource(p, s, o, readModuleSync)));
+  // (with no candidate nothing is run: the pipeline is not even loaded)
+  const inline = pool !== null || options.process !== undefined || candidates.length === 0 ? null : await loadInlinePipeline();
+  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? inline ?? (() => Promise.reject(new Error('no pipeline loaded'))));
   let results: FileResult[];
   const optionsOf = new Map<string, PipelineOptions>();
   try {
