@@ -235,12 +235,12 @@ describe('main: errors (exit 3)', () => {
     expect(await read(root, 'good.js')).toContain('MIGRATED');
   });
 
-  it('names a path that does not exist and processes the other paths', async () => {
+  it('a path that does not exist is a usage error (exit 2): a typo, nothing is scanned', async () => {
     const root = await makeTree({ 'src/server.js': MIGRATE });
     const h = makeHarness(root);
-    expect(await main(['--dry-run', 'nope', 'src'], h.deps)).toBe(3);
-    expect(h.stderr()).toContain('error: nope: no such file or directory');
-    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(await main(['--dry-run', 'nope', 'src'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('mcp-migrate: nope: no such file or directory');
+    expect(h.stdout()).toBe('');
   });
 
   it('refuses a file changed on disk between read and write', async () => {

@@ -2,7 +2,7 @@
 // and exit code. The only module that decides what goes to stdout/stderr; it never calls process.exit
 // (bin/mcp-migrate.js sets process.exitCode from the returned code). Every outside effect the tests
 // need to control — streams, terminal, environment, cwd, the prompt, git, the pipeline — is a CliDeps.
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
@@ -132,6 +132,14 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     );
     return EXIT_USAGE;
   }
+  // A path that does not exist is a typo on the command line (usage), not a file that failed (3).
+  for (const path of options.paths) {
+    // (a name Node.js could not decode is left to discovery, which says why)
+    if (!path.includes('\uFFFD') && (await lstat(resolve(cwd, path)).catch(() => null)) === null) {
+      stderr.write(`mcp-migrate: ${path}: no such file or directory\nRun "mcp-migrate --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+  }
   const reportTarget = options.output === null ? null : resolve(cwd, options.output);
   if (reportTarget !== null) {
     const refusal = await getOutputRefusal(reportTarget, options.paths.map((path) => resolve(cwd, path)), []);
@@ -172,6 +180,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     jobs: options.jobs ?? undefined,
     process: deps.process,
     only,
+    ignore: options.ignore,
+    include: options.include,
   };
   let scan: ScanResult;
   try {

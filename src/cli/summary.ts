@@ -3,6 +3,7 @@
 import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
 import { isInside, type ExcludedDirectory, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
+import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
 import { describeDecision, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
@@ -73,6 +74,9 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   lines.push(paint.bold(`\nScanned ${plural(scan.scanned, 'file')}, ${plural(scan.candidates, 'candidate')}.`));
   const excluded = getExcludedDirectories(scan);
   if (excluded.length > 0) lines.push(`  not scanned, by rule: ${describeExcluded(excluded, display)}`);
+  const trees = scan.skippedTrees ?? [];
+  if (trees.length > 0) lines.push(`  not scanned, not part of this project: ${describeSkippedTrees(trees, display)} (name it or --include it to scan it)`);
+  if ((scan.ignoredByPattern ?? 0) > 0) lines.push(`  left out by --ignore/--include: ${plural(scan.ignoredByPattern ?? 0, 'file')}`);
   const counted = (label: string, files: FileResult[]): void => {
     const shown = dry ? files : files.filter((f) => applied.has(f.path));
     if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
@@ -159,6 +163,18 @@ export function describeExcluded(excluded: readonly ExcludedDirectory[], display
   // Build output is only skipped by name outside a git work tree; inside one, git decides.
   const byName = excluded.some((e) => e.rule !== 'node_modules');
   return byName ? `${text}; not in a git work tree, so build folders are skipped by name (in one, committed files there are scanned)` : text;
+}
+
+/** `vendor/tool/ (nested git checkout), test/fixtures/pkg/ (package, not a workspace member)`; past three, counted. */
+export function describeSkippedTrees(trees: readonly SkippedTree[], display: (path: string) => string): string {
+  const why = (kind: SkippedTree['kind']): string => (kind === 'git' ? 'nested git checkout' : 'package, not a workspace member');
+  if (trees.length <= 3) return trees.map((t) => `${display(t.path)}/ (${why(t.kind)})`).join(', ');
+  const git = trees.filter((t) => t.kind === 'git');
+  const pkg = trees.filter((t) => t.kind === 'package');
+  const parts: string[] = [];
+  if (git.length > 0) parts.push(`${plural(git.length, 'nested git checkout')} (${git.slice(0, 2).map((t) => `${display(t.path)}/`).join(', ')}${git.length > 2 ? ', …' : ''})`);
+  if (pkg.length > 0) parts.push(`${plural(pkg.length, 'package')} that are not workspace members (${pkg.slice(0, 2).map((t) => `${display(t.path)}/`).join(', ')}${pkg.length > 2 ? ', …' : ''})`);
+  return parts.join(', ');
 }
 
 function isReportableOrError(scan: ScanResult, path: string): boolean {
