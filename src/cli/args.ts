@@ -289,6 +289,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
   const patch = values.patch ?? null;
   if (patch === '') return { kind: 'usage-error', message: '--patch needs a file name, or - for stdout' };
   if (patch === '-' && report !== null && output === null) return { kind: 'usage-error', message: '--patch - and --report both want stdout; pass --output FILE for the report or --patch FILE' };
+  if (values.summary && mode === 'apply' && !values.yes) return { kind: 'usage-error', message: '--summary goes with --dry-run, --check or --yes (the interactive review shows each diff)' };
   if (patch !== null && mode === 'apply' && !values.yes) return { kind: 'usage-error', message: '--patch goes with --dry-run, --check or --yes (it is written from what the run would write, not from a review)' };
   return {
     kind: 'run',

@@ -19,7 +19,7 @@ import {
   type LockOwner,
   type WriteLock,
 } from '../runner/commit.js';
-import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
+import { isCandidatePath, isInside, resolveGitRoot, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
@@ -31,7 +31,8 @@ import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
 import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
-import { buildRunSummary, collectErrors, getNonCompliant, renderSummary } from './summary.js';
+import { buildRunSummary, collectErrors, getNonCompliant, renderFileLines, renderSummary } from './summary.js';
+import { buildPatch, getPatchEntries } from './patch.js';
 
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
@@ -97,7 +98,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
   }
   const options = parsed.options;
   // With a report on stdout, stdout carries only the report; everything for humans goes to stderr.
-  const human = options.report !== null && options.output === null ? stderr : stdout;
+  const human = (options.report !== null && options.output === null) || options.patch === '-' ? stderr : stdout;
   const resolved: CliDeps = {
     stdout,
     stderr,
@@ -141,10 +142,12 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     }
   }
   const reportTarget = options.output === null ? null : resolve(cwd, options.output);
-  if (reportTarget !== null) {
-    const refusal = await getOutputRefusal(reportTarget, options.paths.map((path) => resolve(cwd, path)), []);
+  const patchTarget = options.patch === null || options.patch === '-' ? null : resolve(cwd, options.patch);
+  for (const [flag, target] of [['--output', reportTarget], ['--patch', patchTarget]] as const) {
+    if (target === null) continue;
+    const refusal = await getOutputRefusal(target, options.paths.map((path) => resolve(cwd, path)), []);
     if (refusal !== null) {
-      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      stderr.write(`mcp-migrate: ${flag} ${toPosix(relative(cwd, target))}: ${refusal}\n`);
       return EXIT_USAGE;
     }
   }
@@ -217,14 +220,19 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   const scope = getWriteScope(scan);
-  if (reportTarget !== null) {
+  for (const [flag, target] of [['--output', reportTarget], ['--patch', patchTarget]] as const) {
+    if (target === null) continue;
     // Now that the scan knows every file it read and would write, the exact check.
-    const refusal = await getOutputRefusal(reportTarget, [], [...scan.results.map((r) => r.path), ...scope.paths]);
+    const refusal = await getOutputRefusal(target, [], [...scan.results.map((r) => r.path), ...scope.paths]);
     if (refusal !== null) {
-      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      stderr.write(`mcp-migrate: ${flag} ${toPosix(relative(cwd, target))}: ${refusal}\n`);
       return EXIT_USAGE;
     }
   }
+  // The patch is what the run would write, taken before anything is: paths relative to the repository's
+  // top (where `git apply` reads them from), else to the run's root.
+  const patchBase = (await resolveGitRoot(scan.root)) ?? scan.root;
+  const patchText = options.patch === null ? '' : buildPatch(getPatchEntries(scan, (path) => toPosix(relative(patchBase, path))));
 
   // 3. Show (and in a real run, apply) each change. A real run writes under the tree's write lock, after
   //    removing the temp files an interrupted run left (a dry run only names them).
@@ -273,6 +281,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       out,
       paint,
       display,
+      fullDiff: options.fullDiff,
+      quiet: options.summary,
     });
   } finally {
     await lock?.release();
@@ -288,13 +298,25 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
-  out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));
+  const summaryInput = { scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned };
+  out(options.summary ? renderFileLines(summaryInput) : renderSummary(summaryInput));
   // Ctrl-C: stop here; no report, no annotations for a run the user broke off.
   if (outcome.interrupted) return EXIT_INTERRUPTED;
   // Workflow commands ride with the human text: on stdout, or on stderr when stdout carries the report
   // (the runner reads commands from both).
   if (isGitHubActions(deps.env)) {
     out(renderAnnotations({ results: scan.results, errors, applied: new Set(outcome.applied), path: createWorkspacePath(deps.env, cwd) }));
+  }
+
+  if (options.patch === '-') deps.stdout.write(patchText);
+  else if (patchTarget !== null) {
+    try {
+      await writeReportFile(patchTarget, patchText);
+      out(`Patch written to ${toPosix(relative(cwd, patchTarget))}${patchText === '' ? ' (empty: nothing to change)' : ` (apply it with \`git apply\` in ${toPosix(relative(cwd, patchBase)) || '.'})`}.\n`);
+    } catch (err) {
+      stderr.write(`mcp-migrate: cannot write the patch to ${options.patch}: ${err instanceof Error ? err.message : String(err)}\n`);
+      exitCode = EXIT_FAILED;
+    }
   }
 
   if (options.report !== null) {

@@ -63,6 +63,10 @@ export interface ReviewContext {
   /** The run's pipeline options and pipeline, for re-analysing a partly applied file. */
   options?: { sdk: SdkTarget | 'auto'; style: Style; guardStdout?: boolean };
   process?: ProcessFile;
+  /** `--full-diff`: new helper files the tool vendors (the envelope module) in full; by default one line each. */
+  fullDiff?: boolean;
+  /** `--summary`: no headers nor diffs (a run that does not ask); the caller prints one line per file. */
+  quiet?: boolean;
 }
 
 export interface ReviewOutcome {
@@ -114,9 +118,11 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
     }
     const extras = renderExtras(ctx, applier, result, shownManifests, shownCompanions);
     if (ctx.mode !== 'apply' || applyAll) {
-      out(`\n${renderFileHeader(display(result.path), result, paint, display)}`);
-      out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
-      out(extras);
+      if (ctx.quiet !== true) {
+        out(`\n${renderFileHeader(display(result.path), result, paint, display)}`);
+        out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
+        out(extras);
+      }
       if (ctx.mode === 'apply') await applyChoice(ctx, applier, outcome, result, { kind: 'all' });
       continue;
     }
@@ -151,16 +157,22 @@ function renderExtras(ctx: ReviewContext, applier: ChangeApplier, result: FileRe
   if (manifest !== null) {
     shownManifests.add(manifest.change.path);
     const names = Object.keys(manifest.change.added).join(', ');
-    text += `\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
+    text += `\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? " (written with this file's migration)" : ''}\n`;
     text += renderDiff(display(manifest.change.path), manifest.change.before, manifest.change.after, paint);
   }
   const companions = ctx.mode === 'apply' ? applier.pendingCompanionsFor(result.path) : scan.companions.filter((c) => c.files.includes(result.path) && !shownCompanions.has(c.path));
   for (const companion of companions) {
     shownCompanions.add(companion.path);
-    text += `\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
-    text += renderDiff(display(companion.path), null, companion.content, paint);
+    text += `\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? " (written with this file's migration)" : ''}\n`;
+    text += ctx.fullDiff === true ? renderDiff(display(companion.path), null, companion.content, paint) : `${describeVendored(companion.content, paint)}\n`;
   }
   return text;
+}
+
+/** The one line a vendored helper file gets in a diff (its content is the tool's, the same in every repository). */
+export function describeVendored(content: string, paint: Paint): string {
+  const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  return paint.dim(`   +${lines} lines: the JSON-RPC envelope helper mcp-migrate vendors (the same in every repository; --full-diff shows it)`);
 }
 
 /** Asks about one file: per part when it has parts that can be applied apart, else as a whole. */
@@ -296,6 +308,6 @@ async function applyChoice(ctx: ReviewContext, applier: ChangeApplier, outcome: 
     out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)} (migrated without the others)`)}\n`);
   } else {
     outcome.partial.push(result.path);
-    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending`)}\n`);
+    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending (its package.json change and new files were not written)`)}\n`);
   }
 }

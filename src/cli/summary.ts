@@ -133,6 +133,58 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * `--summary`: one line per file with something to say, then one totals line and the install commands.
+ *   packages/a/server.js: would move to the SDK (v1, Server); 3 findings, 3 fixed
+ *   packages/b/server.js: left alone (UNSUPPORTED_RUNTIME); 1 finding, 0 fixed
+ */
+export function renderFileLines({ scan, mode, outcome, errors, display, paint }: SummaryInput): string {
+  const dry = mode !== 'apply';
+  const applied = new Set(outcome?.applied ?? []);
+  const partial = new Set(outcome?.partial ?? []);
+  const failed = new Map(errors.map((e) => [e.path, e.message]));
+  const lines: string[] = [];
+  const rows = [...scan.results.filter(isReportable).map((r) => r.path), ...scan.problems.map((p) => p.path)];
+  for (const path of [...new Set(rows)].sort()) {
+    const result = scan.results.find((r) => r.path === path);
+    const error = failed.get(path) ?? result?.error;
+    let what: string;
+    if (error !== undefined) what = paint.error(`error: ${error}`);
+    else if (result === undefined) continue;
+    else if (result.after !== undefined) {
+      const state = dry ? 'would ' : applied.has(path) ? '' : partial.has(path) ? 'partly applied, still pending: would ' : 'not applied: would ';
+      const done = state === '';
+      switch (result.decision.kind) {
+        case 'sdk':
+          what = `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
+          break;
+        case 'envelope':
+          what = `${done ? 'got' : `${state}get`} the JSON-RPC envelope (${result.decision.reason})`;
+          break;
+        default:
+          what = done ? 'changed' : `${state}change`;
+      }
+    } else if (result.decision.kind === 'leave') what = `left alone (${result.decision.reason})`;
+    else what = 'no change';
+    const findings = result?.findings ?? [];
+    const counts = findings.length === 0 ? '' : `; ${plural(findings.length, 'finding')}, ${findings.filter((f) => f.fixed).length} fixed`;
+    lines.push(`${display(path)}: ${what}${counts}`);
+  }
+  const pending = scan.results.filter((r) => r.after !== undefined);
+  const written = pending.filter((r) => applied.has(r.path)).length;
+  const left = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined).length;
+  const totals = [`${plural(scan.scanned, 'file')} scanned`, dry ? `${pending.length} pending` : `${written} written, ${pending.length - written} not`, `${left} left alone`, plural(errors.length, 'error')];
+  const trees = scan.skippedTrees ?? [];
+  if (trees.length > 0) totals.push(`${trees.length} nested ${trees.length === 1 ? 'tree' : 'trees'} not scanned`);
+  lines.push(paint.bold(`mcp-migrate: ${totals.join(', ')}.`));
+  const prefix = dry ? 'After applying, run' : 'Next, run';
+  for (const install of groupInstalls(scan, mode, outcome)) {
+    const dirs = install.dirs.map((dir) => display(dir) || '.');
+    lines.push(`${prefix} \`${install.command}\` in ${dirs.join(', ')} to install ${install.names.join(', ')}.`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** Directories discovery did not enter because of their name (DiscoveryResult.excluded). */
 export function getExcludedDirectories(scan: ScanResult): readonly ExcludedDirectory[] {
   return scan.excluded ?? [];
