@@ -27,10 +27,12 @@ import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
 import { createTerminalPager, type Pager } from './pager.js';
 import { createTerminalPrompt } from './prompt.js';
+import { createTerminalEditor } from './editor.js';
 import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
-import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
+import { getPendingFiles, reviewChanges, type Editor, type EditProof, type ReviewOutcome, type ReviewPrompt } from './review.js';
+import type { FileResult } from '../model/types.js';
 import { buildRunSummary, collectErrors, getNonCompliant, renderFileLines, renderSummary } from './summary.js';
 import { buildPatch, getPatchEntries } from './patch.js';
 
@@ -65,6 +67,8 @@ export interface CliDeps {
   process?: ProcessFile;
   /** How long to wait for another run's write lock before refusing (default LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** The review's `e` (default: $VISUAL / $EDITOR on the terminal). */
+  editor?: Editor;
 }
 
 export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
@@ -111,6 +115,8 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
     git: deps.git ?? createGitClient(),
     process: deps.process,
     lockWaitMs: deps.lockWaitMs,
+    // the terminal editor goes with the terminal prompt (an injected prompt brings its own editor, or none)
+    editor: deps.editor ?? (deps.prompt === undefined ? createTerminalEditor(deps.env ?? process.env) : undefined),
   };
   try {
     return await runCli(options, resolved, human);
@@ -283,6 +289,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       display,
       fullDiff: options.fullDiff,
       quiet: options.summary,
+      editor: deps.editor,
+      ...(options.verify === 'off' ? {} : { verifyEdit: (result: FileResult, text: string) => proveEdit(scan, result, text, options, deps.env) }),
     });
   } finally {
     await lock?.release();
@@ -352,6 +360,32 @@ async function getOutputRefusal(target: string, scanned: readonly string[], file
     return 'is a source file this run scans or writes; refusing to replace it with the report (name a report file outside the sources, such as mcp-migrate-report.json)';
   }
   return null;
+}
+
+/** The proof a write gets, for the user's edit of a proposal: null when it answers as well as the original, else the differences. */
+async function proveEdit(scan: ScanResult, result: FileResult, text: string, options: CliOptions, env: NodeJS.ProcessEnv): Promise<EditProof> {
+  const { verifyRewrites, describeVerdictDifferences } = await import('../runner/verify-run.js');
+  const target: FileResult = { ...result, after: text };
+  const edited: ScanResult = { ...scan, results: scan.results.map((r) => (r.path === result.path ? target : r)) };
+  const [verdict] = await verifyRewrites(edited, {
+    targets: [target],
+    env,
+    clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
+    calls: options.verify === 'calls' ? 'calls' : 'safe',
+    ...(options.verifyTimeoutMs === undefined ? {} : { timeoutMs: options.verifyTimeoutMs }),
+  });
+  if (verdict === undefined) return { ok: 'not run' };
+  switch (verdict.kind) {
+    case 'equal':
+      return { ok: 'proven: run next to the original, it answers as well' };
+    case 'different':
+      return { refused: describeVerdictDifferences(verdict) };
+    case 'not-verified':
+      // as for the tool's own proposal: shown with the reason, the user decides
+      return { ok: `NOT_VERIFIED: it could not be run (${verdict.reason})` };
+    default:
+      return assertNever(verdict);
+  }
 }
 
 function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {
