@@ -61,6 +61,24 @@ export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps):
     const { runCompare } = await import('./compare.js');
     return runCompare({ ...options, compare: options.compare }, deps);
   }
+  if (options.compareRef !== undefined) {
+    // The original: the same command, run in a temp export of the repository at the ref.
+    const { checkoutRef } = await import('../runner/ref-checkout.js');
+    const checked = await checkoutRef(deps.cwd, options.compareRef, options.command);
+    if (checked.kind === 'error') {
+      deps.stderr.write(`mcp-migrate verify: --compare-ref: ${checked.message}.\n`);
+      return VERIFY_EXIT.usage;
+    }
+    const { checkout } = checked;
+    const human = options.report === null ? deps.stdout : deps.stderr;
+    human.write(`Original: ${options.compareRef} (${checkout.commit.slice(0, 12)}), exported to ${checkout.dir} with the installed packages linked.\n`);
+    try {
+      const { runCompare } = await import('./compare.js');
+      return await runCompare({ ...options, compare: checkout.command }, deps, checkout.cwd);
+    } finally {
+      await checkout.remove();
+    }
+  }
   let baseline: Baseline | null = null;
   if (options.baseline !== null) {
     const text = await readFile(resolve(deps.cwd, options.baseline), 'utf8').catch((err: NodeJS.ErrnoException) => err);
