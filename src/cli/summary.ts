@@ -5,7 +5,7 @@ import { isInside, type ExcludedDirectory, type Problem } from '../runner/discov
 import type { ScanResult } from '../runner/scan.js';
 import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
-import { describeDecision, type Paint } from './render.js';
+import { describeDecision, isStdoutOnlyRewrite, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
 
 /** Everything that could not be processed or written, in one list (each makes the run exit 3). */
@@ -66,7 +66,8 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
   const applied = new Set(outcome?.applied ?? []);
   const pending = scan.results.filter((r) => r.after !== undefined);
-  const sdk = pending.filter((r) => r.decision.kind === 'sdk');
+  const sdk = pending.filter((r) => r.decision.kind === 'sdk' && !isStdoutOnlyRewrite(r.decision));
+  const stdoutOnly = pending.filter((r) => isStdoutOnlyRewrite(r.decision));
   const envelope = pending.filter((r) => r.decision.kind === 'envelope');
   const leave = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined);
   const dry = mode !== 'apply';
@@ -82,6 +83,7 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
     if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
   };
   counted(dry ? 'would move to the SDK' : 'moved to the SDK', sdk);
+  counted(dry ? 'already on the SDK, stdout writes would move to stderr' : 'already on the SDK, stdout writes moved to stderr', stdoutOnly);
   counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
   // Files whose change is pending but neither SDK nor envelope (a pipeline may still set `after`).
   counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'envelope'));
@@ -156,7 +158,9 @@ export function renderFileLines({ scan, mode, outcome, errors, display, paint }:
       const done = state === '';
       switch (result.decision.kind) {
         case 'sdk':
-          what = `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
+          what = isStdoutOnlyRewrite(result.decision)
+            ? `already on the SDK: stdout writes ${done ? 'moved' : `${state}move`} to stderr`
+            : `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
           break;
         case 'envelope':
           what = `${done ? 'got' : `${state}get`} the JSON-RPC envelope (${result.decision.reason})`;
