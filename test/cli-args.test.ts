@@ -46,6 +46,19 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--dry-run', '--patch', '-', '--report', 'json'])).toMatchObject({ kind: 'usage-error', message: expect.stringContaining('both want stdout') });
   });
 
+  it('--help names the excludes, every exit code and has examples', async () => {
+    const { USAGE } = await import('../src/cli/args.js');
+    expect(USAGE).toMatch(/--ignore GLOB +leave matching files out \(repeatable; .gitignore syntax/);
+    expect(USAGE).toContain('--include GLOB');
+    expect(USAGE).toContain('// mcp-migrate-ignore is left alone');
+    expect(USAGE).toContain('.gitignore');
+    expect(USAGE).toMatch(/1 --check found pending migrations or a server left alone\s+that still breaks the protocol/);
+    expect(USAGE).toMatch(/2 usage error \(a bad flag, a missing path/);
+    expect(USAGE).toContain('130 interrupted (Ctrl-C at a review question)');
+    expect(USAGE).toContain("mcp-migrate --check --ignore 'test/**' .");
+    expect(USAGE).toContain('mcp-migrate --dry-run --patch - . > mcp.patch');
+  });
+
   it('answers --help and --version', () => {
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseCliArgs(['-h'])).toEqual({ kind: 'help' });
