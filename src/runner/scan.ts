@@ -12,6 +12,7 @@ import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BY
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
+import { scopeFiles, type SkippedTree } from './scope.js';
 import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
 
 /**
@@ -49,6 +50,9 @@ export interface ScanOptions {
   onProgress?: (progress: ScanProgress) => void;
   /** Rewrites a side-by-side run refused, per file (absolute path): the plan goes on down the chain. */
   refused?: ReadonlyMap<string, RefusedRewrites>;
+  /** `--ignore` / `--include` globs (gitignore syntax, relative to the scanned directory). */
+  ignore?: readonly string[];
+  include?: readonly string[];
 }
 
 export interface ScanProgress {
@@ -97,14 +101,19 @@ export interface ScanResult {
   workspace: Workspace | null;
   /** Directories discovery did not enter because of their name (node_modules, build output outside git). */
   excluded: ExcludedDirectory[];
+  /** Nested git checkouts and non-member packages inside a scanned directory, not looked into (scope.ts). */
+  skippedTrees?: SkippedTree[];
+  /** Discovered files `--ignore` / `--include` left out. */
+  ignoredByPattern?: number;
 }
 
 /** Computes every change a run would make, without writing anything. */
 export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const root = await resolveRoot(options.paths, options.cwd);
   const discovery = await discoverFiles(options.paths, options.cwd);
+  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include });
   const only = options.only;
-  const files = only === undefined ? discovery.files : discovery.files.filter((path) => only.has(path));
+  const files = only === undefined ? scoped.files : scoped.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];
   const warnings: string[] = [...discovery.warnings, ...notePythonServers(discovery.python, options.cwd)];
   const progress: ScanProgress = { scanned: 0, candidates: 0 };
@@ -199,6 +208,8 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     packages,
     workspace,
     excluded: discovery.excluded,
+    skippedTrees: scoped.skippedTrees,
+    ignoredByPattern: scoped.ignored,
   };
 }
 
