@@ -1,6 +1,7 @@
 // Reason codes: every decision that is not a plain SDK rewrite carries one, with a one-line hint.
 // One table. `envelope` reasons say why the SDK rewrite was not done (the server gets the envelope
-// instead); `leave` reasons say why a file is left alone. The diff header, the reports and the marker
+// instead); `leave` reasons say why a file is left alone; `style` reasons say why `--style mcp-server`
+// was not applied (the SDK rewrite is written in the server style). The diff header, the reports and the marker
 // comment all show the same code. Hints are one line and never contain " -- " (the marker comment
 // uses it as a separator).
 
@@ -102,6 +103,23 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'entry files that start this server from one shared module need different SDK rewrites of that module; start the server the same way from every entry to get the SDK rewrite',
   },
+  // ---- `--style mcp-server` not applied: the SDK rewrite is written in the server style instead
+  MCP_SERVER_NO_TOOL_SPLIT: {
+    kind: 'style',
+    hint: 'tools/call does not give each tool a code path of its own (a switch or if-chain on params.name in the dispatcher, each branch ending in its own return or throw, using nothing of the request but the tool name and arguments); McpServer registers one handler per tool, so the server style is written',
+  },
+  MCP_SERVER_TOOL_TABLE: {
+    kind: 'style',
+    hint: 'tools/list does not return one literal table of tools (name, description, title, inputSchema, annotations) the rewrite can read; registerTool publishes what it is given, so the server style is written',
+  },
+  MCP_SERVER_SCHEMA_LOSSY: {
+    kind: 'style',
+    hint: 'a tool\'s inputSchema uses JSON Schema that has no lossless zod form in SDK v1; --sdk v2 publishes it as it is (fromJsonSchema), or keep --style server',
+  },
+  MCP_SERVER_SHAPE: {
+    kind: 'style',
+    hint: 'the SDK rewrite of this server is not one the McpServer form can be built from (the dispatcher in another module or a class, handlers wrapped); the server style is written',
+  },
   // ---- left alone
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
   IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
@@ -126,12 +144,14 @@ export const REASONS = {
     kind: 'leave',
     hint: 'The rewrite could not be run next to the original (the reason is in this file\'s diagnostics), so it is not written under --yes; pass --allow-unverified to write it anyway, review it interactively, or make the server runnable here.',
   },
-} as const satisfies Record<string, { kind: 'envelope' | 'leave'; hint: string }>;
+} as const satisfies Record<string, { kind: 'envelope' | 'leave' | 'style'; hint: string }>;
 
 export type ReasonCode = keyof typeof REASONS;
 
 export type EnvelopeReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'envelope' ? K : never }[ReasonCode];
 export type LeaveReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'leave' ? K : never }[ReasonCode];
+/** Why `--style mcp-server` was not applied (the file gets the server style, said in the diff header). */
+export type StyleReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'style' ? K : never }[ReasonCode];
 
 export function isReasonCode(value: string): value is ReasonCode {
   return Object.prototype.hasOwnProperty.call(REASONS, value);
