@@ -106,19 +106,19 @@ export const REASONS = {
   // ---- `--style mcp-server` not applied: the SDK rewrite is written in the server style instead
   MCP_SERVER_NO_TOOL_SPLIT: {
     kind: 'style',
-    hint: 'tools/call does not give each tool a code path of its own (a switch or if-chain on params.name in the dispatcher, each branch ending in its own return or throw, using nothing of the request but the tool name and arguments); McpServer registers one handler per tool, so the server style is written',
+    hint: 'give each tool its own branch of a switch or if-chain on params.name in tools/call, ending in its own return or throw and reading nothing of the request but the tool\'s arguments, to get the McpServer form',
   },
   MCP_SERVER_TOOL_TABLE: {
     kind: 'style',
-    hint: 'tools/list does not return one literal table of tools (name, description, title, inputSchema, annotations) the rewrite can read; registerTool publishes what it is given, so the server style is written',
+    hint: 'return one literal tool table (name, title, description, inputSchema, annotations) from tools/list to get the McpServer form',
   },
   MCP_SERVER_SCHEMA_LOSSY: {
     kind: 'style',
-    hint: 'a tool\'s inputSchema uses JSON Schema that has no lossless zod form in SDK v1; --sdk v2 publishes it as it is (fromJsonSchema), or keep --style server',
+    hint: 'SDK v1 registers tools with zod shapes and this inputSchema has no lossless zod form; --sdk v2 publishes it as written (fromJsonSchema)',
   },
   MCP_SERVER_SHAPE: {
     kind: 'style',
-    hint: 'the SDK rewrite of this server is not one the McpServer form can be built from (the dispatcher in another module or a class, handlers wrapped); the server style is written',
+    hint: 'the McpServer form is built from one dispatcher function of the entry file; this server\'s SDK rewrite has another shape (a class method, several modules)',
   },
   // ---- left alone
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },

@@ -27,7 +27,7 @@ export const WIRE_CHANGES = {
   },
   /** tools/list is built from the registrations. */
   SCHEMAS_REPUBLISHED: {
-    v1: 'tools/list publishes each inputSchema as zod prints it: the same schema plus "$schema" (draft-07), integers bounded to ±(2^53-1), and "execution": {"taskSupport": "forbidden"} on each tool',
+    v1: 'tools/list publishes each inputSchema as zod prints it (the same schema plus "$schema": draft-07) and "execution": {"taskSupport": "forbidden"} on each tool',
     v2: 'tools/list publishes each inputSchema through fromJsonSchema (the same JSON Schema) and each tool as registerTool describes it',
   },
   /** setToolRequestHandlers registers `tools: { listChanged: true }`. */

@@ -147,6 +147,8 @@ function build(input: McpServerInput): McpServerStyle {
     }
     const schemaNode = tool.fields.get('inputSchema')!;
     if (sdk === 'v1') {
+      const unbounded = findUnboundedInteger(tool.schema, []);
+      if (unbounded !== null) return refuse('MCP_SERVER_SCHEMA_LOSSY', `the inputSchema of tool ${tool.name} has an integer without both bounds at ${unbounded}, which zod publishes with bounds ±(2^53-1)`, schemaNode);
       const shape = buildZodShape(tool.schema, { quote: style.quote });
       if (shape.kind === 'lossy') return refuse('MCP_SERVER_SCHEMA_LOSSY', `the inputSchema of tool ${tool.name} uses ${shape.keyword}, which has no lossless zod form`, schemaNode);
       config.push(`inputSchema: ${shape.text}`);
@@ -191,6 +193,7 @@ function build(input: McpServerInput): McpServerStyle {
   let after = edits.apply(text);
   try {
     after = pruneUnusedDeclarations(path, input.original, after);
+    after = removeUnusedSdkImports(path, after, sdk);
   } catch (err) {
     return refuse('MCP_SERVER_SHAPE', `the McpServer form would not parse: ${err instanceof Error ? err.message : String(err)}`, null);
   }
@@ -255,7 +258,7 @@ function findRegistrations(index: AstIndex, server: Binding, sdk: SdkTarget): Ma
   return out;
 }
 
-/** `handle`, or the function an arrow hands the request to: `async (request, extra) => (await handle(request, extra)) as ServerResult`. */
+/** `handle`, or the function an arrow hands the request to: `async (request, extra) => (await handle(request, extra)) as ServerResult`, `(request, extra) => handle({ ...request, id: extra.requestId })`. */
 function getDispatcherName(handler: t.Node): string | null {
   if (handler.type === 'Identifier') return handler.name;
   if (handler.type !== 'ArrowFunctionExpression' || handler.body.type === 'BlockStatement') return null;
@@ -264,8 +267,11 @@ function getDispatcherName(handler: t.Node): string | null {
   let body = unwrapExpression(handler.body);
   if (body.type === 'AwaitExpression') body = unwrapExpression(body.argument);
   if (body.type !== 'CallExpression' || body.callee.type !== 'Identifier') return null;
+  // the request itself, or the request with the id the dispatcher reads: `handle({ ...request, id: extra.requestId })`
   const arg = body.arguments[0];
-  return arg?.type === 'Identifier' && arg.name === first.name ? body.callee.name : null;
+  if (arg?.type === 'Identifier' && arg.name === first.name) return body.callee.name;
+  const spread = arg?.type === 'ObjectExpression' ? arg.properties[0] : undefined;
+  return spread?.type === 'SpreadElement' && spread.argument.type === 'Identifier' && spread.argument.name === first.name ? body.callee.name : null;
 }
 
 /** `function handle(msg) {}` or `const handle = (msg) => {}` at the top of the module. */
@@ -428,6 +434,12 @@ function evaluate(index: AstIndex, node: t.Node): unknown {
       return null;
     case 'TemplateLiteral':
       return expression.expressions.length === 0 ? expression.quasis[0]!.value.cooked ?? NOT_STATIC : NOT_STATIC;
+    case 'MemberExpression': {
+      // `SCHEMAS.roll`: a property of a constant object
+      const name = getMemberName(expression);
+      const object = name === null ? NOT_STATIC : evaluate(index, expression.object);
+      return object !== null && typeof object === 'object' && !Array.isArray(object) && Object.prototype.hasOwnProperty.call(object, name!) ? (object as Record<string, unknown>)[name!] : NOT_STATIC;
+    }
     case 'UnaryExpression':
       return expression.operator === '-' && expression.argument.type === 'NumericLiteral' ? -expression.argument.value : NOT_STATIC;
     case 'ArrayExpression': {
@@ -801,6 +813,30 @@ function copyExpression(source: string, node: t.Node, indent: string): string {
   return reindentExpression(source.slice(node.start!, node.end!), getLineIndent(source, node.start!), indent);
 }
 
+/**
+ * zod 4 has no unbounded integer: `z.number().int()` is published with `minimum: -(2^53-1)` and
+ * `maximum: 2^53-1`. ./zod-schema.ts accepts that as a tightening; tools/list would still show bounds
+ * the original never published, so here it is not lossless. The dotted path of the first such node.
+ */
+function findUnboundedInteger(schema: unknown, path: string[]): string | null {
+  if (Array.isArray(schema)) return null;
+  if (schema === null || typeof schema !== 'object') return null;
+  const node = schema as Record<string, unknown>;
+  const bounded = (a: string, b: string): boolean => typeof node[a] === 'number' || typeof node[b] === 'number';
+  if (node.type === 'integer' && !(bounded('minimum', 'exclusiveMinimum') && bounded('maximum', 'exclusiveMaximum'))) return [...path, 'type'].join('.');
+  if (node.items !== undefined) {
+    const found = findUnboundedInteger(node.items, [...path, 'items']);
+    if (found !== null) return found;
+  }
+  if (node.properties !== null && typeof node.properties === 'object') {
+    for (const [key, value] of Object.entries(node.properties as Record<string, unknown>)) {
+      const found = findUnboundedInteger(value, [...path, 'properties', key]);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
 // ---- the rest of the module ---------------------------------------------------------------------------
 
 /** Takes the tools branches out of the dispatcher; an if-chain is written again from the arms it keeps. */
@@ -892,6 +928,31 @@ function rewriteImports(index: AstIndex, source: string, sdk: SdkTarget, edits: 
   if (!done) refuse('MCP_SERVER_SHAPE', 'the SDK Server is not imported by a plain import or require of its own', null);
 }
 
+/**
+ * Names the server style imported for code that went with the dispatcher (`ProtocolError` its throws
+ * used, `type ServerResult` its casts): unused now, so not imported. Only the SDK's and zod's imports.
+ */
+function removeUnusedSdkImports(path: string, text: string, sdk: SdkTarget): string {
+  const target = SDK_TARGETS[sdk];
+  const modules = new Set<string>([target.serverModule, target.mcpServerModule, target.stdioModule, 'zod', ...(target.typesModule ? [target.typesModule] : [])]);
+  const index = buildIndex(parseSource(path, text), text);
+  const read = new Set<string>();
+  for (const id of index.identifiers) if (isReferenceIdentifier(index, id) || index.parent.get(id)?.type === 'TSTypeReference') read.add(id.name);
+  const edits = new EditList();
+  for (const statement of index.program.body) {
+    const list = getImportList(text, statement);
+    if (!list || !modules.has(list.from)) continue;
+    const names = list.names.filter((n) => read.has(n.replace(/^type /, '')));
+    if (names.length === list.names.length) continue;
+    if (names.length > 0) edits.replace(statement.start!, statement.end!, list.write(names, list.from));
+    else {
+      const range = getRemovalRange(text, statement.start!, statement.end!);
+      edits.remove(range.start, range.end);
+    }
+  }
+  return edits.apply(text);
+}
+
 /** `import { a, type B } from 'x'` / `const { a } = require('x')`: the names, and how to write the line again. */
 function getImportList(source: string, statement: t.Statement): { from: string; names: string[]; write: (names: string[], from: string) => string } | null {
   if (statement.type === 'ImportDeclaration' && statement.importKind !== 'type' && statement.specifiers.every((sp) => sp.type === 'ImportSpecifier' && sp.imported.type === 'Identifier' && sp.local.name === sp.imported.name)) {
@@ -939,13 +1000,16 @@ export function decideMcpServerStyle(
   sdk: SdkTarget,
   read: ReadModule | null,
 ): StyledChanges {
-  const fallback = (reason: StyleReason, detail: string, line: number): StyledChanges => ({
+  const fallback = (reason: StyleReason, detail: string, at: number): StyledChanges => {
+    const line = at > 0 ? mapLine(own?.after ?? '', at, entry.source) : 0;
+    return {
     changes,
     style: 'server',
     notes: [`--style mcp-server not applied: ${detail}${line > 0 ? ` (line ${line})` : ''} [${reason}] — ${REASONS[reason].hint}`],
     wireChanges: [],
     styleReason: reason,
-  });
+    };
+  };
   const own = changes.get(entry.path);
   if (!own || changes.size > 1) return fallback('MCP_SERVER_SHAPE', 'the server-style rewrite changes modules besides this file', 0);
   const styled = applyMcpServerStyle({ path: entry.path, original: entry.ast, text: own.after, sdk });
@@ -959,4 +1023,18 @@ export function decideMcpServerStyle(
     notes: [`tools registered with McpServer.registerTool: ${styled.tools.join(', ')}`, ...styled.wireChanges.map((change) => `wire change: ${describeWireChange(change, sdk)}`)],
     wireChanges: styled.wireChanges,
   };
+}
+
+/**
+ * A line of the server-style rewrite as a line of the file the user wrote: the line whose text (trimmed)
+ * is the same and appears once there; 0 when there is no such line (code the rewrite wrote itself).
+ */
+function mapLine(rewritten: string, line: number, original: string): number {
+  const text = rewritten.split(/\r?\n/)[line - 1]?.trim() ?? '';
+  if (text === '') return 0;
+  const matches: number[] = [];
+  original.split(/\r?\n/).forEach((candidate, i) => {
+    if (candidate.trim() === text) matches.push(i + 1);
+  });
+  return matches.length === 1 ? matches[0]! : 0;
 }

@@ -130,7 +130,8 @@ export function compareContracts(original: Checked, migrated: Checked, expected:
  * Each change is matched by what McpServer answers (read from SDK 1.32 server/mcp.js and v2's mcp.mjs):
  *   TOOLS_LIST_CHANGED     capabilities.tools is the original's plus `listChanged: true`;
  *   SCHEMAS_REPUBLISHED    a tool's inputSchema equal to the original's once zod's additions are taken
- *                          off (`$schema`, integer bounds ±(2^53-1), empty `properties`/`required`);
+ *                          off (`$schema` at the root; an empty `properties` or `required`, the order
+ *                          of `required`);
  *                          `execution: {"taskSupport":"forbidden"}` on a tool that had none;
  *   TOOL_ERRORS_AS_RESULTS a tool call the original answered with an error, now an isError result whose
  *                          text holds the original message;
@@ -184,8 +185,6 @@ function normalizeSchema(value: unknown, root: boolean): unknown {
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
     if (root && key === '$schema') continue;
-    if (key === 'minimum' && v === -Number.MAX_SAFE_INTEGER && value.type === 'integer') continue;
-    if (key === 'maximum' && v === Number.MAX_SAFE_INTEGER && value.type === 'integer') continue;
     if (key === 'required' && Array.isArray(v)) {
       if (v.length > 0) out[key] = [...v].map(String).sort();
       continue;
