@@ -114,7 +114,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line), ast, path, source, options, facts, read);
       }
       // --style mcp-server: McpServer + registerTool where the tool split is proven, else the server style and why
-      const styled = plan.style === 'mcp-server' ? decideMcpServerStyle({ path, source, ast }, rewritten.changes, options.sdk, read) : null;
+      const styled = plan.style === 'mcp-server' ? decideMcpServerStyle({ path, source, ast }, rewritten.changes, options.sdk, read, options.refused?.mcpServer) : null;
       if (styled) rewritten.changes = styled.changes;
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));

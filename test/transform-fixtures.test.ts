@@ -80,6 +80,14 @@ describe('--style mcp-server', () => {
     expect(notes[0]).toMatch(/^--style mcp-server not applied: the inputSchema of tool roll has an integer without both bounds at properties\.count\.type/);
   });
 
+  it('a McpServer form the proof refused gives way to the server style (the next rewrite it proves)', () => {
+    const refused = decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'tools/call add_note (result): ...' } });
+    expect(refused.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_ANSWERS_DIFFERENTLY', wireChanges: [] });
+    expect(refused.after).toBe(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'server' }).after);
+    // and when the server style is refused too, the envelope
+    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'x', sdk: 'y' } }).decision).toMatchObject({ kind: 'envelope', reason: 'SDK_ANSWERS_DIFFERENTLY' });
+  });
+
   it('falls back to the server style, with the reason, where the split is not proven', () => {
     const lossy = decide('mcp-server-fallback-lossy-schema', { sdk: 'v1', style: 'mcp-server' });
     expect(lossy.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_SCHEMA_LOSSY' });

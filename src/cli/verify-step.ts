@@ -91,6 +91,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
 }
 
 function describeRewrite(target: FileResult): string {
+  if (target.decision.kind === 'sdk' && target.decision.style === 'mcp-server') return 'the McpServer form';
   return target.decision.kind === 'envelope' ? 'the envelope' : 'the SDK rewrite';
 }
 

@@ -116,6 +116,10 @@ export const REASONS = {
     kind: 'style',
     hint: 'SDK v1 registers tools with zod shapes and this inputSchema has no lossless zod form; --sdk v2 publishes it as written (fromJsonSchema)',
   },
+  MCP_SERVER_ANSWERS_DIFFERENTLY: {
+    kind: 'style',
+    hint: 'run side by side with the original, the McpServer form answered differently beyond the wire changes it lists; the server style keeps every answer',
+  },
   MCP_SERVER_SHAPE: {
     kind: 'style',
     hint: 'the McpServer form is built from one dispatcher function of the entry file; this server\'s SDK rewrite has another shape (a class method, several modules)',

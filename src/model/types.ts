@@ -72,6 +72,8 @@ export interface PipelineOptions {
 }
 
 export interface RefusedRewrites {
+  /** The `--style mcp-server` form answered worse than its listed wire changes allow: the server style is tried next. */
+  mcpServer?: string;
   sdk?: string;
   envelope?: string;
 }

@@ -999,6 +999,8 @@ export function decideMcpServerStyle(
   changes: Map<string, { before: string; after: string }>,
   sdk: SdkTarget,
   read: ReadModule | null,
+  /** The McpServer form of this file already answered worse side by side (the proof): its differences. */
+  refused?: string,
 ): StyledChanges {
   const fallback = (reason: StyleReason, detail: string, at: number): StyledChanges => {
     const line = at > 0 ? mapLine(own?.after ?? '', at, entry.source) : 0;
@@ -1011,6 +1013,7 @@ export function decideMcpServerStyle(
     };
   };
   const own = changes.get(entry.path);
+  if (refused !== undefined) return fallback('MCP_SERVER_ANSWERS_DIFFERENTLY', `run side by side with the original, the McpServer form answered worse than its listed wire changes allow: ${refused}`, 0);
   if (!own || changes.size > 1) return fallback('MCP_SERVER_SHAPE', 'the server-style rewrite changes modules besides this file', 0);
   const styled = applyMcpServerStyle({ path: entry.path, original: entry.ast, text: own.after, sdk });
   if (styled.kind === 'fallback') return fallback(styled.reason, styled.detail, styled.line);
