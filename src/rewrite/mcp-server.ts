@@ -65,7 +65,8 @@ export function applyMcpServerStyle(input: McpServerInput): McpServerStyle {
     return build(input);
   } catch (err) {
     if (err instanceof Refusal) return { kind: 'fallback', reason: err.reason, detail: err.detail, line: err.line };
-    throw err;
+    // edits that meet (two branches sharing a line), a pattern the walk did not expect: the server style stands
+    return { kind: 'fallback', reason: 'MCP_SERVER_SHAPE', detail: `the McpServer form could not be built: ${err instanceof Error ? err.message : String(err)}`, line: 0 };
   }
 }
 
@@ -732,7 +733,7 @@ function buildHandler(scope: Scope, split: Split, tool: ToolBranch, name: string
   for (const declaration of split.prelude) {
     for (const declarator of declaration.declarations) {
       const base = declarator.init ? getRequestPath(scope, declarator.init) : null;
-      if (base !== null || (declarator.init && getRequestPath(scope, declarator.init) !== null)) {
+      if (base !== null) {
         for (const { name: local } of getPatternNames(declarator.id)) {
           if (!used.has(local)) continue;
           const path = preludeNames.get(local)!.path;
