@@ -13,6 +13,7 @@
 import * as t from '@babel/types';
 import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
+import { getCallsIn } from '../analysis/lookups.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -127,6 +128,27 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if (/^(?:unknown|any|Promise<(?:unknown|any)>)$/.test(text.replace(/\s+/g, ''))) continue;
     if (edit(mod).touches(node.returnType.start!, node.returnType.end!)) continue;
     edit(mod).replace(node.returnType.typeAnnotation.start!, node.returnType.typeAnnotation.end!, node.async ? 'Promise<unknown>' : 'unknown');
+  }
+
+  // The flushes of an outbox (`outbox.push(json); flush()`): its pushes were the writes and became
+  // returns, so nothing is queued any more and a call of the flush is dead plumbing; it goes (the flush,
+  // the outbox and its flags are pruned once unused). Not inside a flush itself: it goes whole.
+  const drains = model.facts.interp.outboxDrains;
+  if (drains.size > 0) {
+    for (const mod of model.facts.program.modules) {
+      for (const call of mod.index.calls) {
+        const target = model.facts.interp.evalStatic(call.callee, mod);
+        if (target.k !== 'func' || !drains.has(target.fn)) continue;
+        const owner = findEnclosingFunction(mod, call);
+        if (owner !== null && drains.has(owner)) continue;
+        let statement: t.Node = call;
+        for (let up = mod.index.parent.get(statement); up && (up.type === 'AwaitExpression' || up.type === 'UnaryExpression' || up.type === 'ParenthesizedExpression'); up = mod.index.parent.get(up)) statement = up;
+        const holder = mod.index.parent.get(statement);
+        if (holder?.type !== 'ExpressionStatement') continue;
+        const range = getRemovalRange(mod.source, getNodeRange(mod.source, holder).start, holder.end!);
+        if (!edit(mod).touches(range.start, range.end)) edit(mod).remove(range.start, range.end);
+      }
+    }
   }
 
   // 3. Text on stdout goes to stderr (it would corrupt the transport).
@@ -349,7 +371,7 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
     changed = false;
     for (const fn of mod.index.functions) {
       if (writers.has(fn) || fn.body.type !== 'BlockStatement' || fn.body.body.length === 0) continue;
-      const calls = mod.index.calls.filter((c) => findEnclosingFunction(mod, c) === fn);
+      const calls = getCallsIn(mod.index, fn);
       if (calls.length === 0) continue;
       const onlyWriters = calls.every((c) => {
         const target = model.facts.interp.evalStatic(c.callee, mod);
