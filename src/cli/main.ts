@@ -30,8 +30,8 @@ import { createTerminalPrompt } from './prompt.js';
 import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
-import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
-import { buildRunSummary, collectErrors, getNonCompliant, renderSummary } from './summary.js';
+import type { ReviewOutcome, ReviewPrompt } from './review.js';
+import { buildRunSummary, collectErrors, getNonCompliant, getPendingFiles, getUnfollowed, renderSummary } from './summary.js';
 
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
@@ -252,6 +252,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         for (const failure of swept.failed) stderr.write(paint.warn(`warning: ${display(failure.path)}: temp file left by an interrupted run; ${failure.message}\n`));
       }
     }
+    // loaded here: it loads the pipeline (partial re-checks), which a run with nothing to review never needs
+    const { reviewChanges } = await import('./review.js');
     outcome = await reviewChanges({
       scan,
       mode: options.mode,
@@ -272,8 +274,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
-  // --check fails while a migration is pending, or a server left alone still breaks the protocol
-  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0;
+  // --check fails while a migration is pending, a server left alone still breaks the protocol, or one was not followed
+  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0 || getUnfollowed(scan).length > 0;
   // a rewrite the proof refused or withheld is a migration that did not happen: 1, as for --check, unless only a dry run
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;

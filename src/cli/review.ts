@@ -15,6 +15,7 @@ import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { isTallerThan, NO_PAGER, type Pager } from './pager.js';
 import { renderDiff, renderFileHeader, renderNumberedHunks, type Paint } from './render.js';
+import { getPendingFiles } from './summary.js';
 
 /**
  * apply / skip: this hunk (or this file); rest / none: this and the rest of this file, or none of it;
@@ -81,9 +82,8 @@ export interface ReviewOutcome {
   interrupted: boolean;
 }
 
-export function getPendingFiles(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.after !== undefined);
-}
+// (in summary.ts, which the CLI loads on every run: this module loads the pipeline for partial re-checks)
+export { getPendingFiles };
 
 /** What to write for one file: all of it, none of it, or an accepted subset of its hunks. */
 type FileChoice =

@@ -7,6 +7,11 @@ import type { RunMode } from './args.js';
 import { describeDecision, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
 
+/** The files a run would change (their rewrite is pending). */
+export function getPendingFiles(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.after !== undefined);
+}
+
 /** Everything that could not be processed or written, in one list (each makes the run exit 3). */
 export function collectErrors(scan: ScanResult, outcome: ReviewOutcome | null): Problem[] {
   return [
@@ -125,8 +130,20 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   if (mode === 'check' && broken.length > 0) {
     lines.push(`${plural(broken.length, 'server')} left alone ${broken.length === 1 ? 'breaks' : 'break'} the protocol (findings above); fix ${broken.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
   }
+  const unfollowed = getUnfollowed(scan);
+  if (mode === 'check' && unfollowed.length > 0) {
+    lines.push(`${plural(unfollowed.length, 'file')} ${unfollowed.length === 1 ? 'looks' : 'look'} like a hand-rolled MCP server the tool cannot follow (UNFOLLOWED_INPUT above); migrate ${unfollowed.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
+  }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Files that look like hand-rolled MCP servers whose input the analysis does not follow: neither migrated
+ * nor known compliant, so `--check` fails on them rather than pass a server it never looked into.
+ */
+export function getUnfollowed(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason === 'UNFOLLOWED_INPUT');
 }
 
 /** Directories discovery did not enter because of their name (DiscoveryResult.excluded). */
