@@ -14,6 +14,7 @@ import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
 import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
+import { decideMcpServerStyle } from './rewrite/mcp-server.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
 
@@ -100,12 +101,17 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         const where = problem.path === path ? '' : `${problem.path.split(/[\\/]/).pop()}: `;
         return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line), ast, path, source, options, facts, read);
       }
+      // --style mcp-server: McpServer + registerTool where the tool split is proven, else the server style and why
+      const styled = plan.style === 'mcp-server' ? decideMcpServerStyle({ path, source, ast }, rewritten.changes, options.sdk, read, options.refused?.mcpServer) : null;
+      if (styled) rewritten.changes = styled.changes;
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));
       return {
         after: entry?.after,
         related,
-        decision: { kind: 'sdk', sdk: options.sdk, style: plan.style, notes: [...plan.notes, ...rewritten.notes] },
+        decision: styled
+          ? { kind: 'sdk', sdk: options.sdk, style: styled.style, notes: [...styled.notes, ...rewritten.notes], wireChanges: styled.wireChanges, ...(styled.styleReason ? { styleReason: styled.styleReason } : {}) }
+          : { kind: 'sdk', sdk: options.sdk, style: 'server', notes: rewritten.notes },
         detected: model.summary,
         methods: model.methods,
         fixes: rewritten.fixes,

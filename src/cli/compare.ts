@@ -168,6 +168,10 @@ export function renderDiffLines(diff: ContractDiff, paint: Paint, pad: string): 
     lines.push(paint.added(`${pad}Fixes (${diff.fixes.length}), not differences:`));
     for (const f of diff.fixes) lines.push(`${pad}  ${f.what}`, paint.dim(`${pad}    original: ${f.original}`), paint.dim(`${pad}    migrated: ${f.migrated}`));
   }
+  if (diff.expected.length > 0) {
+    lines.push(paint.dim(`${pad}Expected (${diff.expected.length}), wire changes the diff header lists:`));
+    for (const e of diff.expected) lines.push(paint.dim(`${pad}  ${e.what} (${e.change})`));
+  }
   if (diff.unfixed.length > 0) lines.push(paint.warn(`${pad}Broken in both (${diff.unfixed.length}): ${diff.unfixed.map((u) => u.rule).join(', ')}`));
   for (const note of diff.notes) lines.push(paint.dim(`${pad}normalised: ${note}`));
   return lines;

@@ -139,13 +139,15 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       calls: options.calls ?? 'safe',
       signal: options.signal,
     });
-    let compared = await compareServers({ original: side(original), migrated: side(migrated) });
+    // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
+    const expected = result.decision.kind === 'sdk' ? (result.decision.wireChanges ?? []) : [];
+    let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,
     // the two servers one after the other and with three times the wait, before it counts.
     const slower = (options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS) * 3;
     if (compared.kind === 'compared' && restsOnTimeout(compared)) {
-      compared = await compareServers({ original: { ...side(original), timeoutMs: slower }, migrated: { ...side(migrated), timeoutMs: slower }, parallel: false });
+      compared = await compareServers({ original: { ...side(original), timeoutMs: slower }, migrated: { ...side(migrated), timeoutMs: slower }, parallel: false, expected });
     }
     // An answer that changes from run to run (an id or a time a tool made up when called without its
     // required arguments) is no difference the rewrite made: the original is run once more, and what it
