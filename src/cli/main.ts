@@ -20,7 +20,8 @@ import {
   type WriteLock,
 } from '../runner/commit.js';
 import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
-import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
+import { escapeText } from './escape.js';
+import { checkCleanTree, createGitClient, type CleanTreeCheck, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
@@ -148,9 +149,16 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     out(`Looking only at files changed since ${options.changedSince} (${changed.size} changed in the work tree).\n`);
   }
   if (options.mode === 'apply' && !options.force) {
-    const dirty = await getDirtyTargets(deps.git, options.paths, cwd);
+    const { dirty, refused } = await getDirtyTargets(deps.git, options.paths, cwd);
+    if (refused.length > 0) {
+      stderr.write(
+        'mcp-migrate: git will not vouch for the work tree, so the changes could not be reviewed and reverted with git; fix the repository, or pass --force:\n' +
+          `${refused.map((line) => `  ${escapeText(line)}`).join('\n')}\n`,
+      );
+      return EXIT_USAGE;
+    }
     if (dirty.length > 0) {
-      const listed = dirty.map((path) => `  ${toPosix(relative(cwd, path)) || '.'}`).join('\n');
+      const listed = dirty.map((path) => `  ${escapeText(toPosix(relative(cwd, path)) || '.')}`).join('\n');
       stderr.write(
         'mcp-migrate: the git work tree has uncommitted changes; commit or stash them first so the migration can be reviewed and reverted, or pass --force:\n' +
           `${listed}\n`,
@@ -348,7 +356,7 @@ async function getChangedFiles(deps: CliDeps, paths: readonly string[], ref: str
 }
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */
-async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<string[]> {
+async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<CleanTreeCheck> {
   const dirs: string[] = [];
   for (const path of paths) {
     const target = resolve(cwd, path);
@@ -356,6 +364,6 @@ async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: st
     if (stats === null) continue;
     dirs.push(stats.isDirectory() ? target : dirname(target));
   }
-  return getDirtyFiles(git, dirs);
+  return checkCleanTree(git, dirs);
 }
 
