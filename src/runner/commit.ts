@@ -17,6 +17,7 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { describeFsError, isInside, resolveGitRoot } from './discover.js';
+import { getWriteRefusal, type Bound } from './confine.js';
 import type { PlannedCompanion, PlannedManifest, ScanResult } from './scan.js';
 
 /** A write the run refused or could not do; `message` is one line without the path. */
@@ -62,13 +63,14 @@ export async function checkReplaceable(path: string, expected: string | null): P
     throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
   }
   if (!stats.isFile()) throw new CommitError(path, 'is no longer a regular file; not overwritten');
-  let current: string;
+  let current: Buffer;
   try {
-    current = await readFile(path, 'utf8');
+    current = await readFile(path);
   } catch (err) {
     throw new CommitError(path, `cannot read it back: ${describeFsError(err)}`);
   }
-  if (current !== expected) throw new CommitError(path, 'changed on disk since it was read; not overwritten');
+  // Bytes, not decoded text: two different invalid UTF-8 sequences decode to the same U+FFFD.
+  if (!current.equals(Buffer.from(expected, 'utf8'))) throw new CommitError(path, 'changed on disk since it was read (or is not valid UTF-8 text); not overwritten');
   if (await isReadOnly(path)) throw new CommitError(path, 'is read-only; not changed');
   if (await isReadOnly(dir)) throw new CommitError(path, 'cannot replace it: its directory is read-only');
 }
@@ -90,27 +92,81 @@ async function getExistingAncestor(dir: string): Promise<string> {
   }
 }
 
+/** Where a write may land (confine.ts); none: anywhere. */
+export interface WriteOptions {
+  bounds?: readonly Bound[];
+}
+
+/** Throws CommitError when `path`, every symbolic link resolved, lies outside `bounds`. */
+async function checkBounds(path: string, bounds: readonly Bound[] | undefined): Promise<void> {
+  if (bounds === undefined) return;
+  const why = await getWriteRefusal(path, bounds);
+  if (why !== null) throw new CommitError(path, why);
+}
+
 /**
  * Replaces (or, with `expected === null`, creates) `path` with `content` atomically: the text is written
- * to a temp file beside it, flushed, given the original mode, and renamed over the target.
+ * to a temp file beside it, flushed, given the original mode, owner and group, and renamed over the target.
  */
-export async function writeFileAtomic(path: string, expected: string | null, content: string): Promise<void> {
+export async function writeFileAtomic(path: string, expected: string | null, content: string, options: WriteOptions = {}): Promise<void> {
+  const temp = await prepareWrite(path, expected, content, options);
+  await commitWrite(path, expected, temp);
+}
+
+/** A temp file holding the new text, ready to be renamed over its target (prepareWrite). */
+export interface PreparedWrite {
+  temp: string;
+  target: string;
+}
+
+/**
+ * The first half of writeFileAtomic: checks `path` (bounds, unchanged, writable), and writes the temp file
+ * beside its target with the target's mode, owner and group. Throws CommitError (no temp file left).
+ */
+export async function prepareWrite(path: string, expected: string | null, content: string, options: WriteOptions = {}): Promise<PreparedWrite> {
+  await checkBounds(path, options.bounds);
   await checkReplaceable(path, expected);
   const target = expected === null ? path : await resolveWriteTarget(path);
   const dir = dirname(target);
   let mode = 0o666 & ~process.umask();
-  if (expected !== null) mode = (await stat(target)).mode & 0o7777;
-  else await mkdir(dir, { recursive: true });
+  let owner: { uid: number; gid: number } | null = null;
+  if (expected !== null) {
+    const stats = await stat(target);
+    mode = stats.mode & 0o7777;
+    owner = { uid: stats.uid, gid: stats.gid };
+  } else await mkdir(dir, { recursive: true });
   const temp = join(dir, getTempFileName(target));
   try {
     const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(content, 'utf8');
       await handle.sync();
+      // A rename replaces the file by one the run owns: give it the owner and group the old one had (a
+      // root run must not leave a user's 0640 file unreadable to them). Not possible: not replaced.
+      const made = await handle.stat();
+      if (owner !== null && (made.uid !== owner.uid || made.gid !== owner.gid)) {
+        try {
+          await handle.chown(owner.uid, owner.gid);
+        } catch {
+          throw new CommitError(path, `cannot keep its owner and group (${owner.uid}:${owner.gid}) on the replacement; not changed`);
+        }
+      }
     } finally {
       await handle.close();
     }
     await chmod(temp, mode);
+    return { temp, target };
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    if (err instanceof CommitError) throw err;
+    throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
+  }
+}
+
+/** The second half of writeFileAtomic: a last look at `path`, then the rename. Removes the temp file on failure. */
+export async function commitWrite(path: string, expected: string | null, prepared: PreparedWrite): Promise<void> {
+  const { temp, target } = prepared;
+  try {
     // Last look right before the rename narrows the window in which an editor's save could be lost.
     await checkReplaceable(path, expected);
     await rename(temp, target);
@@ -432,7 +488,7 @@ export class ChangeApplier {
 
   /** `display` turns an absolute path into the form error messages show (root-relative). */
   constructor(
-    private readonly scan: Pick<ScanResult, 'manifests' | 'companions'>,
+    private readonly scan: Pick<ScanResult, 'manifests' | 'companions'> & Partial<Pick<ScanResult, 'bounds'>>,
     private readonly display: (path: string) => string = (path) => path,
   ) {}
 
@@ -464,6 +520,7 @@ export class ChangeApplier {
     }
     // 1. Check the file itself before writing anything it needs.
     try {
+      await checkBounds(result.path, this.scan.bounds?.sources);
       await checkReplaceable(result.path, result.before);
     } catch (err) {
       return { written, error: messageOf(err) };
@@ -471,7 +528,7 @@ export class ChangeApplier {
     // 2. The package.json first, so the import the file gains resolves after an install.
     if (manifest !== undefined && manifestState === undefined) {
       try {
-        await writeFileAtomic(manifest.change.path, manifest.change.before, manifest.change.after);
+        await writeFileAtomic(manifest.change.path, manifest.change.before, manifest.change.after, { bounds: this.scan.bounds?.manifests });
         this.manifestState.set(manifest.change.path, 'written');
         written.push(manifest.change.path);
       } catch (err) {
@@ -483,7 +540,7 @@ export class ChangeApplier {
     // 3. Companion files (the envelope helper), once each.
     for (const companion of companions) {
       try {
-        await writeFileAtomic(companion.path, null, companion.content);
+        await writeFileAtomic(companion.path, null, companion.content, { bounds: this.scan.bounds?.sources });
         this.companionState.set(companion.path, 'written');
         written.push(companion.path);
       } catch (err) {
@@ -494,7 +551,7 @@ export class ChangeApplier {
     }
     // 4. The file itself.
     try {
-      await writeFileAtomic(result.path, result.before, result.after);
+      await writeFileAtomic(result.path, result.before, result.after, { bounds: this.scan.bounds?.sources });
       written.push(result.path);
     } catch (err) {
       return { written, error: messageOf(err) };
