@@ -30,11 +30,13 @@ export function escapeText(text: string): string {
 
 /**
  * `path` as one POSIX shell word: as it is when it holds only characters no shell treats specially,
- * else in single quotes (a quote inside as `'\''`). A path starting with `-` gets `./` in front, so that
- * no command reads it as a flag.
+ * else in single quotes (a quote inside as `'\''`); a name with control characters in ANSI-C quotes
+ * (`$'a\nb'`: bash, zsh and ksh read it back as the same bytes, on one line). A path starting with `-`
+ * gets `./` in front, so that no command reads it as a flag.
  */
 export function quoteShellPath(path: string): string {
   const safe = path.startsWith('-') ? `./${path}` : path;
   if (safe !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(safe)) return safe;
+  if (escapeText(safe) !== safe) return `$'${escapeText(safe.replace(/\\/g, '\\\\').replace(/'/g, "\\'"))}'`;
   return `'${safe.replace(/'/g, `'\\''`)}'`;
 }

@@ -187,8 +187,11 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   } finally {
     progress.clear();
   }
-  const display = (path: string): string => toPosix(relative(scan.root, path)) || '.';
-  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
+  // Names come from the scanned tree: every printed one is escaped (no newline, ESC or other control
+  // character reaches the terminal or a CI log raw). Reports get them as they are (their formats quote).
+  const relativeName = (path: string): string => toPosix(relative(scan.root, path)) || '.';
+  const display = (path: string): string => escapeText(relativeName(path));
+  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${escapeText(warning)}\n`));
   // 2b. The proof (default for a run that writes; --verify for --check and --dry-run): each rewritten
   //     server runs next to its original in temp copies; a rewrite that answers worse is replaced by the
   //     next option of the chain here, before the review sees it.
@@ -277,7 +280,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   // 4. Errors, summary, exit code, report.
-  const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
+  const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null).map((error) => ({ ...error, message: escapeText(error.message) }));
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   // --check fails while a migration is pending, or a server left alone still breaks the protocol
@@ -296,7 +299,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   if (options.report !== null) {
-    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, display));
+    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, relativeName));
     if (options.output === null) {
       deps.stdout.write(report);
     } else if (reportTarget !== null) {
