@@ -236,7 +236,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     const describeOwner = (owner: LockOwner | null): string => (owner === null ? '' : ` (pid ${owner.pid}, since ${owner.since})`);
     if (getPendingFiles(scan).length > 0 || stale.length > 0) {
       try {
-        lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs });
+        lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs, scope: scope.dirs });
       } catch (err) {
         if (!(err instanceof LockBusyError)) throw err;
         stderr.write(

@@ -17,7 +17,9 @@ import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { describeFsError, isInside, resolveGitRoot } from './discover.js';
-import { getWriteRefusal, type Bound } from './confine.js';
+import { getWriteRefusal, resolveReal, type Bound } from './confine.js';
+import { readRegularFile } from './safe-read.js';
+import { runGit } from './git.js';
 import type { PlannedCompanion, PlannedManifest, ScanResult } from './scan.js';
 
 /** A write the run refused or could not do; `message` is one line without the path. */
@@ -63,12 +65,10 @@ export async function checkReplaceable(path: string, expected: string | null): P
     throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
   }
   if (!stats.isFile()) throw new CommitError(path, 'is no longer a regular file; not overwritten');
-  let current: Buffer;
-  try {
-    current = await readFile(path);
-  } catch (err) {
-    throw new CommitError(path, `cannot read it back: ${describeFsError(err)}`);
-  }
+  const read = await readRegularFile(path, MAX_REPLACED_BYTES);
+  if (read.kind === 'missing') throw new CommitError(path, `cannot read it back: ${describeFsError({ code: read.code })}`);
+  if (read.kind === 'refused') throw new CommitError(path, `${read.reason}; not overwritten`);
+  const current = read.bytes;
   // Bytes, not decoded text: two different invalid UTF-8 sequences decode to the same U+FFFD.
   if (!current.equals(Buffer.from(expected, 'utf8'))) throw new CommitError(path, 'changed on disk since it was read (or is not valid UTF-8 text); not overwritten');
   if (await isReadOnly(path)) throw new CommitError(path, 'is read-only; not changed');
@@ -339,6 +339,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Between two tries (default 100 ms). */
   pollMs?: number;
+  /** The directories the run writes in: another run's live lock in any of them or above them also makes the lock busy. */
+  scope?: readonly string[];
 }
 
 /** How long a run waits for another run's write phase before it refuses. */
@@ -349,11 +351,14 @@ export const LOCK_FILE_NAME = 'mcp-migrate.lock';
  * Where the lock for writing in `dirs` (getWriteScope's `dirs`: every directory the run looks at or may
  * write in, whether or not it has anything to write) lives: inside the git directory of the work tree
  * that holds them (never committed, never in `git status`), else in the deepest directory holding them
- * all (`.mcp-migrate.lock`). Two runs on the same work tree, whatever paths they were given, take the
- * same lock; outside git, two runs take the same lock when they look at the same tree.
+ * all (`.mcp-migrate.lock`), symbolic links resolved. Two runs on the same work tree, whatever paths they
+ * were given, take the same lock; outside git, a run on a tree and a run on a folder inside it take
+ * different locks, and acquireWriteLock's `scope` makes each see the other's.
+ * A `.git` file (a linked work tree, a submodule) is followed only as git itself resolves it: a `.git`
+ * file naming a directory git refuses does not put the lock there.
  */
 export async function resolveLockPath(dirs: readonly string[]): Promise<string> {
-  const common = getCommonDirectory(dirs);
+  const common = await resolveReal(getCommonDirectory(dirs));
   const gitRoot = await resolveGitRoot(common);
   if (gitRoot !== null) {
     const gitDir = await resolveGitDir(gitRoot);
@@ -362,17 +367,16 @@ export async function resolveLockPath(dirs: readonly string[]): Promise<string> 
   return join(gitRoot ?? common, `.${LOCK_FILE_NAME}`);
 }
 
-/** `<root>/.git` when it is a directory; for a linked work tree or submodule, the directory its `.git` file names. */
+/** `<root>/.git` when it is a directory; for a `.git` file, the git directory git itself resolves (null when git refuses it). */
 async function resolveGitDir(root: string): Promise<string | null> {
   const dotGit = join(root, '.git');
-  const stats = await stat(dotGit).catch(() => null);
+  const stats = await lstat(dotGit).catch(() => null);
   if (stats === null) return null;
   if (stats.isDirectory()) return dotGit;
-  const text = await readFile(dotGit, 'utf8').catch(() => '');
-  const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
-  if (named === undefined) return null;
-  const dir = isAbsolute(named) ? named : join(root, named);
-  return (await stat(dir).then((s) => s.isDirectory(), () => false)) ? dir : null;
+  if (!stats.isFile()) return null;
+  const resolved = await runGit(root, ['rev-parse', '--absolute-git-dir']).catch(() => null);
+  const dir = resolved?.replace(/\r?\n$/, '') ?? '';
+  return dir !== '' && isAbsolute(dir) && (await stat(dir).then((s) => s.isDirectory(), () => false)) ? dir : null;
 }
 
 function getCommonDirectory(dirs: readonly string[]): string {
@@ -399,6 +403,40 @@ export async function acquireWriteLock(lockPath: string, options: LockOptions = 
   }
 }
 
+/** A lock file's text; null when there is none. Never blocks: a FIFO or device planted under the lock's name reads as empty. */
+async function readLockText(path: string): Promise<string | null> {
+  const read = await readRegularFile(path, 64 * 1024);
+  if (read.kind === 'missing') return read.code === 'ENOENT' || read.code === 'ENOTDIR' ? null : '';
+  return read.kind === 'ok' ? read.bytes.toString('utf8') : '';
+}
+
+/** The largest file a write replaces (read back before the rename): far above any source file a scan takes. */
+const MAX_REPLACED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Another run's live lock that covers part of `scope`: a `.mcp-migrate.lock` or `.git/mcp-migrate.lock`
+ * in any directory of `scope` or above it. Outside git a run on a tree and a run on a folder inside it
+ * take locks in different directories; each finds the other's here (each looks after taking its own, so
+ * two runs starting together cannot both miss each other).
+ */
+async function findOtherLiveLock(scope: readonly string[], own: string, host: string): Promise<{ path: string; owner: LockOwner | null } | null> {
+  const seen = new Set<string>();
+  for (const start of scope) {
+    for (let dir = await resolveReal(start); !seen.has(dir); dir = dirname(dir)) {
+      seen.add(dir);
+      for (const candidate of [join(dir, `.${LOCK_FILE_NAME}`), join(dir, '.git', LOCK_FILE_NAME)]) {
+        if (candidate === own) continue;
+        const held = await readLockText(candidate);
+        if (held === null) continue;
+        const owner = parseLockOwner(held);
+        if (!(await isStaleLock(candidate, owner, host))) return { path: candidate, owner };
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return null;
+}
+
 async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteLock> {
   const deadline = Date.now() + (options.waitMs ?? LOCK_WAIT_MS);
   const owner: LockOwner = { tool: 'mcp-migrate', pid: process.pid, host: hostname(), since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
@@ -412,17 +450,23 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
       } finally {
         await handle.close();
       }
-      return { path: lockPath, tookOverFrom, release: () => releaseLock(lockPath, text) };
+      const other = options.scope === undefined ? null : await findOtherLiveLock(options.scope, lockPath, owner.host);
+      if (other === null) return { path: lockPath, tookOverFrom, release: () => releaseLock(lockPath, text) };
+      // Another run writes in part of this tree: give way, and try again until the deadline.
+      await releaseLock(lockPath, text);
+      if (Date.now() >= deadline) throw new LockBusyError(other.path, other.owner);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min((options.pollMs ?? 100) + Math.floor(Math.random() * 50), deadline - Date.now()))));
+      continue;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const held = await readFile(lockPath, 'utf8').catch(() => null);
+    const held = await readLockText(lockPath);
     if (held === null) continue; // released in between: try again at once
     const current = parseLockOwner(held);
     if (await isStaleLock(lockPath, current, owner.host)) {
       // The owner was killed. Re-read right before removing, so that a lock another run has just
       // taken over in between is not the one removed.
-      if ((await readFile(lockPath, 'utf8').catch(() => null)) === held) await unlink(lockPath).catch(() => undefined);
+      if ((await readLockText(lockPath)) === held) await unlink(lockPath).catch(() => undefined);
       tookOverFrom = current;
       continue;
     }
@@ -436,11 +480,11 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
  * no lock, but should not leave a dead run's lock behind). Returns its owner when it was removed.
  */
 export async function removeStaleLock(lockPath: string): Promise<LockOwner | null | undefined> {
-  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  const held = await readLockText(lockPath);
   if (held === null) return undefined;
   const owner = parseLockOwner(held);
   if (!(await isStaleLock(lockPath, owner, hostname()))) return undefined;
-  if ((await readFile(lockPath, 'utf8').catch(() => null)) !== held) return undefined;
+  if ((await readLockText(lockPath)) !== held) return undefined;
   await unlink(lockPath).catch(() => undefined);
   return owner;
 }
@@ -467,7 +511,7 @@ export function parseLockOwner(text: string): LockOwner | null {
 
 /** Removes the lock if it is still ours. */
 async function releaseLock(lockPath: string, text: string): Promise<void> {
-  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  const held = await readLockText(lockPath);
   if (held === text) await unlink(lockPath).catch(() => undefined);
 }
 
