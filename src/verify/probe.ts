@@ -11,6 +11,7 @@ import { ServerConnection, isJsonObject, type ExitInfo, type JsonObject } from '
 import type { Framing } from './framing.js';
 import { ERROR_ID_OPTIONAL_FROM, UNBOUND_NAME_MESSAGE, UNBOUND_NAME_TEXT, VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
 import { buildInvalidArguments, buildValidArguments } from './schema-args.js';
+import { clampReplyTimeout, MAX_VERIFY_TOTAL_MS } from './timeouts.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
@@ -34,6 +35,8 @@ export interface VerifyOptions {
   calls?: 'safe' | 'calls';
   /** Stops the probes early (Ctrl-C); the server is stopped all the same. */
   signal?: AbortSignal;
+  /** The most the whole exploration may take (default MAX_VERIFY_TOTAL_MS). */
+  totalMs?: number;
 }
 
 export interface RuleResult {
@@ -70,6 +73,8 @@ export interface Contract {
   notSent: string[];
   /** Each time the server exited mid-way and was started again. */
   restarts: string[];
+  /** Set when the exploration hit its overall time limit: what was not asked is missing (why, one line). */
+  cutShort?: string;
 }
 
 export type VerifyResult =
@@ -293,7 +298,13 @@ function getCrash(outcome: Outcome): string | null {
 }
 
 async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
-  const { timeoutMs, signal } = options;
+  const { signal } = options;
+  const timeoutMs = clampReplyTimeout(options.timeoutMs);
+  // One limit for the whole exploration: a server that answers nothing costs one wait per request.
+  const totalMs = Math.min(options.totalMs ?? MAX_VERIFY_TOTAL_MS, MAX_VERIFY_TOTAL_MS * 10);
+  const deadline = Date.now() + totalMs;
+  /** How long a wait may still last: `ms`, or what is left of the overall limit. */
+  const within = (ms: number): number => Math.max(0, Math.min(ms, deadline - Date.now()));
   const findings = new Findings();
   const sentIds = new Set<unknown>();
   /** Replies already reported as `wrong-id` (the final sweep over every reply skips them). */
@@ -320,6 +331,10 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     errorsWithOtherIds = true,
   ): Promise<JsonObject | null> => {
     const connection = servers.current;
+    if (Date.now() >= deadline) {
+      contract.cutShort ??= `stopped after ${Math.round(totalMs / 1000)} s, the limit for one exploration: ${label} and what follows were not asked`;
+      return null;
+    }
     const earlier = new Set(sentIds);
     sentIds.add(id);
     const from = connection.messages.length;
@@ -330,7 +345,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     const reply = await connection.waitFor(
       from,
       (m) => isResponse(m) && (m.id === id || (loose && !earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))),
-      wait,
+      within(wait),
       signal,
     );
     if (reply !== null && reply.id !== id) {
@@ -349,13 +364,13 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
    */
   const ensureRunning = async (before: string): Promise<void> => {
     const gone = servers.current;
-    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal)) return;
+    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal) || Date.now() >= deadline) return;
     await gone.close();
     const next = servers.start();
     const id = nextId++;
     sentIds.add(id);
     next.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo } });
-    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, 3 * timeoutMs, signal);
+    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, within(3 * timeoutMs), signal);
     if (reply !== null) next.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     contract.restarts.push(`the server ${describeExit(gone.exited)} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
   };
@@ -380,8 +395,8 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     const from = connection.messages.length;
     connection.send({ jsonrpc: '2.0', method, params });
     connection.send({ jsonrpc: '2.0', id: syncId, method: syncMethod });
-    const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, timeoutMs, signal);
-    await connection.settle(Math.min(SETTLE_MS, timeoutMs), signal);
+    const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, within(timeoutMs), signal);
+    await connection.settle(within(Math.min(SETTLE_MS, timeoutMs)), signal);
     const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m));
     for (const reply of replies) flagged.add(reply);
     findings.add(
@@ -466,7 +481,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   });
   const undeclaredDeadline = Date.now() + Math.min(timeoutMs, UNDECLARED_WAIT_MS);
   for (const { method, id } of undeclared) {
-    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, Math.max(0, undeclaredDeadline - Date.now()), signal);
+    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, within(Math.max(0, undeclaredDeadline - Date.now())), signal);
     contract.exchanges.push({ key: method, method, params: {}, outcome: toOutcome(method, reply), undeclared: true });
   }
   const listing = (method: string): Exchange | undefined => contract.exchanges.find((e) => e.key === method);
@@ -583,7 +598,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   const connection = servers.current;
   const parseFrom = connection.messages.length;
   connection.sendBody(BAD_JSON);
-  const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), timeoutMs, signal);
+  const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), within(timeoutMs), signal);
   if (parse !== null) flagged.add(parse);
   const after = echo === null ? null : await request(`${echo} after bad JSON`, echo, undefined);
   if (echo !== null) findings.add('no-reply', after !== null, after === null ? noReply(`${echo} after the bad JSON line`) : 'still serving after bad JSON');
