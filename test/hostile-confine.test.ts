@@ -166,3 +166,15 @@ describe('workspace walk meets a FIFO (item 12)', () => {
     expect(packages.map((p) => p.name)).toContain('a');
   }, 10_000);
 });
+
+describe('other files the run reads that could block (item 12)', () => {
+  it('a FIFO .gitignore above the scanned folder, and a FIFO package.json between a package and its workspace root', async () => {
+    const root = await makeTree({ 'package.json': '{"workspaces":["packages/*/*"]}', 'packages/mid/pkg/package.json': '{"name":"pkg"}', 'packages/mid/pkg/server.js': MIGRATE });
+    execFileSync('mkfifo', [join(root, '.gitignore')]);
+    execFileSync('mkfifo', [join(root, 'packages/mid/package.json')]);
+    const h = makeHarness(root);
+    expect(await main(['--dry-run', 'packages/mid/pkg'], h.deps)).toBe(0);
+    expect(h.stdout()).toContain('MIGRATED_v1_server');
+  }, 10_000);
+});
+

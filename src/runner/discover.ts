@@ -8,10 +8,11 @@
 // Deliberately does not read file contents (that is the scan's job) and never throws for a bad path:
 // problems come back as data.
 import { lstatSync, statSync, type Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { runGitBytes } from './git.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
+import { readRegularFile } from './safe-read.js';
 
 export const CANDIDATE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
 export const SKIPPED_DIRECTORIES: readonly string[] = ['node_modules', 'dist', 'build', '.git', 'coverage'];
@@ -264,13 +265,15 @@ function escapeName(bytes: Buffer): string {
   return [...bytes].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
 }
 
+/** A .gitignore larger than this is not read (a real one is a few kB). */
+const MAX_GITIGNORE_BYTES = 1_000_000;
+
 async function readGitignore(path: string, base: string): Promise<IgnoreRule[]> {
-  try {
-    return parseGitignore(await readFile(path, 'utf8'), base === '.' ? '' : base);
-  } catch {
-    // An unreadable .gitignore ignores nothing; the walk itself will report unreadable directories.
-    return [];
-  }
+  // Never blocks: a .gitignore that is a FIFO (or a link to /dev/stdin) is not opened for reading.
+  const read = await readRegularFile(path, MAX_GITIGNORE_BYTES);
+  // An unreadable .gitignore ignores nothing; the walk itself will report unreadable directories.
+  if (read.kind !== 'ok') return [];
+  return parseGitignore(read.bytes.toString('utf8'), base === '.' ? '' : base);
 }
 
 /** The .gitignore rules of `base` and of every directory between it and `target` (exclusive). */

@@ -159,10 +159,14 @@ export interface InstallPlan {
  * `devEngines.packageManager` field of the package.json there; else `npm install` in `fallbackDir`.
  */
 export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir): Promise<InstallPlan> {
+  // The detector reads package.json itself: a directory whose package.json is not a regular file (a
+  // FIFO would block the read forever) is not asked.
+  if (!(await isReadableManifestDir(fallbackDir))) fallbackDir = packageDir;
   const dirs = [packageDir];
   if (isInside(stopDir, packageDir)) {
     for (let dir = packageDir; dir !== stopDir && dirname(dir) !== dir; ) {
       dir = dirname(dir);
+      if (!(await isReadableManifestDir(dir))) break;
       dirs.push(dir);
     }
   }
@@ -176,6 +180,12 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
     if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   return { command: 'npm install', dir: fallbackDir };
+}
+
+/** Whether `dir` has no package.json, or one that is a regular file of a sane size (safe for the detector to read). */
+async function isReadableManifestDir(dir: string): Promise<boolean> {
+  const read = await readRegularFile(join(dir, 'package.json'), MAX_MANIFEST_BYTES);
+  return read.kind !== 'refused';
 }
 
 /** `npm install`, `pnpm install`, `yarn install`, ... (the detector's `i` spelled out, as docs and people write it). */
