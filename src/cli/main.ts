@@ -12,6 +12,7 @@ import {
   findStaleTempFiles,
   getWriteScope,
   LockBusyError,
+  recoverJournals,
   removeStaleLock,
   removeStaleTempFiles,
   resolveLockPath,
@@ -148,6 +149,14 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     only = changed;
     out(`Looking only at files changed since ${options.changedSince} (${changed.size} changed in the work tree).\n`);
   }
+  // A run killed between the renames of a rewrite of several files left a journal: finish it first, so
+  // that neither the clean-tree check nor the scan sees half a migration.
+  const journalDir = options.mode === 'apply' ? dirname(await resolveLockPath(await getTargetDirs(options.paths, cwd))) : undefined;
+  if (journalDir !== undefined) {
+    const recovered = await recoverJournals(journalDir);
+    if (recovered.finished.length > 0) out(`Finished writing ${recovered.finished.length} file(s) an interrupted run had begun: ${recovered.finished.map((p) => escapeText(toPosix(relative(cwd, p)))).join(', ')}\n`);
+    for (const failure of recovered.failed) stderr.write(paint.warn(`warning: ${escapeText(toPosix(relative(cwd, failure.path)))}: ${failure.message}\n`));
+  }
   if (options.mode === 'apply' && !options.force) {
     const { dirty, refused } = await getDirtyTargets(deps.git, options.paths, cwd);
     if (refused.length > 0) {
@@ -274,6 +283,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       out,
       paint,
       display,
+      journalDir,
     });
   } finally {
     await lock?.release();
@@ -360,6 +370,11 @@ async function getChangedFiles(deps: CliDeps, paths: readonly string[], ref: str
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */
 async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<CleanTreeCheck> {
+  return checkCleanTree(git, await getTargetDirs(paths, cwd));
+}
+
+/** The directories the given paths name (a file: its directory); paths that do not exist are skipped. */
+async function getTargetDirs(paths: readonly string[], cwd: string): Promise<string[]> {
   const dirs: string[] = [];
   for (const path of paths) {
     const target = resolve(cwd, path);
@@ -367,6 +382,6 @@ async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: st
     if (stats === null) continue;
     dirs.push(stats.isDirectory() ? target : dirname(target));
   }
-  return checkCleanTree(git, dirs);
+  return dirs.length > 0 ? dirs : [cwd];
 }
 

@@ -12,7 +12,7 @@
 //      beside the files it was writing are removed, and the run says so;
 //   3. ChangeApplier.apply, file by file; 4. WriteLock.release.
 import { createHash, randomBytes } from 'node:crypto';
-import { access, chmod, constants, lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { access, chmod, constants, lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { FileResult } from '../model/types.js';
@@ -530,11 +530,95 @@ export class ChangeApplier {
   private readonly manifestState = new Map<string, 'written' | { error: string }>();
   private readonly companionState = new Map<string, 'written' | { error: string }>();
 
-  /** `display` turns an absolute path into the form error messages show (root-relative). */
+  /**
+   * `display` turns an absolute path into the form error messages show (root-relative). `journalDir`:
+   * where a unit of several files records its writes (see applyUnit); without it a unit is still
+   * written all or nothing, but a kill between its renames is not finished by the next run.
+   */
   constructor(
     private readonly scan: Pick<ScanResult, 'manifests' | 'companions'> & Partial<Pick<ScanResult, 'bounds'>>,
     private readonly display: (path: string) => string = (path) => path,
+    private readonly options: { journalDir?: string } = {},
   ) {}
+
+  /**
+   * Writes the files of one rewrite that changes several (an entry and the modules it changes, with
+   * their package.json and helper module) as a unit: every file is checked, every temp file written and
+   * flushed, then a journal naming them all is written (the commit point), then each temp file is
+   * renamed over its target. A rename that fails puts back the files already renamed (their old text is
+   * known). A run killed after the journal was written is finished by the next run (recoverJournals)
+   * before it looks at the tree; one killed before leaves only temp files, removed as stale.
+   */
+  async applyUnit(results: readonly FileResult[]): Promise<ApplyOutcome> {
+    if (results.length === 1) return this.apply(results[0]!);
+    const written: string[] = [];
+    const files = results.filter((r) => r.after !== undefined);
+    const paths = new Set(files.map((r) => r.path));
+    const manifests = this.scan.manifests.filter((m) => m.files.some((f) => paths.has(f)));
+    const companions = this.scan.companions.filter((c) => c.files.some((f) => paths.has(f)));
+    for (const manifest of manifests) {
+      const state = this.manifestState.get(manifest.change.path);
+      if (typeof state === 'object') return { written, error: state.error };
+    }
+    for (const companion of companions) {
+      const state = this.companionState.get(companion.path);
+      if (typeof state === 'object') return { written, error: state.error };
+    }
+    const writes: UnitWrite[] = [
+      ...manifests.filter((m) => !this.manifestState.has(m.change.path)).map((m) => ({ path: m.change.path, expected: m.change.before, content: m.change.after, bounds: this.scan.bounds?.manifests, kind: 'manifest' as const })),
+      ...companions.filter((c) => !this.companionState.has(c.path)).map((c) => ({ path: c.path, expected: null, content: c.content, bounds: this.scan.bounds?.sources, kind: 'companion' as const })),
+      ...files.map((r) => ({ path: r.path, expected: r.before, content: r.after as string, bounds: this.scan.bounds?.sources, kind: 'file' as const })),
+    ];
+    const failed = (write: UnitWrite, err: unknown): ApplyOutcome => {
+      const message = messageOf(err);
+      const error = write.kind === 'file' && paths.size > 0 && write.path === files[0]?.path ? message : `${this.display(write.path)} ${message} (the files of this rewrite are written together; none was)`;
+      return { written, error };
+    };
+    // 1. Every file checked before anything is written.
+    for (const write of writes) {
+      try {
+        await checkBounds(write.path, write.bounds);
+        await checkReplaceable(write.path, write.expected);
+      } catch (err) {
+        return failed(write, err);
+      }
+    }
+    // 2. Every temp file written and flushed.
+    const prepared: { write: UnitWrite; temp: PreparedWrite }[] = [];
+    for (const write of writes) {
+      try {
+        prepared.push({ write, temp: await prepareWrite(write.path, write.expected, write.content, { bounds: write.bounds }) });
+      } catch (err) {
+        await Promise.all(prepared.map((p) => unlink(p.temp.temp).catch(() => undefined)));
+        return failed(write, err);
+      }
+    }
+    // 3. The commit point: from here a killed run is finished by the next one.
+    const journal = this.options.journalDir === undefined ? null : await writeJournal(this.options.journalDir, prepared.map(({ write, temp }) => ({ target: temp.target, temp: temp.temp, before: write.expected === null ? null : hashText(write.expected), after: hashText(write.content) })));
+    // 4. The renames; a failure puts back what was already renamed.
+    const renamed: UnitWrite[] = [];
+    for (const { write, temp } of prepared) {
+      try {
+        await commitWrite(write.path, write.expected, temp);
+        renamed.push(write);
+      } catch (err) {
+        for (const rest of prepared.slice(renamed.length + 1)) await unlink(rest.temp.temp).catch(() => undefined);
+        for (const done of renamed.reverse()) {
+          if (done.expected === null) await unlink(done.path).catch(() => undefined);
+          else await writeFileAtomic(done.path, done.content, done.expected).catch(() => undefined);
+        }
+        if (journal !== null) await unlink(journal).catch(() => undefined);
+        return failed(write, err);
+      }
+    }
+    if (journal !== null) await unlink(journal).catch(() => undefined);
+    for (const write of writes) {
+      if (write.kind === 'manifest') this.manifestState.set(write.path, 'written');
+      if (write.kind === 'companion') this.companionState.set(write.path, 'written');
+      written.push(write.path);
+    }
+    return { written };
+  }
 
   /** The package.json change `file` needs that is not written yet (for showing it in the review). */
   pendingManifestFor(file: string): PlannedManifest | null {
@@ -602,6 +686,103 @@ export class ChangeApplier {
     }
     return { written };
   }
+}
+
+/** One file of a unit (ChangeApplier.applyUnit). */
+interface UnitWrite {
+  path: string;
+  expected: string | null;
+  content: string;
+  bounds: readonly Bound[] | undefined;
+  kind: 'manifest' | 'companion' | 'file';
+}
+
+// --- the journal of a unit's renames ---------------------------------------------------------------
+
+/** `.mcp-migrate-journal-<pid>-<8 hex>.json`, in the directory of the write lock (the git directory, else the tree's root). */
+const JOURNAL_FILE = /^\.?mcp-migrate-journal-(\d+)-[0-9a-f]{8}\.json$/;
+
+/** One rename of a unit: the temp file, its target, and the sha256 of the target's text before and after (null: a new file). */
+interface JournalEntry {
+  target: string;
+  temp: string;
+  before: string | null;
+  after: string;
+}
+
+function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Writes the journal atomically (temp + fsync + rename) and returns its path. */
+async function writeJournal(dir: string, entries: JournalEntry[]): Promise<string> {
+  const path = join(dir, `.mcp-migrate-journal-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  const temp = `${path}.tmp`;
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(`${JSON.stringify({ tool: 'mcp-migrate', entries })}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  return path;
+}
+
+/** What recoverJournals did: the files it finished writing, and the ones it could not (each with why). */
+export interface JournalRecovery {
+  finished: string[];
+  failed: { path: string; message: string }[];
+}
+
+/**
+ * Finishes the units a killed run left half-renamed: every journal in `dir` whose run is gone. For each
+ * of its files whose temp file is still there, the target must still hold its old text (or, for a new
+ * file, not exist) and the temp file its new text: then the temp file is renamed over it. A target
+ * changed since (an edit after the kill) is left alone and reported, and its temp file removed.
+ */
+export async function recoverJournals(dir: string): Promise<JournalRecovery> {
+  const out: JournalRecovery = { finished: [], failed: [] };
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    const match = JOURNAL_FILE.exec(name);
+    if (match === null || isProcessAlive(Number(match[1]))) continue;
+    const path = join(dir, name);
+    const read = await readRegularFile(path, 16 * 1024 * 1024);
+    let entries: JournalEntry[] = [];
+    try {
+      if (read.kind === 'ok') entries = (JSON.parse(read.bytes.toString('utf8')) as { entries?: JournalEntry[] }).entries ?? [];
+    } catch {
+      entries = [];
+    }
+    for (const entry of entries) {
+      if (typeof entry?.target !== 'string' || typeof entry.temp !== 'string' || dirname(entry.temp) !== dirname(entry.target) || !isTempFileName(basename(entry.temp))) continue;
+      const temp = await readRegularFile(entry.temp, MAX_REPLACED_BYTES);
+      if (temp.kind !== 'ok') continue; // renamed before the kill
+      const current = await readRegularFile(entry.target, MAX_REPLACED_BYTES);
+      const currentHash = current.kind === 'ok' ? createHash('sha256').update(current.bytes).digest('hex') : null;
+      const tempHash = createHash('sha256').update(temp.bytes).digest('hex');
+      if (tempHash === entry.after && currentHash === entry.before) {
+        try {
+          await rename(entry.temp, entry.target);
+          out.finished.push(entry.target);
+          continue;
+        } catch (err) {
+          out.failed.push({ path: entry.target, message: `could not finish the interrupted write: ${describeFsError(err)}` });
+        }
+      } else if (currentHash !== entry.after) {
+        out.failed.push({ path: entry.target, message: 'changed since an interrupted run began writing it; its part of that run was not finished' });
+      }
+      await unlink(entry.temp).catch(() => undefined);
+    }
+    await unlink(path).catch(() => undefined);
+  }
+  return out;
 }
 
 function messageOf(err: unknown): string {
