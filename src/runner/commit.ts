@@ -702,6 +702,8 @@ interface UnitWrite {
 /** `.mcp-migrate-journal-<pid>-<8 hex>.json`, in the directory of the write lock (the git directory, else the tree's root). */
 const JOURNAL_FILE = /^\.?mcp-migrate-journal-(\d+)-[0-9a-f]{8}\.json$/;
 
+const JOURNAL_TEMP_FILE = /^\.mcp-migrate-journal-(\d+)-[0-9a-f]{8}\.json\.tmp$/;
+
 /** One rename of a unit: the temp file, its target, and the sha256 of the target's text before and after (null: a new file). */
 interface JournalEntry {
   target: string;
@@ -750,6 +752,9 @@ export async function recoverJournals(dir: string): Promise<JournalRecovery> {
     return out;
   }
   for (const name of names.sort()) {
+    // a journal a run was killed while writing: nothing was renamed yet, so there is nothing to finish
+    const unfinished = JOURNAL_TEMP_FILE.exec(name);
+    if (unfinished !== null && !isProcessAlive(Number(unfinished[1]))) await unlink(join(dir, name)).catch(() => undefined);
     const match = JOURNAL_FILE.exec(name);
     if (match === null || isProcessAlive(Number(match[1]))) continue;
     const path = join(dir, name);
