@@ -95,6 +95,31 @@ describe('two entry files, one server module', () => {
     expect(s.manifests.map((m) => m.files.map((f) => f.slice(root.length + 1)))).toEqual([['bin/cli.js', 'index.js', 'lib/service.js']]);
   });
 
+  it('entries in two folders that only start a module whose rewrite is the envelope: one change of the module, the helper beside it', async () => {
+    // the dispatch looks handlers up by a computed name, so the module gets the envelope; neither entry
+    // writes or parses anything itself, so the helper belongs to the module, not to either entry's folder
+    const core = CORE.replace(/switch \(msg\.method\) \{[\s\S]*?\n    \}\n/, "const handler = this['on_' + msg.method.replace('/', '_')];\n    if (handler) handler.call(this, msg);\n    else this.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });\n") +
+      "Core.prototype.on_initialize = function (msg) {\n  this.send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: this.info } });\n};\nCore.prototype.on_tools_list = function (msg) {\n  this.send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });\n};\n";
+    expect(core).toContain("this['on_' + msg.method");
+    const root = makePackage({
+      'package.json': '{ "name": "e", "version": "1.0.0", "type": "module", "main": "src/main.js", "bin": { "e": "./bin/serve.js" } }\n',
+      'src/core.js': core,
+      'src/main.js': "import { Core } from './core.js';\n\nnew Core({ name: 'e', version: '1.0.0' }).run();\n",
+      'bin/serve.js': "#!/usr/bin/env node\nimport { Core } from '../src/core.js';\n\nnew Core({ name: 'e', version: '1.0.0' }).run();\n",
+    });
+    const s = await scan(root);
+    const files = byName(s, root);
+    for (const path of ['bin/serve.js', 'src/main.js']) {
+      expect(files[path]!.error).toBeUndefined();
+      expect(files[path]!.decision.kind).toBe('envelope');
+    }
+    const shared = files['src/core.js']!;
+    expect(shared.after).toContain("import { createEnvelope } from './mcp-envelope.js';");
+    expect(shared.after).toContain('// mcp-migrate: envelope (COMPUTED_DISPATCH)');
+    expect([shared.partOf, ...(shared.alsoPartOf ?? [])].sort()).toEqual([join(root, 'bin/serve.js'), join(root, 'src/main.js')]);
+    expect(s.companions.map((c) => c.path.slice(root.length + 1))).toEqual(['src/mcp-envelope.js']);
+  });
+
   it('leaves the entries and the module alone with SHARED_MODULE_CONFLICT when no one rewrite fits both (not an error)', async () => {
     // bin/run.js writes a notification of its own to stdout: its rewrite is the envelope, main's the SDK;
     // asked again with the SDK declined, the two envelope rewrites import the helper from different folders

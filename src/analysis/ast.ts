@@ -46,6 +46,12 @@ export interface AstIndex {
   stringValues: Set<string>;
   /** Declarations by the node that scopes them (Program, a block, a function for its params, ...). */
   scopes: Map<t.Node, Map<string, Binding>>;
+  /** Every node in document order (the order of the walk: a node before its children). */
+  nodes: t.Node[];
+  /** A node's position in `nodes`. */
+  order: Map<t.Node, number>;
+  /** The position of each node's parent (-1 for the Program). */
+  parentAt: Int32Array;
 }
 
 // Keys that hold TypeScript types only: no value flows through them, so the walk skips them.
@@ -124,19 +130,118 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     identifiers: [],
     stringValues: new Set(),
     scopes: new Map(),
+    nodes: [],
+    order: new Map(),
+    parentAt: new Int32Array(0),
   };
   const stack: t.Node[] = [file.program];
+  const parents: number[] = [-1];
+  const parentAt: number[] = [];
   while (stack.length > 0) {
     const node = stack.pop()!;
+    const at = index.nodes.length;
+    index.nodes.push(node);
+    index.order.set(node, at);
+    parentAt.push(parents.pop()!);
     collect(index, node);
     const children: t.Node[] = [];
     forEachChild(node, (child) => {
       index.parent.set(child, node);
       children.push(child);
     });
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push(children[i]!);
+      parents.push(at);
+    }
   }
+  index.parentAt = Int32Array.from(parentAt);
   return index;
+}
+
+/**
+ * What the queries about a node's surroundings read, derived from the walk once per index (on first use,
+ * when every declaration is in): for each node by its position, where its subtree ends, and the position
+ * of its nearest enclosing function, class, `this` scope and declaring scope. Each query is then one
+ * lookup instead of a walk up the parent links.
+ */
+interface Layout {
+  /** The last position inside each node's subtree. */
+  end: Int32Array;
+  /** The nearest function strictly above (-1: none). */
+  fn: Int32Array;
+  /** The nearest class declaration or expression strictly above (-1: none). */
+  cls: Int32Array;
+  /** The nearest non-arrow function, class field or static block strictly above (-1: none). */
+  thisScope: Int32Array;
+  /** The node itself or its nearest ancestor that declares names (-1: none). */
+  scope: Int32Array;
+}
+
+const layouts = new WeakMap<AstIndex, Layout>();
+
+function getLayout(index: AstIndex): Layout {
+  let layout = layouts.get(index);
+  if (layout) return layout;
+  const n = index.nodes.length;
+  const parentAt = index.parentAt;
+  const end = new Int32Array(n);
+  const fn = new Int32Array(n);
+  const cls = new Int32Array(n);
+  const thisScope = new Int32Array(n);
+  const scope = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parentAt[i]!;
+    end[i] = i;
+    scope[i] = index.scopes.has(index.nodes[i]!) ? i : p >= 0 ? scope[p]! : -1;
+    if (p < 0) {
+      fn[i] = cls[i] = thisScope[i] = -1;
+      continue;
+    }
+    const parent = index.nodes[p]!;
+    const isFn = isFunctionNode(parent);
+    fn[i] = isFn ? p : fn[p]!;
+    cls[i] = parent.type === 'ClassDeclaration' || parent.type === 'ClassExpression' ? p : cls[p]!;
+    const ownsThis = (isFn && parent.type !== 'ArrowFunctionExpression') || parent.type === 'ClassProperty' || parent.type === 'ClassPrivateProperty' || parent.type === 'StaticBlock';
+    thisScope[i] = ownsThis ? p : thisScope[p]!;
+  }
+  // a subtree is contiguous in document order: it ends where its last descendant is
+  for (let i = n - 1; i > 0; i--) {
+    const p = parentAt[i]!;
+    if (end[i]! > end[p]!) end[p] = end[i]!;
+  }
+  layout = { end, fn, cls, thisScope, scope };
+  layouts.set(index, layout);
+  return layout;
+}
+
+/** Whether `node` lies inside `ancestor` (strictly: a node is not inside itself). */
+export function isInside(index: AstIndex, node: t.Node, ancestor: t.Node): boolean {
+  const at = index.order.get(node);
+  const outer = index.order.get(ancestor);
+  if (at === undefined || outer === undefined) return false;
+  return at > outer && at <= getLayout(index).end[outer]!;
+}
+
+/** The positions in document order of the nodes of `list` (a list of the index, itself in document order) that lie inside `ancestor`: a slice, found by binary search. */
+export function sliceInside<T extends t.Node>(index: AstIndex, list: readonly T[], ancestor: t.Node): T[] {
+  const outer = index.order.get(ancestor);
+  if (outer === undefined) return [];
+  const last = getLayout(index).end[outer]!;
+  const first = lowerBound(index, list, outer + 1);
+  const stop = lowerBound(index, list, last + 1);
+  return list.slice(first, stop);
+}
+
+/** The first position in `list` whose node comes at or after document position `at`. */
+function lowerBound(index: AstIndex, list: readonly t.Node[], at: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (index.order.get(list[mid]!)! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function collect(index: AstIndex, node: t.Node): void {
@@ -348,11 +453,18 @@ export function getMemberName(node: t.MemberExpression | t.OptionalMemberExpress
 
 /** Which declaration `name`, referenced at `node`, resolves to; null for globals. */
 export function resolveName(index: AstIndex, node: t.Node, name: string): Binding | null {
-  let current: t.Node | undefined = node;
-  while (current) {
-    const found = index.scopes.get(current)?.get(name);
+  const at = index.order.get(node);
+  if (at === undefined) {
+    // a node outside the index's tree: only its own declarations, if any, can name it
+    return index.scopes.get(node)?.get(name) ?? null;
+  }
+  const { scope } = getLayout(index);
+  // from the nearest declaring node up through the declaring nodes above it
+  for (let s = scope[at]!; s >= 0; ) {
+    const found = index.scopes.get(index.nodes[s]!)!.get(name);
     if (found) return found;
-    current = index.parent.get(current);
+    const p = index.parentAt[s]!;
+    s = p >= 0 ? scope[p]! : -1;
   }
   return null;
 }
@@ -383,12 +495,10 @@ export function unwrapExpression(node: t.Node): t.Node {
 
 /** The nearest ancestor of `node` that is a function, or null at the top level. */
 export function getEnclosingFunction(index: AstIndex, node: t.Node): FunctionNode | null {
-  let current = index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current)) return current;
-    current = index.parent.get(current);
-  }
-  return null;
+  const at = index.order.get(node);
+  if (at === undefined) return null;
+  const fn = getLayout(index).fn[at]!;
+  return fn >= 0 ? (index.nodes[fn] as FunctionNode) : null;
 }
 
 /** The source text of a node on one line, shortened for messages. */
@@ -453,23 +563,18 @@ export function getStringValue(node: t.Node): string | null {
 
 /** The function whose `this` a node sees: the nearest enclosing non-arrow function (or class field initializer's class). */
 export function getThisScope(index: AstIndex, node: t.Node): t.Node | null {
-  let current = index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current) && current.type !== 'ArrowFunctionExpression') return current;
-    if (current.type === 'ClassProperty' || current.type === 'ClassPrivateProperty' || current.type === 'StaticBlock') return current;
-    current = index.parent.get(current);
-  }
-  return null;
+  const at = index.order.get(node);
+  if (at === undefined) return null;
+  const scope = getLayout(index).thisScope[at]!;
+  return scope >= 0 ? index.nodes[scope]! : null;
 }
 
 /** The class a method, field or node inside them belongs to (the nearest enclosing class body). */
 export function getEnclosingClass(index: AstIndex, node: t.Node): t.ClassDeclaration | t.ClassExpression | null {
-  let current = index.parent.get(node);
-  while (current) {
-    if (current.type === 'ClassDeclaration' || current.type === 'ClassExpression') return current;
-    current = index.parent.get(current);
-  }
-  return null;
+  const at = index.order.get(node);
+  if (at === undefined) return null;
+  const cls = getLayout(index).cls[at]!;
+  return cls >= 0 ? (index.nodes[cls] as t.ClassDeclaration | t.ClassExpression) : null;
 }
 
 /** Whether `id` is read as a value here (Babel's own reference test, over the parent links of the index). */

@@ -15,7 +15,6 @@ import {
   type FunctionNode,
   getBindingWrites,
   getEnclosingClass,
-  getEnclosingFunction,
   getMemberName,
   getStaticKey,
   getThisScope,
@@ -23,77 +22,56 @@ import {
   resolveIdentifier,
   unwrapExpression,
 } from './ast.js';
-import type { ModuleUnit, Program } from './program.js';
-import { sketchString } from './render.js';
-import { getRequiredSpecifier } from './program.js';
+import { CallSites } from './call-sites.js';
+import { ClassMembers } from './class-members.js';
 import {
-  FROM_METHOD,
-  isFromMethod,
+  classifyWrite,
+  evalBinary,
+  EXIT,
+  fdOf,
+  findEnclosingFunction,
+  getClassMethodNames,
+  getEnumMemberValue,
+  getFixedEnds,
+  getTemplateTail,
+  getTextHead,
+  isChainOnto,
+  isInLoopBody,
+  isTruthy,
+  isWithin,
+  LISTEN_METHODS,
+  MAX_COMPUTED_ENTRIES,
+  nextFrameId,
+  runsCode,
+  typeOf,
+} from './interp-helpers.js';
+import { type Channel, type Outcome, type PathResult, type PathState, type Res } from './interp-types.js';
+import { getCallsOfMember, getMemberAssignmentsOf } from './lookups.js';
+import { ModuleValues } from './module-values.js';
+import type { ModuleUnit, Program } from './program.js';
+import { getRequiredSpecifier } from './program.js';
+import { sketchString } from './render.js';
+import {
   type ClassNode,
   type Constraint,
   type Frame,
+  FROM_METHOD,
+  isFromMethod,
+  isShallowMessageValue,
   type Lit,
+  lit,
   type NewSite,
   type Origin,
   type SymKey,
-  type Val,
-  isShallowMessageValue,
-  lit,
   UNDEFINED,
   UNKNOWN,
+  type Val,
 } from './values.js';
+import { WriterAnalysis } from './writers.js';
 
-export type Channel = 'stdout.write' | 'console' | 'writeSync';
-
-/** What one write to stdout carries. */
-export type WriteData =
-  | { kind: 'json'; value: Val; framing: 'ndjson' | 'content-length' | 'bare' }
-  | { kind: 'newline' }
-  | { kind: 'header' }
-  | { kind: 'text' };
-
-export type Event =
-  | { e: 'write'; call: t.CallExpression; frame: Frame; channel: Channel; data: WriteData }
-  | { e: 'log'; node: t.Node; frame: Frame }
-  | { e: 'effect'; node: t.Node; frame: Frame; what: 'call' | 'assign' | 'exit' | 'callback' }
-  | { e: 'parse'; call: t.CallExpression; frame: Frame; ok: boolean }
-  | { e: 'enter'; frame: Frame; args: Val[] }
-  | { e: 'leave'; frame: Frame; how: 'return' | 'throw'; node: t.Node | null }
-  | { e: 'construct'; node: t.ObjectExpression; frame: Frame }
-  | { e: 'computed-key'; node: t.Node; frame: Frame }
-  | { e: 'runtime-table'; node: t.Node; frame: Frame }
-  | { e: 'branch'; node: t.IfStatement; truth: boolean }
-  | { e: 'incomplete'; node: t.Node; why: string };
-
-export type Completion =
-  | { type: 'normal' }
-  | { type: 'return'; value: Val; node: t.Node | null }
-  | { type: 'throw'; value: Val; node: t.Node | null }
-  | { type: 'break'; label: string | null }
-  | { type: 'continue'; label: string | null }
-  | { type: 'exit' };
-
-export interface PathState {
-  env: Map<Binding, Val>;
-  heap: Map<number, Map<string, Val>>;
-  owned: Set<number>;
-  cons: Map<SymKey, Constraint>;
-  events: Event[];
-  /** The incoming message has been parsed on this path (later JSON.parse calls parse other things). */
-  parsed: boolean;
-  /** Functions on the current call stack (no recursion). */
-  active: Set<FunctionNode>;
-  /** Values of calls inside a larger expression, evaluated (and followed) before it: node -> frame id -> value. */
-  pre: Map<t.Node, { frame: number; v: Val }>;
-}
-
-export interface PathResult {
-  state: PathState;
-  completion: Completion;
-}
-
-type Outcome = { s: PathState; v: Val } | { s: PathState; thrown: Val; node: t.Node | null };
-type Res = { s: PathState; c: Completion };
+// what other modules import from the interpreter, as before the split
+export type { Channel, Completion, Event, PathResult, PathState, WriteData } from './interp-types.js';
+export { classifyWrite, findEnclosingFunction, LISTEN_METHODS } from './interp-helpers.js';
 
 const MAX_PATHS = 600;
 const MAX_DEPTH = 24;
@@ -113,20 +91,13 @@ const STRING_METHODS = new Set([
   'normalize', 'repeat', 'charCodeAt', 'codePointAt', 'search', 'valueOf',
 ]);
 
-let frameCounter = 0;
 let cellCounter = 0;
 
 export class Interpreter {
   private paths = 0;
   private readonly staticValues = new Map<Binding, Val>();
-  /** The listeners registered for an event on the instances of an EventEmitter subclass (null: not all known). */
-  private readonly listenerMemo = new Map<ClassNode, Map<string, Extract<Val, { k: 'func' }>[] | null>>();
   private readonly staticInProgress = new Set<Binding>();
   private readonly classInstances = new Map<ClassNode, Val>();
-  private readonly queueFields = new Map<ClassNode, Set<string>>();
-  private readonly reachMemo = new Map<FunctionNode, boolean>();
-  private readonly logMemo = new Map<FunctionNode, boolean>();
-  private readonly stringifyCallers = new Map<ModuleUnit, Set<FunctionNode>>();
   private readonly topFrames = new Map<ModuleUnit, Frame>();
   /** Functions that write to stdout directly (filled by the caller's static scan). */
   readonly sinkFunctions = new Set<FunctionNode>();
@@ -137,7 +108,36 @@ export class Interpreter {
   /** Functions that hold a `JSON.parse` (candidates for the message parse). */
   readonly parseFunctions = new Set<FunctionNode>();
 
+  /** Which functions reach fd 1, only log, or serialize (see writers.ts). */
+  readonly writers = new WriterAnalysis(this);
+  /** The one call of a function, a method or a class (see call-sites.ts). */
+  readonly sites = new CallSites(this);
+  /** What a member of an instance holds (see class-members.ts). */
+  readonly members = new ClassMembers(this);
+  /** What imports, requires and exports evaluate to (see module-values.ts). */
+  readonly modules = new ModuleValues(this);
+
   constructor(readonly program: Program) {}
+
+  /** `fn` writes to stdout or parses JSON, directly or through the functions it calls. */
+  mayWrite(fn: FunctionNode): boolean {
+    return this.writers.mayWrite(fn);
+  }
+
+  /** A call of `fn` can do nothing but log to stderr (see WriterAnalysis.onlyLogs). */
+  onlyLogs(fn: FunctionNode): boolean {
+    return this.writers.onlyLogs(fn);
+  }
+
+  /** Forgets what mayWrite() answered: the scan that fills sinkFunctions and parseFunctions has moved on. */
+  resetReach(): void {
+    this.writers.resetReach();
+  }
+
+  /** The one statement in the program that calls `fn` (by name, as a method of its class, or `new`), or null. */
+  findCaller(fn: FunctionNode, mod: ModuleUnit): { call: t.CallExpression | t.NewExpression; mod: ModuleUnit } | null {
+    return this.sites.findCaller(fn, mod);
+  }
 
   // ---------------------------------------------------------------- states
 
@@ -166,7 +166,7 @@ export class Interpreter {
   topFrame(mod: ModuleUnit): Frame {
     let frame = this.topFrames.get(mod);
     if (!frame) {
-      frame = { id: ++frameCounter, fn: null, mod, thisVal: undefined, call: null, caller: null };
+      frame = { id: nextFrameId(), fn: null, mod, thisVal: undefined, call: null, caller: null };
       this.topFrames.set(mod, frame);
     }
     return frame;
@@ -179,7 +179,7 @@ export class Interpreter {
     return id;
   }
 
-  private readCell(s: PathState, cell: number): Map<string, Val> | undefined {
+  readCell(s: PathState, cell: number): Map<string, Val> | undefined {
     return s.heap.get(cell);
   }
 
@@ -211,7 +211,7 @@ export class Interpreter {
     const s = this.newState();
     if (preset) s.cons = new Map(preset);
     for (const [b, v] of bindings) s.env.set(b, v);
-    const frame: Frame = { id: ++frameCounter, fn, mod, thisVal: fn ? this.getStaticThis(mod, fn) : undefined, call: null, caller: null };
+    const frame: Frame = { id: nextFrameId(), fn, mod, thisVal: fn ? this.getStaticThis(mod, fn) : undefined, call: null, caller: null };
     s.events.push({ e: 'enter', frame, args: [] });
     return this.execList(statements, s, frame).map((r) => ({ state: r.s, completion: r.c }));
   }
@@ -220,7 +220,7 @@ export class Interpreter {
   evalStatic(node: t.Node, mod: ModuleUnit): Val {
     const s = this.newState();
     const fn = findEnclosingFunction(mod, node);
-    const frame: Frame = { id: ++frameCounter, fn, mod, thisVal: fn ? this.getStaticThis(mod, node) : undefined, call: null, caller: null };
+    const frame: Frame = { id: nextFrameId(), fn, mod, thisVal: fn ? this.getStaticThis(mod, node) : undefined, call: null, caller: null };
     return this.evalPure(node, s, frame);
   }
 
@@ -359,7 +359,7 @@ export class Interpreter {
 
   /** Binds the names of a pattern to the parts of `value` they destructure. */
   /** `strict`: only undefined takes a default (an unknown value may be anything a caller passed). */
-  private bindPattern(pattern: t.Node, value: Val, s: PathState, frame: Frame, strict = false): void {
+  bindPattern(pattern: t.Node, value: Val, s: PathState, frame: Frame, strict = false): void {
     switch (pattern.type) {
       case 'Identifier': {
         const binding = resolveIdentifier(frame.mod.index, pattern);
@@ -999,7 +999,7 @@ export class Interpreter {
   /** A call the interpreter does not follow: unknown result, may throw, and an effect on the path. */
   private opaqueCall(expr: t.Node, args: Val[], s: PathState, frame: Frame): Outcome[] {
     s.events.push({ e: 'effect', node: expr, frame, what: 'call' });
-    if (args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) s.events.push({ e: 'effect', node: expr, frame, what: 'callback' });
+    if (args.some((a) => a.k === 'func' && this.writers.mayWrite(a.fn))) s.events.push({ e: 'effect', node: expr, frame, what: 'callback' });
     return [{ s, v: UNKNOWN }];
   }
 
@@ -1009,105 +1009,11 @@ export class Interpreter {
     if (fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression' || fn.type === 'ClassMethod' || fn.type === 'ObjectMethod' || fn.type === 'ArrowFunctionExpression') {
       if ((fn as { generator?: boolean }).generator) return false;
     }
-    if (this.mayWrite(fn)) return true;
+    if (this.writers.mayWrite(fn)) return true;
     if (args.some((a) => isShallowMessageValue(a))) return true;
     // a closure of the code handling the message (`const ok = (result) => ({ jsonrpc: '2.0', id, result })`
     // inside the dispatcher): it reads the message through that code's variables, not its arguments
     return caller !== null && caller.fn !== null && isWithin(caller.mod, fn, caller.fn);
-  }
-
-  /** Forgets what mayWrite() answered: the scan that fills sinkFunctions and parseFunctions has moved on. */
-  resetReach(): void {
-    this.reachMemo.clear();
-  }
-
-  /** `fn` writes to stdout or parses JSON, directly or through the functions it calls. */
-  mayWrite(fn: FunctionNode): boolean {
-    const memo = this.reachMemo.get(fn);
-    if (memo !== undefined) return memo;
-    this.reachMemo.set(fn, false);
-    let result = this.sinkFunctions.has(fn) || this.parseFunctions.has(fn);
-    if (!result) {
-      const mod = this.moduleOf(fn);
-      if (mod) {
-        for (const call of mod.index.calls) {
-          if (!isWithin(mod, call, fn)) continue;
-          const target = this.evalStatic(call.callee, mod);
-          if (target.k === 'func' && target.fn !== fn && this.mayWrite(target.fn)) {
-            result = true;
-            break;
-          }
-        }
-      }
-    }
-    this.reachMemo.set(fn, result);
-    return result;
-  }
-
-  /**
-   * A call of `fn` can do nothing but log to stderr (`function log(...a) { console.error('[srv]', ...a) }`):
-   * every call in it is a stderr write, a value-only builtin (`JSON.stringify`, `new Date().toISOString()`)
-   * or another such function, and it assigns only its own variables. Dropping such a call loses a log line.
-   */
-  onlyLogs(fn: FunctionNode): boolean {
-    const memo = this.logMemo.get(fn);
-    if (memo !== undefined) return memo;
-    this.logMemo.set(fn, false);
-    const mod = this.moduleOf(fn);
-    let ok = mod !== null && !(fn as { generator?: boolean }).generator;
-    const isOwn = (target: t.Node): boolean => {
-      if (target.type !== 'Identifier') return false;
-      const binding = resolveIdentifier(mod!.index, target);
-      return binding !== null && binding.kind !== 'import' && 'declarator' in binding ? isWithin(mod!, binding.declarator, fn) : binding?.kind === 'param' && binding.fn === fn;
-    };
-    const visit = (node: t.Node): void => {
-      if (!ok) return;
-      switch (node.type) {
-        case 'AssignmentExpression':
-          if (!isOwn(node.left)) ok = false;
-          break;
-        case 'UpdateExpression':
-          if (!isOwn(node.argument)) ok = false;
-          break;
-        case 'AwaitExpression':
-        case 'YieldExpression':
-        case 'ThrowStatement':
-          ok = false;
-          break;
-        case 'UnaryExpression':
-          if (node.operator === 'delete') ok = false;
-          break;
-        case 'NewExpression':
-          if (node.callee.type !== 'Identifier' || node.callee.name !== 'Date') ok = false;
-          break;
-        case 'CallExpression':
-        case 'OptionalCallExpression':
-          if (!this.isLoggingCall(node, mod!)) ok = false;
-          break;
-      }
-      // nested functions too (a callback handed to `map` runs)
-      forEachChild(node, visit);
-    };
-    if (ok) visit(fn.body);
-    this.logMemo.set(fn, ok);
-    return ok;
-  }
-
-  private isLoggingCall(call: t.CallExpression | t.OptionalCallExpression, mod: ModuleUnit): boolean {
-    const target = this.evalStatic(call.callee, mod);
-    if (target.k === 'native') {
-      if (target.name === 'console.err' || target.name === 'noop' || target.name === 'JSON.stringify' || target.name.startsWith('pure')) return true;
-      if (target.name === 'stream.write' && call.callee.type === 'MemberExpression') {
-        const stream = this.evalStatic(call.callee.object, mod);
-        return stream.k === 'stream' && stream.fd === 2;
-      }
-      return false;
-    }
-    if (target.k === 'func') return this.onlyLogs(target.fn);
-    if (target.k === 'global') return target.name === 'String' || target.name === 'Number' || target.name === 'Boolean';
-    // value methods: `new Date().toISOString()`, `args.map(String).join(' ')`
-    const callee = unwrapExpression(call.callee);
-    return callee.type === 'MemberExpression' && VALUE_METHODS.has(getMemberName(callee) ?? '');
   }
 
   moduleOf(node: t.Node): ModuleUnit | null {
@@ -1138,7 +1044,7 @@ export class Interpreter {
   private followCall(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null, mark: Pick<Frame, 'indirect' | 'queued'> = {}): Outcome[] {
     const fn = fnVal.fn;
     const allArgs = [...(fnVal.bound ?? []), ...args];
-    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...mark };
+    const frame: Frame = { id: nextFrameId(), fn, mod: fnVal.mod, thisVal: fn.type === 'ArrowFunctionExpression' ? fnVal.thisVal : (fnVal.thisVal ?? thisVal), call, caller, args: allArgs, ...mark };
     s.active.add(fn);
     s.events.push({ e: 'enter', frame, args: allArgs });
     fn.params.forEach((param, i) => {
@@ -1172,31 +1078,11 @@ export class Interpreter {
    * helper that also logs, stores or returns an object) stays an opaque call. Null: not a serializer.
    */
   private callSerializer(fnVal: Extract<Val, { k: 'func' }>, args: Val[], thisVal: Val | undefined, call: t.CallExpression | t.NewExpression | null, s: PathState, caller: Frame | null): Outcome[] | null {
-    if (!this.callsStringify(fnVal.fn)) return null;
+    if (!this.writers.callsStringify(fnVal.fn)) return null;
     const before = s.events.length;
     const outcomes = this.followCall(fnVal, args, thisVal, call, this.fork(s), caller);
     const isJsonText = (o: Outcome): boolean => !('thrown' in o) && o.v.k === 'json' && !o.s.events.slice(before).some((e) => e.e === 'effect' || e.e === 'write' || e.e === 'parse' || e.e === 'log' || e.e === 'incomplete');
     return outcomes.length > 0 && outcomes.every(isJsonText) ? outcomes : null;
-  }
-
-  /** `fn` (not counting the functions nested in it) calls `JSON.stringify`: from one pass over its module's calls. */
-  private callsStringify(fn: FunctionNode): boolean {
-    if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator) return false;
-    const mod = this.moduleOf(fn);
-    if (!mod) return false;
-    let callers = this.stringifyCallers.get(mod);
-    if (!callers) {
-      callers = new Set();
-      for (const call of mod.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || getMemberName(callee) !== 'stringify') continue;
-        const target = this.evalStatic(callee, mod);
-        const enclosing = target.k === 'native' && target.name === 'JSON.stringify' ? getEnclosingFunction(mod.index, call) : null;
-        if (enclosing) callers.add(enclosing);
-      }
-      this.stringifyCallers.set(mod, callers);
-    }
-    return callers.has(fn);
   }
 
   private evalNew(expr: t.NewExpression, s: PathState, frame: Frame): Outcome[] {
@@ -1208,8 +1094,8 @@ export class Interpreter {
 
   private construct(cls: Extract<Val, { k: 'class' }>, args: Val[], node: t.NewExpression | t.CallExpression, s: PathState, frame: Frame): Outcome[] {
     const inst = this.makeInstance(cls.node, cls.mod, { node, args }, s);
-    const ctor = this.findMethod(cls.node, cls.mod, 'constructor');
-    if (ctor && this.mayWrite(ctor.fn)) {
+    const ctor = this.members.findMethod(cls.node, cls.mod, 'constructor');
+    if (ctor && this.writers.mayWrite(ctor.fn)) {
       return this.callFunction({ k: 'func', fn: ctor.fn, mod: ctor.mod, thisVal: inst }, args, inst, node, s, frame, false).map((o) => ('thrown' in o ? o : { s: o.s, v: inst }));
     }
     return [{ s, v: inst }];
@@ -1305,7 +1191,7 @@ export class Interpreter {
       case 'emitter.emit': {
         // emit() calls each listener at once, with the arguments after the event name, and returns whether there was one
         const event = arg(0);
-        const listeners = self?.k === 'inst' && event.k === 'lit' && typeof event.value === 'string' ? this.findListeners(self, event.value) : null;
+        const listeners = self?.k === 'inst' && event.k === 'lit' && typeof event.value === 'string' ? this.members.findListeners(self, event.value) : null;
         if (listeners === null) return this.opaqueCall(expr, args, s, frame);
         let live: Outcome[] = [{ s, v: lit(listeners.length > 0) }];
         for (const listener of listeners) {
@@ -1329,7 +1215,7 @@ export class Interpreter {
       }
       case 'require': {
         const spec = getRequiredSpecifier(expr);
-        return [{ s, v: spec === null ? UNKNOWN : this.requireValue(spec, frame.mod) }];
+        return [{ s, v: spec === null ? UNKNOWN : this.modules.requireValue(spec, frame.mod) }];
       }
       case 'noop':
         return [{ s, v: UNDEFINED }];
@@ -1341,7 +1227,7 @@ export class Interpreter {
       case 'promise.then':
       case 'promise.catch':
       case 'promise.finally': {
-        if (self?.k === 'promise' && args.some((a) => a.k === 'func' && this.mayWrite(a.fn))) {
+        if (self?.k === 'promise' && args.some((a) => a.k === 'func' && this.writers.mayWrite(a.fn))) {
           const handler = name === 'promise.then' ? (self.rejected ? arg(1) : arg(0)) : name === 'promise.catch' ? (self.rejected ? arg(0) : UNDEFINED) : arg(0);
           // a callback chained onto a promise queue runs once the messages before it are handled (`queued`)
           if (handler.k === 'func') return this.callFunction(handler, [self.value], undefined, expr, s, frame, false, self.queue ? { queued: true } : {}).map((o) => ('thrown' in o ? o : { s: o.s, v: { k: 'promise', value: o.v } }));
@@ -1714,7 +1600,7 @@ export class Interpreter {
     if (made && fnVal.k === 'func') {
       // `const app = createRouter()` with `return { handle: processMessage }`: the object it returns, whose
       // functions are the closures it declares
-      const inner: Frame = { id: ++frameCounter, fn: fnVal.fn, mod: fnVal.mod, thisVal: undefined, call: expr as t.CallExpression, caller: frame, args: [] };
+      const inner: Frame = { id: nextFrameId(), fn: fnVal.fn, mod: fnVal.mod, thisVal: undefined, call: expr as t.CallExpression, caller: frame, args: [] };
       return this.withOrigin(this.evalPure(made, s, inner), origin);
     }
     if (fnVal.k === 'class') {
@@ -1750,7 +1636,7 @@ export class Interpreter {
   /** Functions whose body is one `return <expression>` (or an arrow with an expression body) and no calls into user code. */
   private isReturnOnly(fn: FunctionNode): boolean {
     if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator) return false;
-    if (this.mayWrite(fn)) return false;
+    if (this.writers.mayWrite(fn)) return false;
     if (fn.body.type !== 'BlockStatement') return true;
     return fn.body.body.length === 1 && fn.body.body[0]!.type === 'ReturnStatement';
   }
@@ -1760,7 +1646,7 @@ export class Interpreter {
     if (s.active.has(fn) || s.active.size >= MAX_DEPTH) return null;
     const body = fn.body.type === 'BlockStatement' ? (fn.body.body[0] as t.ReturnStatement | undefined)?.argument : fn.body;
     if (!body) return UNDEFINED;
-    const frame: Frame = { id: ++frameCounter, fn, mod: fnVal.mod, thisVal: fnVal.thisVal, call, caller, args };
+    const frame: Frame = { id: nextFrameId(), fn, mod: fnVal.mod, thisVal: fnVal.thisVal, call, caller, args };
     s.active.add(fn);
     fn.params.forEach((param, i) => {
       if (param.type !== 'RestElement') this.bindPattern(param, args[i] ?? UNDEFINED, s, frame);
@@ -1776,7 +1662,7 @@ export class Interpreter {
     return value;
   }
 
-  private readIdentifier(id: t.Identifier, s: PathState, frame: Frame): Val {
+  readIdentifier(id: t.Identifier, s: PathState, frame: Frame): Val {
     const binding = resolveIdentifier(frame.mod.index, id);
     if (!binding) {
       if (id.name === 'undefined') return UNDEFINED;
@@ -1818,7 +1704,7 @@ export class Interpreter {
       case 'enum':
         return binding.node.type === 'TSEnumDeclaration' ? { k: 'enum', node: binding.node } : UNKNOWN;
       case 'import':
-        return this.importValue(binding.source, binding.imported, mod);
+        return this.modules.importValue(binding.source, binding.imported, mod);
       case 'const':
       case 'let':
       case 'var': {
@@ -1858,10 +1744,10 @@ export class Interpreter {
   }
 
   /** A frame for static evaluation at a node: its enclosing function with the static `this`. */
-  private frameAt(mod: ModuleUnit, node: t.Node, top: Frame): Frame {
+  frameAt(mod: ModuleUnit, node: t.Node, top: Frame): Frame {
     const fn = findEnclosingFunction(mod, node);
     if (!fn) return top;
-    return { id: ++frameCounter, fn, mod, thisVal: this.getStaticThis(mod, node), call: null, caller: null };
+    return { id: nextFrameId(), fn, mod, thisVal: this.getStaticThis(mod, node), call: null, caller: null };
   }
 
   private projectPattern(pattern: (string | number | null)[], value: Val, s: PathState, frame: Frame): Val {
@@ -1876,9 +1762,9 @@ export class Interpreter {
   /** `handlers.set('tools/list', fn)` statements at the top level of the module that declares the Map. */
   private withMapSets(entries: Map<string, Val>, binding: Binding, mod: ModuleUnit, s: PathState, top: Frame): Map<string, Val> | null {
     const out = new Map(entries);
-    for (const call of mod.index.calls) {
-      const callee = unwrapExpression(call.callee);
-      if (callee.type !== 'MemberExpression' || callee.object.type !== 'Identifier' || getMemberName(callee) !== 'set') continue;
+    for (const call of getCallsOfMember(mod.index, 'set')) {
+      const callee = unwrapExpression(call.callee) as t.MemberExpression;
+      if (callee.object.type !== 'Identifier') continue;
       if (resolveIdentifier(mod.index, callee.object) !== binding) continue;
       if (findEnclosingFunction(mod, call) !== null) return null;
       const key = this.evalPure(call.arguments[0]!, s, top);
@@ -1896,10 +1782,9 @@ export class Interpreter {
     const extra = new Map<string, Val>();
     let open = false;
     const top = this.topFrame(mod);
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'Identifier') continue;
-      if (resolveIdentifier(mod.index, left.object) !== binding) continue;
+    for (const assignment of getMemberAssignmentsOf(mod.index, binding.name)) {
+      const left = assignment.left as t.MemberExpression;
+      if (resolveIdentifier(mod.index, left.object as t.Identifier) !== binding) continue;
       const key = left.computed ? this.evalStatic(left.property, mod) : lit(getMemberName(left) ?? undefined);
       if (key.k !== 'lit' || findEnclosingFunction(mod, assignment) !== null) {
         open = true;
@@ -1926,7 +1811,7 @@ export class Interpreter {
   private staticParam(binding: Extract<Binding, { kind: 'param' }>, mod: ModuleUnit): Val {
     const fn = binding.fn;
     const param = fn.params[binding.index];
-    const site = this.findUniqueCallSite(fn, mod);
+    const site = this.sites.findUniqueCallSite(fn, mod);
     let value: Val = UNKNOWN;
     if (site) value = site.args[binding.index] ?? UNDEFINED;
     if (binding.rest) return UNKNOWN;
@@ -1948,81 +1833,6 @@ export class Interpreter {
     return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
   }
 
-  /** The only call of a function in the program (by its name, as a method of its class, or `new` of its class), with its arguments. */
-  private findUniqueCallSite(fn: FunctionNode, mod: ModuleUnit): NewSite | null {
-    let target: Binding | null = null;
-    let cls: ClassNode | null = null;
-    if (fn.type === 'FunctionDeclaration' && fn.id) target = resolveIdentifier(mod.index, fn.id);
-    else if (fn.type === 'ClassMethod' && fn.kind === 'constructor') cls = getEnclosingClass(mod.index, fn);
-    else if (fn.type === 'ClassMethod' && fn.kind === 'method' && !fn.static) {
-      // `channel.open(onMessage)` on an instance of the class, or `this.open(...)` inside it
-      const owner = getEnclosingClass(mod.index, fn);
-      const name = getStaticKey(fn);
-      return owner && name !== null ? this.findMethodCallSite(owner, mod, name) : null;
-    } else {
-      const parent = mod.index.parent.get(fn);
-      if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') target = resolveIdentifier(mod.index, parent.id);
-    }
-    if (cls) {
-      const site = this.findNewSite(cls, mod);
-      return site;
-    }
-    if (!target) return null;
-    const sites: { call: t.CallExpression; mod: ModuleUnit }[] = [];
-    for (const m of this.program.modules) {
-      for (const call of m.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (m === mod && callee.type === 'Identifier' && resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
-        else if (m !== mod && callee.type === 'Identifier') {
-          const v = this.evalStatic(callee, m);
-          if (v.k === 'func' && v.fn === fn) sites.push({ call, mod: m });
-        }
-      }
-    }
-    if (sites.length !== 1) return null;
-    const { call, mod: siteMod } = sites[0]!;
-    const s = this.newState();
-    const frame = this.frameAt(siteMod, call, this.topFrame(siteMod));
-    return { node: call, args: call.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
-  }
-
-  /** The one statement in the program that calls `fn` (by name, as a method of its class, or `new`), or null. */
-  findCaller(fn: FunctionNode, mod: ModuleUnit): { call: t.CallExpression | t.NewExpression; mod: ModuleUnit } | null {
-    if (fn.type === 'ClassMethod' && fn.kind !== 'constructor') {
-      const cls = getEnclosingClass(mod.index, fn);
-      const name = getStaticKey(fn);
-      if (!cls || name === null) return null;
-      const site = this.findMethodCallSite(cls, mod, name);
-      return site?.node ? { call: site.node, mod: this.moduleOf(site.node) ?? mod } : null;
-    }
-    const site = this.findUniqueCallSite(fn, mod);
-    return site?.node ? { call: site.node, mod: this.moduleOf(site.node) ?? mod } : null;
-  }
-
-  private readonly newSites = new Map<ClassNode, NewSite | null>();
-
-  private findNewSite(cls: ClassNode, mod: ModuleUnit): NewSite | null {
-    if (this.newSites.has(cls)) return this.newSites.get(cls)!;
-    this.newSites.set(cls, null);
-    const found: { node: t.NewExpression; mod: ModuleUnit }[] = [];
-    for (const m of this.program.modules) {
-      for (const node of m.index.news) {
-        const callee = this.evalStatic(node.callee, m);
-        if (callee.k === 'class' && callee.node === cls) found.push({ node, mod: m });
-      }
-    }
-    let site: NewSite | null = null;
-    if (found.length === 1) {
-      const { node, mod: siteMod } = found[0]!;
-      const s = this.newState();
-      const frame = this.frameAt(siteMod, node, this.topFrame(siteMod));
-      site = { node, args: node.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
-    }
-    void mod;
-    this.newSites.set(cls, site);
-    return site;
-  }
-
   /** `this` where no call says what it is: the instance of the enclosing class, or the enclosing object literal. */
   getStaticThis(mod: ModuleUnit, node: t.Node): Val | undefined {
     const scope = isFunctionNode(node) && node.type !== 'ArrowFunctionExpression' ? node : getThisScope(mod.index, node);
@@ -2032,7 +1842,7 @@ export class Interpreter {
       if ((scope as { static?: boolean }).static) return { k: 'class', node: cls, mod };
       let inst = this.classInstances.get(cls);
       if (!inst) {
-        inst = this.makeInstance(cls, mod, this.findNewSite(cls, mod), null);
+        inst = this.makeInstance(cls, mod, this.sites.findNewSite(cls, mod), null);
         this.classInstances.set(cls, inst);
       }
       return inst;
@@ -2141,11 +1951,11 @@ export class Interpreter {
         if (name === 'bind') return object;
         return UNKNOWN;
       case 'class': {
-        const method = this.findMember(object.node, object.mod, name, true);
+        const method = this.members.findMember(object.node, object.mod, name, true);
         return method ?? UNKNOWN;
       }
       case 'inst':
-        return this.instanceMember(object, name, s, frame);
+        return this.members.instanceMember(object, name, s, frame);
       case 'obj': {
         const cell = this.readCell(s, object.cell);
         if (cell) {
@@ -2172,7 +1982,7 @@ export class Interpreter {
         if (name === 'set' || name === 'add') return { k: 'native', name: 'map.set', self: object };
         return UNKNOWN;
       case 'ns':
-        return this.exportValue(object.mod, name);
+        return this.modules.exportValue(object.mod, name);
       case 'msg':
         if (name === 'hasOwnProperty') return { k: 'native', name: 'hasOwnProperty', self: object };
         return { k: 'sym', key: name };
@@ -2311,7 +2121,7 @@ export class Interpreter {
     }
   }
 
-  private builtinMember(module: string, name: string): Val {
+  builtinMember(module: string, name: string): Val {
     switch (module) {
       case 'process':
         if (name === 'stdin') return { k: 'stream', fd: 0 };
@@ -2338,652 +2148,6 @@ export class Interpreter {
     }
   }
 
-  private instanceMember(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState, frame: Frame): Val {
-    const cell = this.readCell(s, object.cell);
-    if (cell?.has(name)) return cell.get(name)!;
-    // `this.emit('message', msg)` in an EventEmitter subclass: its listeners are called, in order
-    if (name === 'emit' && !this.findMember(object.cls, object.mod, 'emit', false) && this.extendsEventEmitter(object.cls, object.mod)) return { k: 'native', name: 'emitter.emit', self: object };
-    // a promise queue in a field (`this.work = Promise.resolve()` ... `this.work = this.work.then(...)`)
-    if (this.isQueueField(object.cls, object.mod, name)) return { k: 'promise', value: UNKNOWN, queue: true };
-    return this.openIfMutated(this.instanceMemberStatic(object, name, s, frame), name, object.mod);
-  }
-
-  /**
-   * A table held in a field and filled at run time (`this.tools.set(name, tool)` in a register method):
-   * its entries are not the ones it was created with.
-   */
-  private openIfMutated(value: Val, name: string, mod: ModuleUnit): Val {
-    if (value.k !== 'map' && value.k !== 'obj') return value;
-    if (value.k === 'map' && value.entries === null) return value;
-    for (const m of this.program.modules) {
-      for (const call of m.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || !['set', 'delete', 'clear', 'add'].includes(getMemberName(callee) ?? '')) continue;
-        const target = unwrapExpression(callee.object);
-        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
-      }
-      for (const assignment of m.index.assignments) {
-        const left = assignment.left;
-        if (left.type !== 'MemberExpression') continue;
-        const target = unwrapExpression(left.object);
-        if (target.type === 'MemberExpression' && getMemberName(target) === name) return value.k === 'map' ? { ...value, entries: null } : UNKNOWN;
-      }
-    }
-    void mod;
-    return value;
-  }
-
-  private instanceMemberStatic(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState, frame: Frame): Val {
-    const member = this.findMember(object.cls, object.mod, name, false, object);
-    if (member && (member.k !== 'func' || member.fn.type === 'ClassMethod' || member.fn.type === 'ClassPrivateMethod') && !this.isFieldMember(object.cls, name)) return member;
-    if (member) {
-      // a field with an initializer that a method replaces (`onMessage = () => {}` set by listen())
-      if (!this.assignedElsewhere(object.cls, object.mod, name)) return member;
-      if (member.k === 'map' || member.k === 'obj' || member.k === 'arr') return member;
-      return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
-    }
-    return this.fieldFromConstructor(object, name, s);
-  }
-
-  /** The fields of a class that are promise queues (see queueFieldsOf), found once per class. */
-  private isQueueField(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
-    let fields = this.queueFields.get(cls);
-    if (!fields) this.queueFields.set(cls, (fields = queueFieldsOf(cls, mod)));
-    return fields.has(name);
-  }
-
-  private isFieldMember(cls: ClassNode, name: string): boolean {
-    return cls.body.body.some((m) => (m.type === 'ClassProperty' || m.type === 'ClassPrivateProperty') && !m.static && (m.type === 'ClassPrivateProperty' ? `#${m.key.id.name}` : getStaticKey(m)) === name);
-  }
-
-  /** `class X extends EventEmitter` (from node:events), directly or through a class of the program. */
-  private extendsEventEmitter(cls: ClassNode, mod: ModuleUnit, depth = 0): boolean {
-    if (!cls.superClass || depth > 8) return false;
-    const parent = this.evalStatic(cls.superClass, mod);
-    if (parent.k === 'class') return this.extendsEventEmitter(parent.node, parent.mod, depth + 1);
-    const name = cls.superClass.type === 'Identifier' ? cls.superClass.name : cls.superClass.type === 'MemberExpression' ? getMemberName(cls.superClass) : null;
-    return name === 'EventEmitter' && (parent.k === 'unknown' || parent.k === 'native' || parent.k === 'global' || parent.k === 'builtin');
-  }
-
-  /**
-   * The listeners of `event` on instances of the class: `x.on(event, fn)` on a value that is one
-   * (`transport.on('message', ...)`), or `this.on(event, fn)` in the class. Null when a listener is not a
-   * function the program defines (then the emit is an opaque call).
-   */
-  private findListeners(inst: Extract<Val, { k: 'inst' }>, event: string): Extract<Val, { k: 'func' }>[] | null {
-    let byEvent = this.listenerMemo.get(inst.cls);
-    if (!byEvent) this.listenerMemo.set(inst.cls, (byEvent = new Map()));
-    if (byEvent.has(event)) return byEvent.get(event)!;
-    byEvent.set(event, null);
-    const out: Extract<Val, { k: 'func' }>[] = [];
-    for (const mod of this.program.modules) {
-      for (const call of mod.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || !LISTEN_METHODS.has(getMemberName(callee) ?? '')) continue;
-        const [name, handler] = call.arguments;
-        if (name?.type !== 'StringLiteral' || name.value !== event || !handler || handler.type === 'SpreadElement' || handler.type === 'ArgumentPlaceholder') continue;
-        const receiver = unwrapExpression(callee.object);
-        const isThis = receiver.type === 'ThisExpression' && getEnclosingClass(mod.index, receiver) === inst.cls;
-        const target = isThis ? inst : this.evalStatic(receiver, mod);
-        if (target.k !== 'inst' || target.cls !== inst.cls) continue;
-        const listener = this.evalStatic(handler, mod);
-        if (listener.k !== 'func') return null;
-        out.push(isThis && listener.fn.type === 'ArrowFunctionExpression' ? { ...listener, thisVal: inst } : listener);
-      }
-    }
-    byEvent.set(event, out);
-    return out;
-  }
-
-  /** A method or a field initializer of a class (or its superclasses). */
-  private findMember(cls: ClassNode, mod: ModuleUnit, name: string, isStatic: boolean, inst?: Val): Val | null {
-    for (const member of cls.body.body) {
-      if ((member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod') && member.kind !== 'constructor' && Boolean(member.static) === isStatic) {
-        const key = member.type === 'ClassPrivateMethod' ? `#${member.key.id.name}` : getStaticKey(member);
-        if (key === name) return { k: 'func', fn: member, mod, thisVal: inst };
-      }
-      if ((member.type === 'ClassProperty' || member.type === 'ClassPrivateProperty') && Boolean(member.static) === isStatic) {
-        const key = member.type === 'ClassPrivateProperty' ? `#${member.key.id.name}` : getStaticKey(member);
-        if (key === name && member.value) {
-          const frame: Frame = { id: ++frameCounter, fn: null, mod, thisVal: inst, call: null, caller: null };
-          const value = this.evalPure(member.value, this.newState(), frame);
-          return value.k === 'func' && value.fn.type === 'ArrowFunctionExpression' ? { ...value, thisVal: inst } : value;
-        }
-      }
-    }
-    if (cls.superClass) {
-      const parent = this.evalStatic(cls.superClass, mod);
-      if (parent.k === 'class') return this.findMember(parent.node, parent.mod, name, isStatic, inst);
-    }
-    return null;
-  }
-
-  /** `this.name = <expr>` in the constructor, evaluated with the constructor's arguments at the `new` site. */
-  /** Fields being read from a constructor right now: a field defined through itself reads as unknown. */
-  private readonly ctorFieldsInProgress = new Set<string>();
-
-  private fieldFromConstructor(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState): Val {
-    // `new Router({ getPath: this.getPath })` inside Router: the field is defined through itself
-    const key = `${object.mod.path}:${object.cls.start}:${object.site?.node?.start ?? -1}:${name}`;
-    if (this.ctorFieldsInProgress.has(key) || this.ctorFieldsInProgress.size > 64) return UNKNOWN;
-    this.ctorFieldsInProgress.add(key);
-    try {
-      return this.fieldFromConstructorOnce(object, name, s);
-    } finally {
-      this.ctorFieldsInProgress.delete(key);
-    }
-  }
-
-  private fieldFromConstructorOnce(object: Extract<Val, { k: 'inst' }>, name: string, s: PathState): Val {
-    let cls: ClassNode | null = object.cls;
-    let mod = object.mod;
-    while (cls) {
-      const ctor = cls.body.body.find((m): m is t.ClassMethod => m.type === 'ClassMethod' && m.kind === 'constructor');
-      if (ctor) {
-        const env = this.newState();
-        const frame: Frame = { id: ++frameCounter, fn: ctor, mod, thisVal: object, call: null, caller: null };
-        ctor.params.forEach((param, i) => {
-          const arg = object.site?.args[i] ?? (object.site ? UNDEFINED : UNKNOWN);
-          if (param.type === 'TSParameterProperty') {
-            const inner = param.parameter;
-            const id = inner.type === 'AssignmentPattern' ? inner.left : inner;
-            if (id.type === 'Identifier' && id.name === name) {
-              // constructor(private output = process.stdout)
-              this.bindPattern(inner, arg, env, frame);
-            } else this.bindPattern(inner, arg, env, frame);
-          } else if (param.type !== 'RestElement') this.bindPattern(param, arg, env, frame);
-        });
-        for (const param of ctor.params) {
-          if (param.type === 'TSParameterProperty') {
-            const inner = param.parameter.type === 'AssignmentPattern' ? param.parameter.left : param.parameter;
-            if (inner.type === 'Identifier' && inner.name === name) return this.readIdentifier(inner, env, frame);
-          }
-        }
-        let found: Val | null = null;
-        let count = 0;
-        for (const statement of ctor.body.body) {
-          if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') continue;
-          const left = statement.expression.left;
-          if (left.type === 'MemberExpression' && left.object.type === 'ThisExpression' && getMemberName(left) === name) {
-            found = this.evalPure(statement.expression.right, env, frame);
-            count++;
-          }
-        }
-        if (found && count === 1) {
-          if (!this.assignedElsewhere(cls, mod, name)) return found;
-          if (found.k === 'map' || found.k === 'obj' || found.k === 'arr') return found;
-          return this.fieldFromMethod(object, cls, mod, name) ?? UNKNOWN;
-        }
-        const superCall = ctor.body.body.find((st) => st.type === 'ExpressionStatement' && st.expression.type === 'CallExpression' && st.expression.callee.type === 'Super');
-        if (name === 'message' && superCall) {
-          const call = (superCall as t.ExpressionStatement).expression as t.CallExpression;
-          return call.arguments[0] ? this.evalPure(call.arguments[0], env, frame) : UNDEFINED;
-        }
-        if (found) return UNKNOWN;
-      }
-      if (!cls.superClass) break;
-      const parent = this.evalStatic(cls.superClass, mod);
-      if (parent.k !== 'class') {
-        if (parent.k === 'global' && parent.name.endsWith('Error') && name === 'message') return UNKNOWN;
-        break;
-      }
-      cls = parent.node;
-      mod = parent.mod;
-    }
-    void s;
-    if (!this.assignedElsewhere(object.cls, object.mod, name)) return UNDEFINED;
-    return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
-  }
-
-  /**
-   * `listen(onMessage) { this.onMessage = onMessage; ... }`: a component a method stores, when one method
-   * of the class stores it and that method has one caller (whose argument is the value).
-   */
-  private readonly fieldsInProgress = new Set<string>();
-
-  private fieldFromMethod(object: Extract<Val, { k: 'inst' }>, cls: ClassNode, mod: ModuleUnit, name: string): Val | null {
-    const key = `${cls.start}:${mod.path}:${name}`;
-    if (this.fieldsInProgress.has(key)) return null;
-    this.fieldsInProgress.add(key);
-    try {
-      return this.computeFieldFromMethod(object, cls, mod, name);
-    } finally {
-      this.fieldsInProgress.delete(key);
-    }
-  }
-
-  private computeFieldFromMethod(object: Extract<Val, { k: 'inst' }>, cls: ClassNode, mod: ModuleUnit, name: string): Val | null {
-    const writes: { assignment: t.AssignmentExpression; method: t.ClassMethod }[] = [];
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
-      const fn = findEnclosingFunction(mod, assignment);
-      if (!fn || fn.type !== 'ClassMethod' || fn.kind === 'constructor' || getEnclosingClass(mod.index, assignment) !== cls) continue;
-      writes.push({ assignment, method: fn });
-    }
-    if (writes.length !== 1) return null;
-    const { assignment, method } = writes[0]!;
-    const methodName = getStaticKey(method);
-    if (methodName === null) return null;
-    const site = this.findMethodCallSite(cls, mod, methodName);
-    if (!site) return null;
-    const env = this.newState();
-    const frame: Frame = { id: ++frameCounter, fn: method, mod, thisVal: object, call: null, caller: null };
-    method.params.forEach((param, i) => {
-      if (param.type !== 'RestElement') this.bindPattern(param, site.args[i] ?? UNDEFINED, env, frame);
-    });
-    const value = this.evalPure(assignment.right, env, frame);
-    return ['func', 'obj', 'map', 'stream', 'inst', 'readline', 'class'].includes(value.k) ? value : null;
-  }
-
-  /** The one call `x.method(...)` in the program whose receiver is an instance of `cls`. */
-  private findMethodCallSite(cls: ClassNode, mod: ModuleUnit, methodName: string): NewSite | null {
-    const found: { call: t.CallExpression; mod: ModuleUnit }[] = [];
-    for (const m of this.program.modules) {
-      for (const call of m.index.calls) {
-        const callee = unwrapExpression(call.callee);
-        if (callee.type !== 'MemberExpression' || getMemberName(callee) !== methodName) continue;
-        const receiver = callee.object.type === 'ThisExpression' ? (getEnclosingClass(m.index, call) === cls ? cls : null) : null;
-        if (receiver === null) {
-          const value = this.evalStatic(callee.object, m);
-          if (value.k !== 'inst' || value.cls !== cls) continue;
-        }
-        found.push({ call, mod: m });
-      }
-    }
-    if (found.length !== 1) return null;
-    const { call, mod: siteMod } = found[0]!;
-    const s = this.newState();
-    const frame = this.frameAt(siteMod, call, this.topFrame(siteMod));
-    void mod;
-    return { node: call, args: call.arguments.map((a) => (a.type === 'SpreadElement' || a.type === 'ArgumentPlaceholder' ? UNKNOWN : this.evalPure(a, s, frame))) };
-  }
-
-  private assignedElsewhere(cls: ClassNode, mod: ModuleUnit, name: string): boolean {
-    for (const assignment of mod.index.assignments) {
-      const left = assignment.left;
-      if (left.type !== 'MemberExpression' || left.object.type !== 'ThisExpression' || getMemberName(left) !== name) continue;
-      const fn = findEnclosingFunction(mod, assignment);
-      if (fn && fn.type === 'ClassMethod' && fn.kind === 'constructor') continue;
-      if (getEnclosingClass(mod.index, assignment) === cls) return true;
-    }
-    return false;
-  }
-
-  findMethod(cls: ClassNode, mod: ModuleUnit, name: string): { fn: FunctionNode; mod: ModuleUnit } | null {
-    for (const member of cls.body.body) {
-      if (member.type === 'ClassMethod' && (name === 'constructor' ? member.kind === 'constructor' : getStaticKey(member) === name)) return { fn: member, mod };
-    }
-    if (cls.superClass) {
-      const parent = this.evalStatic(cls.superClass, mod);
-      if (parent.k === 'class') return this.findMethod(parent.node, parent.mod, name);
-    }
-    return null;
-  }
-
   // ---------------------------------------------------------------- modules
 
-  private importValue(source: string, imported: string, mod: ModuleUnit): Val {
-    const builtin = getBuiltinName(source);
-    if (builtin !== null) {
-      if (imported === '*' || imported === 'default') return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
-      if (builtin === 'process') return this.builtinMember('process', imported);
-      return this.builtinMember(builtin, imported);
-    }
-    const target = this.program.resolveImport(mod, source);
-    if (!target) return UNKNOWN;
-    if (imported === '*') return { k: 'ns', mod: target };
-    return this.exportValue(target, imported);
-  }
-
-  private requireValue(spec: string, mod: ModuleUnit): Val {
-    const builtin = getBuiltinName(spec);
-    if (builtin !== null) return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
-    const target = this.program.resolveImport(mod, spec);
-    if (!target) return UNKNOWN;
-    const whole = this.cjsExportsObject(target);
-    return whole ?? { k: 'ns', mod: target };
-  }
-
-  /** `module.exports = X` (a class, a function, an object): what require() returns. */
-  private cjsExportsObject(mod: ModuleUnit): Val | null {
-    for (const statement of mod.ast.program.body) {
-      if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') continue;
-      const left = statement.expression.left;
-      if (left.type === 'MemberExpression' && left.object.type === 'Identifier' && left.object.name === 'module' && getMemberName(left) === 'exports') {
-        const value = this.evalStatic(statement.expression.right, mod);
-        if (value.k === 'obj') return { k: 'ns', mod };
-        return value;
-      }
-    }
-    return null;
-  }
-
-  /** The value a module exports under `name` (ES exports, `module.exports = {...}`, `exports.x = ...`). */
-  exportValue(mod: ModuleUnit, name: string): Val {
-    for (const statement of mod.ast.program.body) {
-      if (statement.type === 'ExportNamedDeclaration') {
-        const declaration = statement.declaration;
-        if (declaration) {
-          if ((declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id?.name === name) {
-            return declaration.type === 'FunctionDeclaration' ? { k: 'func', fn: declaration, mod } : { k: 'class', node: declaration, mod };
-          }
-          if (declaration.type === 'VariableDeclaration') {
-            for (const d of declaration.declarations) {
-              if (d.id.type === 'Identifier' && d.id.name === name) return this.evalStatic(d.id, mod);
-            }
-          }
-          if (declaration.type === 'TSEnumDeclaration' && declaration.id.name === name) return { k: 'enum', node: declaration };
-        }
-        for (const spec of statement.specifiers) {
-          if (spec.type !== 'ExportSpecifier') continue;
-          const exported = spec.exported.type === 'Identifier' ? spec.exported.name : spec.exported.value;
-          if (exported !== name) continue;
-          if (statement.source) {
-            const target = this.program.resolveImport(mod, statement.source.value);
-            return target ? this.exportValue(target, spec.local.name) : UNKNOWN;
-          }
-          return this.evalStatic(spec.local, mod);
-        }
-      }
-      if (statement.type === 'ExportDefaultDeclaration' && name === 'default') {
-        const declaration = statement.declaration;
-        if (declaration.type === 'FunctionDeclaration') return { k: 'func', fn: declaration, mod };
-        if (declaration.type === 'ClassDeclaration') return { k: 'class', node: declaration, mod };
-        return this.evalStatic(declaration, mod);
-      }
-      if (statement.type === 'ExportAllDeclaration') {
-        const target = this.program.resolveImport(mod, statement.source.value);
-        if (target) {
-          const value = this.exportValue(target, name);
-          if (value.k !== 'unknown') return value;
-        }
-      }
-      if (statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression') {
-        const left = statement.expression.left;
-        if (left.type !== 'MemberExpression') continue;
-        // module.exports = { a, b }  /  module.exports.a = ...  /  exports.a = ...
-        const isModuleExports = (n: t.Node): boolean => n.type === 'MemberExpression' && n.object.type === 'Identifier' && n.object.name === 'module' && getMemberName(n) === 'exports';
-        if (isModuleExports(left)) {
-          const value = this.evalStatic(statement.expression.right, mod);
-          if (value.k === 'obj') return this.member(value, name, this.newState(), this.topFrame(mod), null);
-          if (name === 'default') return value;
-        } else if ((isModuleExports(left.object) || (left.object.type === 'Identifier' && left.object.name === 'exports')) && getMemberName(left) === name) {
-          return this.evalStatic(statement.expression.right, mod);
-        }
-      }
-    }
-    return UNKNOWN;
-  }
-}
-
-const EXIT = '\0exit';
-
-function getBuiltinName(source: string): string | null {
-  const name = source.startsWith('node:') ? source.slice(5) : source;
-  const known = ['readline', 'fs', 'process', 'events', 'util', 'path', 'os', 'crypto', 'child_process', 'stream', 'buffer', 'timers', 'url', 'http', 'https', 'net', 'zlib', 'assert', 'async_hooks', 'worker_threads', 'string_decoder'];
-  const base = name.split('/')[0]!;
-  if (base === 'readline' && name === 'readline/promises') return 'readline';
-  if (base === 'fs' && name === 'fs/promises') return 'fs-promises';
-  return known.includes(base) && !name.includes('/') ? base : null;
-}
-
-function fdOf(value: Val): number {
-  if (value.k === 'lit' && typeof value.value === 'number') return value.value;
-  if (value.k === 'stream') return value.fd;
-  if (value.k === 'lit' && value.value === '/dev/stdout') return 1;
-  return -1;
-}
-
-/** The literal text a value starts with: a string literal, or the known head of a string built from unknown parts. */
-function getTextHead(v: Val): string | null {
-  if (v.k === 'lit') return typeof v.value === 'string' ? v.value : String(v.value);
-  if (v.k === 'unknown' && v.head !== undefined) return v.head;
-  return null;
-}
-
-/** The text after the substitution at `at` of a template, as far as it is known (`${body}\n`, `${body}${EOL}`). */
-function getTemplateTail(expr: t.TemplateLiteral, parts: Val[], at: number): string {
-  let tail = expr.quasis[at + 1]?.value.cooked ?? '';
-  for (let i = at + 1; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (part.k !== 'lit') break;
-    tail += String(part.value) + (expr.quasis[i + 1]?.value.cooked ?? '');
-  }
-  return tail;
-}
-
-/** What a write carries: a JSON message (with its framing), a newline, a Content-Length header, or other text. */
-export function classifyWrite(payload: Val, console: boolean): WriteData {
-  if (payload.k === 'json') {
-    if (payload.header) return { kind: 'json', value: payload.value, framing: 'content-length' };
-    if (console || payload.suffix.endsWith('\n')) return { kind: 'json', value: payload.value, framing: 'ndjson' };
-    return { kind: 'json', value: payload.value, framing: 'bare' };
-  }
-  if (payload.k === 'lit' && typeof payload.value === 'string') {
-    if (/^\r?\n$/.test(payload.value)) return { kind: 'newline' };
-    if (/^content-length:/i.test(payload.value)) return { kind: 'header' };
-  }
-  if (payload.k === 'unknown' && payload.head !== undefined && /^content-length:/i.test(payload.head)) return { kind: 'header' };
-  return { kind: 'text' };
-}
-
-function typeOf(v: Val): string | null {
-  switch (v.k) {
-    case 'lit':
-      return v.value === null ? 'object' : typeof v.value;
-    case 'func':
-    case 'class':
-    case 'native':
-      return 'function';
-    case 'obj':
-    case 'enum':
-    case 'inst':
-    case 'arr':
-    case 'map':
-    case 'stream':
-    case 'readline':
-    case 'msg':
-    case 'error':
-    case 'promise':
-      return 'object';
-    case 'text':
-    case 'json':
-      return 'string';
-    default:
-      return null;
-  }
-}
-
-function isTruthy(v: Val, s: PathState): boolean | null {
-  switch (v.k) {
-    case 'lit':
-      return Boolean(v.value);
-    case 'unknown':
-    case 'text':
-    case 'pred':
-      return null;
-    case 'sym': {
-      const c = s.cons.get(v.key);
-      if (c?.eq !== undefined) return Boolean(c.eq);
-      if (c?.defined === false) return false;
-      if (v.key === 'method') return true;
-      if (v.key === 'id' && c?.defined === true) return true;
-      return null;
-    }
-    default:
-      return true;
-  }
-}
-
-function evalBinary(op: string, a: Lit, b: Lit): Lit {
-  const x = a as never;
-  const y = b as never;
-  switch (op) {
-    case '===':
-      return a === b;
-    case '!==':
-      return a !== b;
-    case '==':
-      return a == b;
-    case '!=':
-      return a != b;
-    case '-':
-      return (x as number) - (y as number);
-    case '*':
-      return (x as number) * (y as number);
-    case '/':
-      return (x as number) / (y as number);
-    case '<':
-      return x < y;
-    case '>':
-      return x > y;
-    case '<=':
-      return x <= y;
-    case '>=':
-      return x >= y;
-    default:
-      throw new Error('not folded');
-  }
-}
-
-/** The names EventEmitter (a stream, a readline interface) registers a listener with. */
-export const LISTEN_METHODS = new Set(['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
-
-/**
- * The value of an enum member: its string or number literal, or the number counted on from the member
- * before (`A, B = 5, C` -> 0, 5, 6); undefined for a member computed otherwise, and after one.
- */
-function getEnumMemberValue(node: t.TSEnumDeclaration, name: string): string | number | undefined {
-  let next: number | undefined = 0;
-  for (const member of node.members) {
-    const key = member.id.type === 'Identifier' ? member.id.name : member.id.value;
-    let value: string | number | undefined;
-    const init = member.initializer ? unwrapExpression(member.initializer) : null;
-    if (init === null) value = next;
-    else if (init.type === 'StringLiteral') value = init.value;
-    else if (init.type === 'NumericLiteral') value = init.value;
-    else if (init.type === 'UnaryExpression' && init.operator === '-' && init.argument.type === 'NumericLiteral') value = -init.argument.value;
-    next = typeof value === 'number' ? value + 1 : undefined;
-    if (key === name) return value;
-  }
-  return undefined;
-}
-
-/** A computed handler name with more entries than this is not followed entry by entry. */
-const MAX_COMPUTED_ENTRIES = 24;
-
-/** The literal start and end of a string built by `+` or a template (`'on' + x` -> prefix 'on'); null when no part is dynamic. */
-function getFixedEnds(node: t.Node): { prefix: string; suffix: string } | null {
-  const sketch = sketchString(node, '\0');
-  if (!sketch.includes('\0')) return null;
-  return { prefix: sketch.slice(0, sketch.indexOf('\0')), suffix: sketch.slice(sketch.lastIndexOf('\0') + 1) };
-}
-
-/** The names of a class's own instance methods (arrow-function fields too); null when it extends another class. */
-function getClassMethodNames(cls: ClassNode): string[] | null {
-  if (cls.superClass) return null;
-  const names: string[] = [];
-  for (const member of cls.body.body) {
-    if (member.type === 'ClassMethod' && member.kind === 'method' && !member.static && !member.computed && member.key.type === 'Identifier') names.push(member.key.name);
-    if (member.type === 'ClassProperty' && !member.static && !member.computed && member.key.type === 'Identifier' && member.value && isFunctionNode(member.value)) names.push(member.key.name);
-  }
-  return names;
-}
-
-/** Methods that only compute a value from their receiver (used to format a log line). */
-const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat']);
-
-function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (current === fn) return true;
-    current = mod.index.parent.get(current);
-  }
-  return false;
-}
-
-export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {
-  let current = mod.index.parent.get(node);
-  while (current) {
-    if (isFunctionNode(current)) return current;
-    current = mod.index.parent.get(current);
-  }
-  return null;
-}
-
-const LOOPS = new Set(['ForOfStatement', 'ForInStatement', 'ForStatement', 'WhileStatement', 'DoWhileStatement']);
-
-/** Whether `node` lies in the body of a loop, short of any function (a block-scoped binding there is per iteration). */
-function isInLoopBody(node: t.Node, parents: ReadonlyMap<t.Node, t.Node>): boolean {
-  for (let child = node, parent = parents.get(node); parent !== undefined; child = parent, parent = parents.get(parent)) {
-    if (LOOPS.has(parent.type) && (parent as t.ForOfStatement | t.WhileStatement).body === child) return true;
-    if (t.isFunction(parent)) return false;
-  }
-  return false;
-}
-
-/**
- * Whether a write of `binding` chains a promise onto the binding itself: `queue = queue.then(cb)`,
- * `queue = queue.then(cb).catch(log)`, `q = q.finally(cb)` (a promise queue: the binding always holds a promise).
- */
-function isChainOnto(mod: ModuleUnit, write: t.Node, binding: Binding): boolean {
-  if (write.type !== 'AssignmentExpression' || write.operator !== '=' || write.left.type !== 'Identifier') return false;
-  return isChainOn(write.right, (root) => root.type === 'Identifier' && resolveIdentifier(mod.index, root) === binding);
-}
-
-/**
- * The fields of a class that are promise queues: every assignment to `this.<name>` in its module is
- * `this.<name> = Promise.resolve()` or chains onto `this.<name>` itself, and at least one chains.
- */
-function queueFieldsOf(cls: ClassNode, mod: ModuleUnit): Set<string> {
-  const fieldName = (node: t.Node): string | null => {
-    const expr = unwrapExpression(node);
-    return expr.type === 'MemberExpression' && !expr.computed && unwrapExpression(expr.object).type === 'ThisExpression' ? getMemberName(expr) : null;
-  };
-  const chains = new Set<string>();
-  const other = new Set<string>();
-  for (const assignment of mod.index.assignments) {
-    const name = fieldName(assignment.left);
-    if (name === null) continue;
-    if (getEnclosingClass(mod.index, assignment) !== cls || assignment.operator !== '=') other.add(name);
-    else if (isChainOn(assignment.right, (root) => fieldName(root) === name)) chains.add(name);
-    else if (!isPromiseResolve(assignment.right)) other.add(name);
-  }
-  return new Set([...chains].filter((name) => !other.has(name)));
-}
-
-function isPromiseResolve(node: t.Node): boolean {
-  const expr = unwrapExpression(node);
-  if (expr.type !== 'CallExpression' || expr.arguments.length > 0) return false;
-  const callee = unwrapExpression(expr.callee);
-  return callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Promise' && getMemberName(callee) === 'resolve';
-}
-
-/** `<root>.then(cb)`, `<root>.then(cb).catch(log)`, `<root>.finally(cb)`: links of then/catch/finally on a root. */
-function isChainOn(node: t.Node, isRoot: (root: t.Node) => boolean): boolean {
-  let expr = unwrapExpression(node);
-  let links = 0;
-  while (expr.type === 'CallExpression' || expr.type === 'AwaitExpression') {
-    if (expr.type === 'AwaitExpression') return false;
-    const callee = unwrapExpression(expr.callee);
-    if (callee.type !== 'MemberExpression') return false;
-    const name = getMemberName(callee);
-    if (name !== 'then' && name !== 'catch' && name !== 'finally') return false;
-    links++;
-    expr = unwrapExpression(callee.object);
-  }
-  return links > 0 && isRoot(expr);
-}
-
-/** Whether evaluating an expression runs code (a call, a construction, an assignment), outside the functions it creates. */
-function runsCode(node: t.Node): boolean {
-  let found = false;
-  const visit = (n: t.Node): void => {
-    if (found || isFunctionNode(n)) return;
-    if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'AwaitExpression' || n.type === 'AssignmentExpression' || n.type === 'UpdateExpression' || n.type === 'TaggedTemplateExpression') found = true;
-    else forEachChild(n, visit);
-  };
-  visit(node);
-  return found;
 }

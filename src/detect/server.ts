@@ -549,7 +549,7 @@ function isInsideFunction(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean
  */
 function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: Anchor): t.Statement[] {
   const mod = consumer.mod;
-  if (mod !== anchor.mod || findEnclosingFunction(mod, consumer.node) !== anchor.fn) return [];
+  if (mod !== anchor.mod || findEnclosingFunction(mod, consumer.node) !== anchor.fn) return findReaderListeners(anchor);
   const out: t.Statement[] = [];
   const body = anchor.fn ? (anchor.fn.body.type === 'BlockStatement' ? anchor.fn.body.body : []) : mod.ast.program.body;
   const holder = mod.index.parent.get(anchor.statement);
@@ -571,6 +571,52 @@ function findInputStatements(facts: FileFacts, consumer: StdinConsumer, anchor: 
     if (isInput) out.push(statement);
   }
   return out;
+}
+
+const LISTENER_REGISTRATIONS = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener']);
+
+/**
+ * The loop starts in another function, through a call on a reader object (`this.incoming.start()`, an
+ * EventEmitter of the server's own that reads stdin and emits 'message' / 'invalid'): the listeners
+ * registered on that same reader next to the call are the loop's wiring. The SDK rewrite replaces the
+ * call, so the reader never starts and never emits, and a listener left behind is dead code that still
+ * writes (a parse-error reply): they go with the call. Only when nothing else emits on the reader
+ * (`reader.emit(...)` anywhere but inside its own class).
+ */
+function findReaderListeners(anchor: Anchor): t.Statement[] {
+  const mod = anchor.mod;
+  const started = anchor.statement.type === 'ExpressionStatement' ? unwrapExpression(anchor.statement.expression) : null;
+  if (started?.type !== 'CallExpression' || started.callee.type !== 'MemberExpression') return [];
+  const reader = unwrapExpression(started.callee.object);
+  const key = getReaderKey(mod, reader);
+  if (key === null) return [];
+  const holder = mod.index.parent.get(anchor.statement);
+  if (holder?.type !== 'BlockStatement' && holder?.type !== 'Program') return [];
+  const out: t.Statement[] = [];
+  for (const statement of holder.body) {
+    if (statement === anchor.statement || statement.type !== 'ExpressionStatement') continue;
+    const call = unwrapExpression(statement.expression);
+    if (call.type !== 'CallExpression' || call.callee.type !== 'MemberExpression' || !LISTENER_REGISTRATIONS.has(getMemberName(call.callee) ?? '')) continue;
+    if (getReaderKey(mod, unwrapExpression(call.callee.object)) === key) out.push(statement);
+  }
+  if (out.length === 0) return [];
+  // someone else emits on the reader: its listeners are not only the loop's
+  for (const [node] of mod.index.parent) {
+    if (node.type !== 'CallExpression' || node.callee.type !== 'MemberExpression' || getMemberName(node.callee) !== 'emit') continue;
+    if (getReaderKey(mod, unwrapExpression(node.callee.object)) === key) return [];
+  }
+  return out;
+}
+
+/** `this.incoming` (by member name, within one `this`) or a local binding, as a comparable key; null for anything else. */
+function getReaderKey(mod: ModuleUnit, node: t.Node): string | object | null {
+  if (node.type === 'MemberExpression' && node.object.type === 'ThisExpression') {
+    const name = getMemberName(node);
+    const scope = getThisScope(mod.index, node);
+    return name === null || scope === null ? null : `${scope.start}:${name}`;
+  }
+  if (node.type === 'Identifier') return resolveIdentifier(mod.index, node) ?? null;
+  return null;
 }
 
 /** `this.rl` / `rl`, assigned at `target`, is read only inside `within` (the loop the rewrite removes). */

