@@ -178,3 +178,14 @@ describe('other files the run reads that could block (item 12)', () => {
   }, 10_000);
 });
 
+
+describe('the repository a file lives in bounds it too', () => {
+  it('a scan of a folder holding a repository: a symlink out of that repository is refused', async () => {
+    const base = await makeTree({ 'projects/repo/.git/HEAD': 'x', 'projects/repo/server.js': `${MIGRATE}require('./lib/dispatch.js') // RELATED\n`, 'projects/other/dispatch.js': DISPATCH });
+    await symlink('../other', join(base, 'projects/repo/lib'));
+    const h = makeHarness(join(base, 'projects'), { process: pipelineWithRelated() });
+    expect(await main(['--yes', '--no-verify', '--force', 'repo'], h.deps)).toBe(3);
+    expect(await read(base, 'projects/other/dispatch.js')).toBe(DISPATCH);
+    expect(h.stderr()).toContain('outside the repository');
+  });
+});

@@ -3,7 +3,8 @@
 // climb out of it (`../../shared/dispatch.js`). Every path the run writes (a migrated file, a module its
 // rewrite changes, the envelope helper, a package.json, a temp file beside any of them) is resolved with
 // every symbolic link followed, and must lie inside each of its bounds, also resolved:
-//   - a source file or companion: the scanned root and, inside a git work tree, the repository;
+//   - a source file or companion: the scanned root and, inside a git work tree, the repository (the
+//     scanned root's, and the one holding the file);
 //   - a package.json: the repository (outside git, the scanned root): a package above the scanned
 //     folder is the package of the files in it, one above the repository is someone else's.
 // Otherwise the write is refused with the reason (the file is reported; nothing is written).
@@ -53,7 +54,10 @@ export async function resolveReal(path: string): Promise<string> {
 export async function getWriteRefusal(path: string, bounds: readonly Bound[]): Promise<string | null> {
   if (bounds.length === 0) return null;
   const real = await resolveReal(path);
-  const outside = bounds.find((bound) => !isInside(bound.dir, real));
+  // Also the repository holding the path itself (a repository inside a scanned folder that is not one).
+  const own = await resolveGitRoot(dirname(path));
+  const all = own === null ? bounds : [...bounds, { dir: await resolveReal(own), what: 'the repository' as const }];
+  const outside = all.find((bound) => !isInside(bound.dir, real));
   if (outside === undefined) return null;
   const via = real === path ? '' : `resolves to ${real}, `;
   return `${via}outside ${outside.what} (${outside.dir}): not written`;
