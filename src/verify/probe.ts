@@ -125,11 +125,14 @@ const LISTINGS = [
 
 /** Runs every probe against a fresh server process and stops it. */
 export async function verifyServer(options: VerifyOptions): Promise<VerifyResult> {
-  const first = await runSession(options, true);
+  // One limit for both sessions (the second, without the pre-initialize request, is not a fresh start).
+  const totalMs = Math.min(options.totalMs ?? MAX_VERIFY_TOTAL_MS, MAX_VERIFY_TOTAL_MS * 10);
+  const deadline = Date.now() + totalMs;
+  const first = await runSession(options, true, deadline, totalMs);
   if (first.kind !== 'retry') return first;
   // initialize went unanswered after a request sent before it: try again without that request, so that
   // the rest can still be measured (the pre-initialize rule fails with what happened).
-  const second = await runSession(options, false);
+  const second = await runSession(options, false, deadline, totalMs);
   if (second.kind === 'checked') {
     const at = second.results.findIndex((r) => r.rule === 'pre-initialize-unanswered');
     second.results[at] = { rule: 'pre-initialize-unanswered', ok: false, detail: first.detail };
@@ -139,10 +142,10 @@ export async function verifyServer(options: VerifyOptions): Promise<VerifyResult
 
 type SessionResult = VerifyResult | { kind: 'retry'; detail: string };
 
-async function runSession(options: VerifyOptions, discover: boolean): Promise<SessionResult> {
+async function runSession(options: VerifyOptions, discover: boolean, deadline: number, totalMs: number): Promise<SessionResult> {
   const servers = new ServerProcesses(options);
   try {
-    return await runProbes(servers, options, discover);
+    return await runProbes(servers, options, discover, deadline, totalMs);
   } finally {
     await servers.closeAll();
   }
@@ -297,12 +300,10 @@ function getCrash(outcome: Outcome): string | null {
   return null;
 }
 
-async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
+async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean, deadline: number, totalMs: number): Promise<SessionResult> {
   const { signal } = options;
   const timeoutMs = clampReplyTimeout(options.timeoutMs);
   // One limit for the whole exploration: a server that answers nothing costs one wait per request.
-  const totalMs = Math.min(options.totalMs ?? MAX_VERIFY_TOTAL_MS, MAX_VERIFY_TOTAL_MS * 10);
-  const deadline = Date.now() + totalMs;
   /** How long a wait may still last: `ms`, or what is left of the overall limit. */
   const within = (ms: number): number => Math.max(0, Math.min(ms, deadline - Date.now()));
   const findings = new Findings();
