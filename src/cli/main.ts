@@ -249,8 +249,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       } catch (err) {
         if (!(err instanceof LockBusyError)) throw err;
         stderr.write(
-          `mcp-migrate: another run is writing in this tree: ${err.message}. Nothing was written.\n` +
-            `Run again once it has finished (if no run is going on, delete ${err.lockPath}).\n`,
+          `mcp-migrate: another run is writing in this tree: ${escapeText(err.message)}. Nothing was written.\n` +
+            `Run again once it has finished (if no run is going on, delete ${escapeText(err.lockPath)}).\n`,
         );
         return EXIT_FAILED;
       }

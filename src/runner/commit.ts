@@ -569,11 +569,8 @@ export class ChangeApplier {
       ...companions.filter((c) => !this.companionState.has(c.path)).map((c) => ({ path: c.path, expected: null, content: c.content, bounds: this.scan.bounds?.sources, kind: 'companion' as const })),
       ...files.map((r) => ({ path: r.path, expected: r.before, content: r.after as string, bounds: this.scan.bounds?.sources, kind: 'file' as const })),
     ];
-    const failed = (write: UnitWrite, err: unknown): ApplyOutcome => {
-      const message = messageOf(err);
-      const error = write.kind === 'file' && paths.size > 0 && write.path === files[0]?.path ? message : `${this.display(write.path)} ${message} (the files of this rewrite are written together; none was)`;
-      return { written, error };
-    };
+    // The files of a unit are written together: the error names the one that stopped them all.
+    const failed = (write: UnitWrite, err: unknown): ApplyOutcome => ({ written, error: `${this.display(write.path)}: ${messageOf(err)}; none of its files was written` });
     // 1. Every file checked before anything is written.
     for (const write of writes) {
       try {
