@@ -339,6 +339,15 @@ ${initialized}
     expect(m.blockers[0]!.detail).toContain("`tally('ready')`");
   });
 
+  it('a counter the per-message code keeps only for its log line is no state: the server still gets the SDK rewrite', () => {
+    const counted = server(`      console.error('ready');`).replace("console.error('got', msg.method);", "seen++;\n  process.stderr.write(`#${seen} got ${msg.method}\\n`);").replace('let watching = false;', 'let watching = false;\nlet seen = 0;');
+    expect(counted).toContain('seen++;');
+    expect(model('owned-log-counter.js', counted).blockers).toEqual([]);
+    // read by a method's result, the same counter is state the SDK would stop keeping
+    const m = model('owned-read-counter.js', counted.replace('result: { tools: [], watching }', 'result: { tools: [], watching, seen }'));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS' });
+  });
+
   it('blocks on a state change written in the branch itself', () => {
     const m = model('owned-assign.js', server(`      watching = true;`));
     expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });
@@ -752,6 +761,17 @@ ${dispatch}
     const path = join(FIXTURES, 'not-mcp-plugin-rpc.input.mjs');
     expect(detect(path).kind).toBe('none');
     expect(processSource(path, readFileSync(path, 'utf8'), { sdk: 'v1', style: 'server' }, readModule).decision).toEqual({ kind: 'none' });
+  });
+
+  it('passes over a JSON-RPC service whose dispatch names its own methods, whatever its comments and strings quote', () => {
+    // the header comment and a help string quote MCP methods; the methods the dispatch answers are its own
+    const source = loop(`  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { serverInfo: { name: 'fmt', version: '2' }, capabilities: { rangeFormat: true } } });
+  else if (msg.method === 'format/text') send({ jsonrpc: '2.0', id: msg.id, result: { text: String(msg.params.text).trim(), help: HELP } });
+  else send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });`, "// Not an MCP server: no 'tools/list', no 'resources/read', no \"notifications/initialized\".\nconst HELP = 'an editor worker; for an MCP client use tools/list on the other binary';");
+    expect(source).toContain("'tools/list'");
+    expect(detect('fmt.js', source).kind).toBe('none');
+    // the same worker without the help string: its comment alone made it MCP before comments were blanked
+    expect(detect('fmt2.js', source.replace(', help: HELP', '')).kind).toBe('none');
   });
 
   it('passes over a JSON-RPC service that answers initialize and ping only', () => {
