@@ -198,3 +198,49 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
     expect(isSame(undefined, null)).toBe(false);
   });
 });
+
+describe('verify --compare-ref', () => {
+  const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+
+  /** A repository whose pkg/server.cjs is the hand-rolled original at HEAD, then replaced in the work tree by `migrated`. */
+  async function makeRepo(migrated: string): Promise<string> {
+    const { execFileSync } = await import('node:child_process');
+    const { cp, mkdtemp, mkdir, symlink, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-ref-test-'));
+    await mkdir(join(root, 'pkg'));
+    await cp(join(FIXTURES, 'honest.cjs'), join(root, 'pkg', 'server.cjs'));
+    // a sibling module the server imports: only an export of the whole package has it
+    await cp(join(FIXTURES, 'logic.cjs'), join(root, 'pkg', 'logic.cjs'));
+    await writeFile(join(root, '.gitignore'), 'node_modules\n');
+    execFileSync('git', ['init', '-q'], { cwd: root, env: GIT_ENV });
+    execFileSync('git', ['add', '-A'], { cwd: root, env: GIT_ENV });
+    execFileSync('git', ['commit', '-qm', 'original'], { cwd: root, env: GIT_ENV });
+    await symlink(fileURLToPath(new URL('../node_modules', import.meta.url)), join(root, 'node_modules'), 'dir');
+    await cp(join(FIXTURES, migrated), join(root, 'pkg', 'server.cjs'));
+    return root;
+  }
+
+  it('starts the original from an export of HEAD: a broken migration is different (exit 1), an honest one alike', async () => {
+    const { join } = await import('node:path');
+    const { rm } = await import('node:fs/promises');
+    for (const [migrated, expected] of [['broken-migrated.cjs', 1], ['honest-migrated.cjs', 0]] as const) {
+      const root = await makeRepo(migrated);
+      const h = makeHarness(join(root, 'pkg'));
+      const code = await main(['verify', '--timeout', TIMEOUT, '--compare-ref', 'HEAD', '--report', 'json', '--', 'node', 'server.cjs'], h.deps);
+      expect(code, h.stderr()).toBe(expected);
+      const report = JSON.parse(h.stdout()) as CompareReport;
+      expect(report.original.server).toEqual({ name: 'honest', version: '1.0.0' });
+      expect(report.equal).toBe(expected === 0);
+      if (expected === 1) expect(report.differences.map((d) => d.what).join(' ')).toContain('tools/call');
+      expect(h.stderr()).toMatch(/Original: HEAD \([0-9a-f]{12}\), exported to /);
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('an unknown ref or no repository is a usage error', async () => {
+    const h = makeHarness(tmpdir());
+    expect(await main(['verify', '--compare-ref', 'HEAD', '--', 'node', 'x.cjs'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('--compare-ref needs a git work tree');
+  });
+});

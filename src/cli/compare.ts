@@ -43,11 +43,12 @@ export interface CompareSideReport {
   restarts: string[];
 }
 
-export async function runCompare(options: VerifyCliOptions & { compare: string[] }, deps: VerifyCliDeps): Promise<number> {
-  const side = ([command, ...args]: readonly string[], signal: AbortSignal): VerifyOptions => ({
+/** `originalCwd`: where the original starts (--compare-ref: the exported tree), default the cwd. */
+export async function runCompare(options: VerifyCliOptions & { compare: string[] }, deps: VerifyCliDeps, originalCwd: string = deps.cwd): Promise<number> {
+  const side = ([command, ...args]: readonly string[], signal: AbortSignal, cwd: string = deps.cwd): VerifyOptions => ({
     command: command as string,
     args,
-    cwd: deps.cwd,
+    cwd,
     env: deps.serverEnv ?? process.env,
     framing: options.framing,
     timeoutMs: options.timeoutMs,
@@ -57,7 +58,7 @@ export async function runCompare(options: VerifyCliOptions & { compare: string[]
   });
   // One after the other: two commands typed by hand may well share files a tool writes.
   const result = await withInterruptSignal(deps.signal, (signal) =>
-    compareServers({ original: side(options.compare, signal), migrated: side(options.command, signal), parallel: false }),
+    compareServers({ original: side(options.compare, signal, originalCwd), migrated: side(options.command, signal), parallel: false }),
   );
   const human = options.report === null ? deps.stdout : deps.stderr;
   const paint = createPaint(shouldColor(human.isTTY, deps.env));

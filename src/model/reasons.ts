@@ -108,7 +108,11 @@ export const REASONS = {
   UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
   UNFOLLOWED_INPUT: {
     kind: 'leave',
-    hint: 'The file parses JSON, writes to stdout and names MCP methods, but reads stdin in a way the tool does not follow (a pipe through a Transform stream, say); read stdin with readline, a data handler or for await to get a rewrite, or migrate it by hand.',
+    hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply (how it reads, dispatches or reaches the stream is beyond the analysis); migrate it by hand, or read stdin with readline, a data handler or for await in plain code to get a rewrite.',
+  },
+  COMPILED_OUTPUT: {
+    kind: 'leave',
+    hint: 'The file is build output whose TypeScript source is in the tree (named in this file\'s diagnostics): the source is what gets migrated, as any other file of the run; rebuild to update this file.',
   },
   ENVELOPE_UNPROVEN: {
     kind: 'leave',

@@ -109,6 +109,12 @@ export interface FileResult {
    * once): the entries besides `partOf`. Each of them is migrated only together with this file.
    */
   alsoPartOf?: string[];
+  /**
+   * The file's stdin loop runs only when a function it exports is called by a file importing it (its own
+   * program never calls it): when an entry that imports it is migrated, it is part of that entry's
+   * server, not an entry of its own (scan.ts).
+   */
+  startedByImporter?: boolean;
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

@@ -83,9 +83,16 @@ function execGitRaw(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Bu
  * cannot start one. Output as raw bytes (names that are not UTF-8 stay themselves). Rejects with GitError.
  */
 export async function runGitBytes(dir: string, args: readonly string[]): Promise<Buffer> {
+  return execGitRaw(['-C', dir, ...args], await getSafeGitEnv(dir));
+}
+
+/**
+ * The environment runGitBytes gives git in `dir` (SAFE_GIT_CONFIG and every filter driver emptied), for a
+ * git process that must be spawned as a stream (`git archive | tar`): always `git --no-pager -C dir ...`.
+ */
+export async function getSafeGitEnv(dir: string): Promise<NodeJS.ProcessEnv> {
   const drivers = await getFilterDrivers(dir);
-  const config = [...SAFE_GIT_CONFIG, ...drivers.flatMap((name) => FILTER_KEYS.map(([key, value]) => [`filter.${name}.${key}`, value] as const))];
-  return execGitRaw(['-C', dir, ...args], buildGitEnv(config));
+  return buildGitEnv([...SAFE_GIT_CONFIG, ...drivers.flatMap((name) => FILTER_KEYS.map(([key, value]) => [`filter.${name}.${key}`, value] as const))]);
 }
 
 /** runGitBytes, decoded as UTF-8. */
