@@ -241,8 +241,8 @@ await check('6 hostile file names forge no workflow command, reach the terminal 
     ['exit 1', r.code === 1],
     ['a forged workflow command', !printed.split('\n').some((line) => line.startsWith('::error title=forged'))],
     ['a raw ESC or BEL', !/[\u001b\u0007]/.test(printed)],
-    ['$(...) unquoted in a command', printed.includes("npx mcp-migrate '$(touch PWNED)/server.js'")],
-    ['a path read as a flag', printed.includes('npx mcp-migrate ./-rf/server.js') && !printed.includes('npx mcp-migrate -rf')],
+    ['$(...) unquoted in a command', printed.includes("mcp-migrate '$(touch PWNED)/server.js'")],
+    ['a path read as a flag', printed.includes('mcp-migrate ./-rf/server.js') && !printed.includes('mcp-migrate -rf')],
     ['PWNED created', !existsSync(join(root, 'PWNED'))],
   ]);
 });

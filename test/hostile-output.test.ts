@@ -51,7 +51,7 @@ describe('a run over hostile names', () => {
     expect(printed).not.toContain('\u001b[2J');
     expect(printed).toContain('x\\n::error title=forged::INJECTED/server.js');
     // the suggested command of each notice: one shell word, never a flag
-    expect(printed).toContain("npx mcp-migrate '$(touch PWNED)/server.js'");
-    expect(printed).toContain('npx mcp-migrate ./-rf/server.js');
+    expect(printed).toContain("mcp-migrate '$(touch PWNED)/server.js'");
+    expect(printed).toContain('mcp-migrate ./-rf/server.js');
   });
 });
