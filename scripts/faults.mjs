@@ -26,6 +26,8 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'bin', 'mcp-migrate.js');
 const CORPUS = join(REPO, 'test', 'fixtures', 'corpus');
 const TEMP_FILE = /^\.(.+)\.mcp-migrate-(\d+)-[0-9a-f]{8}\.tmp$/s;
+/** The journal of a rewrite of several files (and its own temp file while it is written): left by a kill, finished by the next run. */
+const JOURNAL_FILE = /^\.mcp-migrate-journal-\d+-[0-9a-f]{8}\.json(\.tmp)?$/;
 const LOCK_FILES = ['.mcp-migrate.lock', 'mcp-migrate.lock'];
 const ARGS = ['--yes', '--jobs', '2', '.'];
 
@@ -125,7 +127,8 @@ function runCli(cwd, killAt) {
 }
 
 function isTempFile(rel) {
-  return TEMP_FILE.test(rel.split('/').pop());
+  const name = rel.split('/').pop();
+  return TEMP_FILE.test(name) || JOURNAL_FILE.test(name);
 }
 
 function isLockFile(rel) {

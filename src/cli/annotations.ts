@@ -7,6 +7,7 @@
 // GitHub keeps only the first 10 warnings and 10 errors of a step (50 annotations per job) as
 // annotations, so a file gets one notice for its pending migration — the findings the migration fixes
 // are listed in it — and only findings nobody will fix get a warning each.
+import { escapeText, quoteShellPath } from './escape.js';
 import { relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import type { FileResult } from '../model/types.js';
@@ -52,9 +53,12 @@ export function createWorkspacePath(env: Readonly<Record<string, string | undefi
   return (absolute) => toPosix(relative(workspace, absolute)) || '.';
 }
 
-/** A workflow command's message: `%`, CR and LF are escaped. */
+/**
+ * A workflow command's message: `%`, CR and LF are escaped (the runner decodes them back); any other
+ * control character (an ESC in a file name) has no such escape and is written visibly (`\x1b`).
+ */
 export function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  return escapeText(text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'));
 }
 
 /** A workflow command's property value: like escapeData, plus `:` and `,` (they delimit properties). */
@@ -112,7 +116,7 @@ export function buildAnnotations({ results, errors, applied, path }: AnnotationI
 function buildDecisionAnnotation(result: FileResult, file: string, pending: boolean): Annotation | null {
   const { decision } = result;
   // not `npx mcp-migrate`: the package is not on the npm registry yet (README, Install)
-  const run = `Run \`mcp-migrate ${file}\` to review and apply it.`;
+  const run = `Run \`mcp-migrate ${quoteShellPath(file)}\` to review and apply it.`;
   // What the migration fixes: the pipeline's list, then the audit findings it resolves (with their lines).
   const fixes = result.fixes.length > 0 ? [`It fixes: ${result.fixes.join('; ')}.`] : [];
   const fixedFindings = result.findings.filter((f) => f.fixed).sort((a, b) => a.line - b.line);

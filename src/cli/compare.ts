@@ -145,6 +145,7 @@ export function renderCompareText(options: VerifyCliOptions & { compare: string[
   for (const [name, checked] of [['original', result.original], ['migrated', result.migrated]] as const) {
     for (const line of checked.contract.notSent) lines.push(paint.dim(`  not sent to the ${name}: ${line}`));
     for (const line of checked.contract.restarts) lines.push(paint.warn(`  ${name}: ${line}`));
+    if (checked.contract.cutShort !== undefined) lines.push(paint.warn(`  ${name}: ${checked.contract.cutShort}`));
   }
   const n = result.differences.length;
   lines.push(

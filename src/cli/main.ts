@@ -12,6 +12,7 @@ import {
   findStaleTempFiles,
   getWriteScope,
   LockBusyError,
+  recoverJournals,
   removeStaleLock,
   removeStaleTempFiles,
   resolveLockPath,
@@ -20,7 +21,8 @@ import {
   type WriteLock,
 } from '../runner/commit.js';
 import { isCandidatePath, isInside, resolveGitRoot, toPosix } from '../runner/discover.js';
-import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
+import { escapeText } from './escape.js';
+import { checkCleanTree, createGitClient, getDirtyFiles, type CleanTreeCheck, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
@@ -164,10 +166,25 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     only = changed;
     out(`Looking only at files changed since ${options.changedSince} (${changed.size} changed in the work tree).\n`);
   }
+  // A run killed between the renames of a rewrite of several files left a journal: finish it first, so
+  // that neither the clean-tree check nor the scan sees half a migration.
+  const journalDir = options.mode === 'apply' ? dirname(await resolveLockPath(await getTargetDirs(options.paths, cwd))) : undefined;
+  if (journalDir !== undefined) {
+    const recovered = await recoverJournals(journalDir);
+    if (recovered.finished.length > 0) out(`Finished writing ${recovered.finished.length} file(s) an interrupted run had begun: ${recovered.finished.map((p) => escapeText(toPosix(relative(cwd, p)))).join(', ')}\n`);
+    for (const failure of recovered.failed) stderr.write(paint.warn(`warning: ${escapeText(toPosix(relative(cwd, failure.path)))}: ${failure.message}\n`));
+  }
   if (options.mode === 'apply' && !options.force) {
-    const dirty = await getDirtyTargets(deps.git, options.paths, cwd);
+    const { dirty, refused } = await getDirtyTargets(deps.git, options.paths, cwd);
+    if (refused.length > 0) {
+      stderr.write(
+        'mcp-migrate: git will not vouch for the work tree, so the changes could not be reviewed and reverted with git; fix the repository, or pass --force:\n' +
+          `${refused.map((line) => `  ${escapeText(line)}`).join('\n')}\n`,
+      );
+      return EXIT_USAGE;
+    }
     if (dirty.length > 0) {
-      const listed = dirty.map((path) => `  ${toPosix(relative(cwd, path)) || '.'}`).join('\n');
+      const listed = dirty.map((path) => `  ${escapeText(toPosix(relative(cwd, path)) || '.')}`).join('\n');
       stderr.write(
         'mcp-migrate: the git work tree has uncommitted changes; commit or stash them first so the migration can be reviewed and reverted, or pass --force:\n' +
           `${listed}\n`,
@@ -198,8 +215,11 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   } finally {
     progress.clear();
   }
-  const display = (path: string): string => toPosix(relative(scan.root, path)) || '.';
-  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${warning}\n`));
+  // Names come from the scanned tree: every printed one is escaped (no newline, ESC or other control
+  // character reaches the terminal or a CI log raw). Reports get them as they are (their formats quote).
+  const relativeName = (path: string): string => toPosix(relative(scan.root, path)) || '.';
+  const display = (path: string): string => escapeText(relativeName(path));
+  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${escapeText(warning)}\n`));
   // 2b. The proof (default for a run that writes; --verify for --check and --dry-run): each rewritten
   //     server runs next to its original in temp copies; a rewrite that answers worse is replaced by the
   //     next option of the chain here, before the review sees it.
@@ -249,12 +269,12 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     const describeOwner = (owner: LockOwner | null): string => (owner === null ? '' : ` (pid ${owner.pid}, since ${owner.since})`);
     if (getPendingFiles(scan).length > 0 || stale.length > 0) {
       try {
-        lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs });
+        lock = await acquireWriteLock(lockPath, { waitMs: deps.lockWaitMs, scope: scope.dirs });
       } catch (err) {
         if (!(err instanceof LockBusyError)) throw err;
         stderr.write(
-          `mcp-migrate: another run is writing in this tree: ${err.message}. Nothing was written.\n` +
-            `Run again once it has finished (if no run is going on, delete ${err.lockPath}).\n`,
+          `mcp-migrate: another run is writing in this tree: ${escapeText(err.message)}. Nothing was written.\n` +
+            `Run again once it has finished (if no run is going on, delete ${escapeText(err.lockPath)}).\n`,
         );
         return EXIT_FAILED;
       }
@@ -289,6 +309,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       out,
       paint,
       display,
+      journalDir,
       fullDiff: options.fullDiff,
       quiet: options.summary,
       editor: deps.editor,
@@ -299,7 +320,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   // 4. Errors, summary, exit code, report.
-  const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
+  const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null).map((error) => ({ ...error, message: escapeText(error.message) }));
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   // --check fails while a migration is pending, a server left alone still breaks the protocol, or one was not followed
@@ -330,7 +351,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   if (options.report !== null) {
-    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, display));
+    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, relativeName));
     if (options.output === null) {
       deps.stdout.write(report);
     } else if (reportTarget !== null) {
@@ -416,7 +437,12 @@ async function getChangedFiles(deps: CliDeps, paths: readonly string[], ref: str
 }
 
 /** Dirty entries of the git work trees holding the targets (targets that do not exist are skipped). */
-async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<string[]> {
+async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: string): Promise<CleanTreeCheck> {
+  return checkCleanTree(git, await getTargetDirs(paths, cwd));
+}
+
+/** The directories the given paths name (a file: its directory); paths that do not exist are skipped. */
+async function getTargetDirs(paths: readonly string[], cwd: string): Promise<string[]> {
   const dirs: string[] = [];
   for (const path of paths) {
     const target = resolve(cwd, path);
@@ -424,6 +450,6 @@ async function getDirtyTargets(git: GitClient, paths: readonly string[], cwd: st
     if (stats === null) continue;
     dirs.push(stats.isDirectory() ? target : dirname(target));
   }
-  return getDirtyFiles(git, dirs);
+  return dirs.length > 0 ? dirs : [cwd];
 }
 

@@ -70,6 +70,8 @@ export interface ReviewContext {
   /** The run's pipeline options and pipeline, for re-analysing a partly applied file. */
   options?: { sdk: SdkTarget | 'auto'; style: Style; guardStdout?: boolean };
   process?: ProcessFile;
+  /** Where a rewrite of several files journals its renames (the write lock's directory). */
+  journalDir?: string;
   /** `--full-diff`: new helper files the tool vendors (the envelope module) in full; by default one line each. */
   fullDiff?: boolean;
   /** `--summary`: no headers nor diffs (a run that does not ask); the caller prints one line per file. */
@@ -129,16 +131,27 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
   const { scan, paint, out, display } = ctx;
   const pending = getPendingFiles(scan);
   const outcome: ReviewOutcome = { written: [], applied: [], partial: [], skipped: [], failed: [], quit: false, interrupted: false };
-  const applier = new ChangeApplier(scan, display);
+  const applier = new ChangeApplier(scan, display, { journalDir: ctx.journalDir });
   const shownManifests = new Set<string>();
   const shownCompanions = new Set<string>();
   let applyAll = ctx.yes;
+  // A rewrite that changes several files (an entry and the modules it changes) is one unit: shown
+  // together, asked about once, written all or nothing.
+  const units = groupUnits(pending);
 
-  for (const [i, result] of pending.entries()) {
+  for (const [i, unit] of units.entries()) {
     if (outcome.quit || outcome.interrupted) {
-      outcome.skipped.push(result.path);
+      outcome.skipped.push(...unit.map((r) => r.path));
       continue;
     }
+    if (unit.length > 1) {
+      const next = await reviewUnit(ctx, applier, outcome, unit, i + 1, units.length, applyAll, shownManifests, shownCompanions);
+      if (next === 'all') applyAll = true;
+      if (next === 'quit') outcome.quit = true;
+      if (next === 'interrupt') outcome.interrupted = true;
+      continue;
+    }
+    const result = unit[0]!;
     const extras = renderExtras(ctx, applier, result, shownManifests, shownCompanions);
     if (ctx.mode !== 'apply' || applyAll) {
       if (ctx.quiet !== true) {
@@ -150,7 +163,7 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
       continue;
     }
 
-    const review = await reviewFile(ctx, result, i + 1, pending.length, extras);
+    const review = await reviewFile(ctx, result, i + 1, units.length, extras);
     if (review.next === 'interrupt') {
       outcome.interrupted = true;
       outcome.skipped.push(result.path);
@@ -163,6 +176,82 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
   if (outcome.interrupted) out(`\n${paint.warn(`Interrupted: nothing more was written${describeWritten(outcome, display)}.`)}\n`);
   else if (outcome.quit) out(`\nQuit: ${describeWritten(outcome, display).replace(/^; /, '') || 'nothing was applied'}; the other files were not changed.\n`);
   return outcome;
+}
+
+/**
+ * The pending results grouped by rewrite: a result with `partOf` (and `alsoPartOf`) goes with the entry
+ * (or entries) whose rewrite changes it, transitively. Units keep the order of their first file.
+ */
+export function groupUnits(pending: readonly FileResult[]): FileResult[][] {
+  const parent = new Map<string, string>();
+  const find = (path: string): string => {
+    let root = path;
+    while (parent.has(root) && parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(path, root);
+    return root;
+  };
+  const union = (a: string, b: string): void => {
+    const [ra, rb] = [find(a), find(b)];
+    if (ra !== rb) parent.set(rb, ra);
+  };
+  const paths = new Set(pending.map((r) => r.path));
+  for (const result of pending) {
+    find(result.path);
+    for (const owner of [result.partOf, ...(result.alsoPartOf ?? [])]) if (owner !== undefined && paths.has(owner)) union(owner, result.path);
+  }
+  const units = new Map<string, FileResult[]>();
+  for (const result of pending) {
+    const key = find(result.path);
+    units.set(key, [...(units.get(key) ?? []), result]);
+  }
+  return [...units.values()];
+}
+
+/** Shows a unit of several files, asks about it once (unless --yes / `A` said so), and writes it whole or not at all. */
+async function reviewUnit(
+  ctx: ReviewContext,
+  applier: ChangeApplier,
+  outcome: ReviewOutcome,
+  unit: FileResult[],
+  index: number,
+  total: number,
+  applyAll: boolean,
+  shownManifests: Set<string>,
+  shownCompanions: Set<string>,
+): Promise<'ask' | 'all' | 'quit' | 'interrupt'> {
+  const { paint, out, display } = ctx;
+  const owner = unit.find((r) => r.partOf === undefined) ?? unit[0]!;
+  const others = unit.filter((r) => r !== owner).map((r) => display(r.path));
+  let text = `\n${paint.dim(`   ${display(owner.path)} is migrated together with ${others.join(', ')}: the files are shown, asked about and written as one change`)}\n`;
+  for (const result of unit) {
+    text += `\n${renderFileHeader(display(result.path), result, paint, display)}`;
+    text += renderDiff(display(result.path), result.before, result.after ?? result.before, paint);
+    text += renderExtras(ctx, applier, result, shownManifests, shownCompanions);
+  }
+  let next: 'ask' | 'all' | 'quit' | 'interrupt' = 'ask';
+  if (ctx.mode === 'apply' && !applyAll) {
+    const paged = await showTall(ctx, text);
+    if (paged) out(`${paint.bold(`━━ ${display(owner.path)} (+${others.length})`)} (shown in the pager)\n`);
+    const review = fromFileAnswer(await ctx.prompt({ kind: 'file', path: display(owner.path), index, total, why: `written together with ${others.join(', ')}` }));
+    next = review.next;
+    if (review.choice.kind === 'none') {
+      outcome.skipped.push(...unit.map((r) => r.path));
+      return next;
+    }
+  } else {
+    out(text);
+  }
+  if (ctx.mode !== 'apply') return next;
+  const applied = await applier.applyUnit(unit);
+  outcome.written.push(...applied.written);
+  if (applied.error !== undefined) {
+    for (const result of unit) outcome.failed.push({ path: result.path, message: applied.error });
+    out(`${paint.error(`   not applied: ${display(owner.path)} and ${others.join(', ')}: ${applied.error}`)}\n`);
+    return next;
+  }
+  outcome.applied.push(...unit.map((r) => r.path));
+  out(`${paint.added(`   applied ${display(owner.path)} with ${others.join(', ')}`)}\n`);
+  return next;
 }
 
 function describeWritten(outcome: ReviewOutcome, display: (path: string) => string): string {

@@ -216,6 +216,7 @@ export function renderVerifyText(
   }
   for (const name of result.contract.notSent) lines.push(paint.dim(`note: not sent: ${name}`));
   for (const restart of result.contract.restarts) lines.push(paint.warn(`note: ${restart}`));
+  if (result.contract.cutShort !== undefined) lines.push(paint.warn(`note: ${result.contract.cutShort}`));
   const failed = result.results.filter((r) => !r.ok && !r.skipped && !expected.has(r.rule));
   const skipped = result.results.filter((r) => r.skipped).length;
   const notChecked = skipped === 0 ? '' : ` (${skipped} not checked)`;

@@ -12,11 +12,14 @@
 //      beside the files it was writing are removed, and the run says so;
 //   3. ChangeApplier.apply, file by file; 4. WriteLock.release.
 import { createHash, randomBytes } from 'node:crypto';
-import { access, chmod, constants, lstat, mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { access, chmod, constants, lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { describeFsError, isInside, resolveGitRoot } from './discover.js';
+import { getWriteRefusal, resolveReal, type Bound } from './confine.js';
+import { readRegularFile } from './safe-read.js';
+import { runGit } from './git.js';
 import type { PlannedCompanion, PlannedManifest, ScanResult } from './scan.js';
 
 /** A write the run refused or could not do; `message` is one line without the path. */
@@ -62,13 +65,12 @@ export async function checkReplaceable(path: string, expected: string | null): P
     throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
   }
   if (!stats.isFile()) throw new CommitError(path, 'is no longer a regular file; not overwritten');
-  let current: string;
-  try {
-    current = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new CommitError(path, `cannot read it back: ${describeFsError(err)}`);
-  }
-  if (current !== expected) throw new CommitError(path, 'changed on disk since it was read; not overwritten');
+  const read = await readRegularFile(path, MAX_REPLACED_BYTES);
+  if (read.kind === 'missing') throw new CommitError(path, `cannot read it back: ${describeFsError({ code: read.code })}`);
+  if (read.kind === 'refused') throw new CommitError(path, `${read.reason}; not overwritten`);
+  const current = read.bytes;
+  // Bytes, not decoded text: two different invalid UTF-8 sequences decode to the same U+FFFD.
+  if (!current.equals(Buffer.from(expected, 'utf8'))) throw new CommitError(path, 'changed on disk since it was read (or is not valid UTF-8 text); not overwritten');
   if (await isReadOnly(path)) throw new CommitError(path, 'is read-only; not changed');
   if (await isReadOnly(dir)) throw new CommitError(path, 'cannot replace it: its directory is read-only');
 }
@@ -90,27 +92,81 @@ async function getExistingAncestor(dir: string): Promise<string> {
   }
 }
 
+/** Where a write may land (confine.ts); none: anywhere. */
+export interface WriteOptions {
+  bounds?: readonly Bound[];
+}
+
+/** Throws CommitError when `path`, every symbolic link resolved, lies outside `bounds`. */
+async function checkBounds(path: string, bounds: readonly Bound[] | undefined): Promise<void> {
+  if (bounds === undefined) return;
+  const why = await getWriteRefusal(path, bounds);
+  if (why !== null) throw new CommitError(path, why);
+}
+
 /**
  * Replaces (or, with `expected === null`, creates) `path` with `content` atomically: the text is written
- * to a temp file beside it, flushed, given the original mode, and renamed over the target.
+ * to a temp file beside it, flushed, given the original mode, owner and group, and renamed over the target.
  */
-export async function writeFileAtomic(path: string, expected: string | null, content: string): Promise<void> {
+export async function writeFileAtomic(path: string, expected: string | null, content: string, options: WriteOptions = {}): Promise<void> {
+  const temp = await prepareWrite(path, expected, content, options);
+  await commitWrite(path, expected, temp);
+}
+
+/** A temp file holding the new text, ready to be renamed over its target (prepareWrite). */
+export interface PreparedWrite {
+  temp: string;
+  target: string;
+}
+
+/**
+ * The first half of writeFileAtomic: checks `path` (bounds, unchanged, writable), and writes the temp file
+ * beside its target with the target's mode, owner and group. Throws CommitError (no temp file left).
+ */
+export async function prepareWrite(path: string, expected: string | null, content: string, options: WriteOptions = {}): Promise<PreparedWrite> {
+  await checkBounds(path, options.bounds);
   await checkReplaceable(path, expected);
   const target = expected === null ? path : await resolveWriteTarget(path);
   const dir = dirname(target);
   let mode = 0o666 & ~process.umask();
-  if (expected !== null) mode = (await stat(target)).mode & 0o7777;
-  else await mkdir(dir, { recursive: true });
+  let owner: { uid: number; gid: number } | null = null;
+  if (expected !== null) {
+    const stats = await stat(target);
+    mode = stats.mode & 0o7777;
+    owner = { uid: stats.uid, gid: stats.gid };
+  } else await mkdir(dir, { recursive: true });
   const temp = join(dir, getTempFileName(target));
   try {
     const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(content, 'utf8');
       await handle.sync();
+      // A rename replaces the file by one the run owns: give it the owner and group the old one had (a
+      // root run must not leave a user's 0640 file unreadable to them). Not possible: not replaced.
+      const made = await handle.stat();
+      if (owner !== null && (made.uid !== owner.uid || made.gid !== owner.gid)) {
+        try {
+          await handle.chown(owner.uid, owner.gid);
+        } catch {
+          throw new CommitError(path, `cannot keep its owner and group (${owner.uid}:${owner.gid}) on the replacement; not changed`);
+        }
+      }
     } finally {
       await handle.close();
     }
     await chmod(temp, mode);
+    return { temp, target };
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    if (err instanceof CommitError) throw err;
+    throw new CommitError(path, `cannot write: ${describeFsError(err)}`);
+  }
+}
+
+/** The second half of writeFileAtomic: a last look at `path`, then the rename. Removes the temp file on failure. */
+export async function commitWrite(path: string, expected: string | null, prepared: PreparedWrite): Promise<void> {
+  const { temp, target } = prepared;
+  try {
     // Last look right before the rename narrows the window in which an editor's save could be lost.
     await checkReplaceable(path, expected);
     await rename(temp, target);
@@ -283,6 +339,8 @@ export interface LockOptions {
   waitMs?: number;
   /** Between two tries (default 100 ms). */
   pollMs?: number;
+  /** The directories the run writes in: another run's live lock in any of them or above them also makes the lock busy. */
+  scope?: readonly string[];
 }
 
 /** How long a run waits for another run's write phase before it refuses. */
@@ -293,11 +351,14 @@ export const LOCK_FILE_NAME = 'mcp-migrate.lock';
  * Where the lock for writing in `dirs` (getWriteScope's `dirs`: every directory the run looks at or may
  * write in, whether or not it has anything to write) lives: inside the git directory of the work tree
  * that holds them (never committed, never in `git status`), else in the deepest directory holding them
- * all (`.mcp-migrate.lock`). Two runs on the same work tree, whatever paths they were given, take the
- * same lock; outside git, two runs take the same lock when they look at the same tree.
+ * all (`.mcp-migrate.lock`), symbolic links resolved. Two runs on the same work tree, whatever paths they
+ * were given, take the same lock; outside git, a run on a tree and a run on a folder inside it take
+ * different locks, and acquireWriteLock's `scope` makes each see the other's.
+ * A `.git` file (a linked work tree, a submodule) is followed only as git itself resolves it: a `.git`
+ * file naming a directory git refuses does not put the lock there.
  */
 export async function resolveLockPath(dirs: readonly string[]): Promise<string> {
-  const common = getCommonDirectory(dirs);
+  const common = await resolveReal(getCommonDirectory(dirs));
   const gitRoot = await resolveGitRoot(common);
   if (gitRoot !== null) {
     const gitDir = await resolveGitDir(gitRoot);
@@ -306,17 +367,16 @@ export async function resolveLockPath(dirs: readonly string[]): Promise<string> 
   return join(gitRoot ?? common, `.${LOCK_FILE_NAME}`);
 }
 
-/** `<root>/.git` when it is a directory; for a linked work tree or submodule, the directory its `.git` file names. */
+/** `<root>/.git` when it is a directory; for a `.git` file, the git directory git itself resolves (null when git refuses it). */
 async function resolveGitDir(root: string): Promise<string | null> {
   const dotGit = join(root, '.git');
-  const stats = await stat(dotGit).catch(() => null);
+  const stats = await lstat(dotGit).catch(() => null);
   if (stats === null) return null;
   if (stats.isDirectory()) return dotGit;
-  const text = await readFile(dotGit, 'utf8').catch(() => '');
-  const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
-  if (named === undefined) return null;
-  const dir = isAbsolute(named) ? named : join(root, named);
-  return (await stat(dir).then((s) => s.isDirectory(), () => false)) ? dir : null;
+  if (!stats.isFile()) return null;
+  const resolved = await runGit(root, ['rev-parse', '--absolute-git-dir']).catch(() => null);
+  const dir = resolved?.replace(/\r?\n$/, '') ?? '';
+  return dir !== '' && isAbsolute(dir) && (await stat(dir).then((s) => s.isDirectory(), () => false)) ? dir : null;
 }
 
 function getCommonDirectory(dirs: readonly string[]): string {
@@ -343,6 +403,40 @@ export async function acquireWriteLock(lockPath: string, options: LockOptions = 
   }
 }
 
+/** A lock file's text; null when there is none. Never blocks: a FIFO or device planted under the lock's name reads as empty. */
+async function readLockText(path: string): Promise<string | null> {
+  const read = await readRegularFile(path, 64 * 1024);
+  if (read.kind === 'missing') return read.code === 'ENOENT' || read.code === 'ENOTDIR' ? null : '';
+  return read.kind === 'ok' ? read.bytes.toString('utf8') : '';
+}
+
+/** The largest file a write replaces (read back before the rename): far above any source file a scan takes. */
+const MAX_REPLACED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Another run's live lock that covers part of `scope`: a `.mcp-migrate.lock` or `.git/mcp-migrate.lock`
+ * in any directory of `scope` or above it. Outside git a run on a tree and a run on a folder inside it
+ * take locks in different directories; each finds the other's here (each looks after taking its own, so
+ * two runs starting together cannot both miss each other).
+ */
+async function findOtherLiveLock(scope: readonly string[], own: string, host: string): Promise<{ path: string; owner: LockOwner | null } | null> {
+  const seen = new Set<string>();
+  for (const start of scope) {
+    for (let dir = await resolveReal(start); !seen.has(dir); dir = dirname(dir)) {
+      seen.add(dir);
+      for (const candidate of [join(dir, `.${LOCK_FILE_NAME}`), join(dir, '.git', LOCK_FILE_NAME)]) {
+        if (candidate === own) continue;
+        const held = await readLockText(candidate);
+        if (held === null) continue;
+        const owner = parseLockOwner(held);
+        if (!(await isStaleLock(candidate, owner, host))) return { path: candidate, owner };
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return null;
+}
+
 async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteLock> {
   const deadline = Date.now() + (options.waitMs ?? LOCK_WAIT_MS);
   const owner: LockOwner = { tool: 'mcp-migrate', pid: process.pid, host: hostname(), since: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
@@ -356,17 +450,23 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
       } finally {
         await handle.close();
       }
-      return { path: lockPath, tookOverFrom, release: () => releaseLock(lockPath, text) };
+      const other = options.scope === undefined ? null : await findOtherLiveLock(options.scope, lockPath, owner.host);
+      if (other === null) return { path: lockPath, tookOverFrom, release: () => releaseLock(lockPath, text) };
+      // Another run writes in part of this tree: give way, and try again until the deadline.
+      await releaseLock(lockPath, text);
+      if (Date.now() >= deadline) throw new LockBusyError(other.path, other.owner);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min((options.pollMs ?? 100) + Math.floor(Math.random() * 50), deadline - Date.now()))));
+      continue;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
-    const held = await readFile(lockPath, 'utf8').catch(() => null);
+    const held = await readLockText(lockPath);
     if (held === null) continue; // released in between: try again at once
     const current = parseLockOwner(held);
     if (await isStaleLock(lockPath, current, owner.host)) {
       // The owner was killed. Re-read right before removing, so that a lock another run has just
       // taken over in between is not the one removed.
-      if ((await readFile(lockPath, 'utf8').catch(() => null)) === held) await unlink(lockPath).catch(() => undefined);
+      if ((await readLockText(lockPath)) === held) await unlink(lockPath).catch(() => undefined);
       tookOverFrom = current;
       continue;
     }
@@ -380,11 +480,11 @@ async function acquireAt(lockPath: string, options: LockOptions): Promise<WriteL
  * no lock, but should not leave a dead run's lock behind). Returns its owner when it was removed.
  */
 export async function removeStaleLock(lockPath: string): Promise<LockOwner | null | undefined> {
-  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  const held = await readLockText(lockPath);
   if (held === null) return undefined;
   const owner = parseLockOwner(held);
   if (!(await isStaleLock(lockPath, owner, hostname()))) return undefined;
-  if ((await readFile(lockPath, 'utf8').catch(() => null)) !== held) return undefined;
+  if ((await readLockText(lockPath)) !== held) return undefined;
   await unlink(lockPath).catch(() => undefined);
   return owner;
 }
@@ -411,7 +511,7 @@ export function parseLockOwner(text: string): LockOwner | null {
 
 /** Removes the lock if it is still ours. */
 async function releaseLock(lockPath: string, text: string): Promise<void> {
-  const held = await readFile(lockPath, 'utf8').catch(() => null);
+  const held = await readLockText(lockPath);
   if (held === text) await unlink(lockPath).catch(() => undefined);
 }
 
@@ -430,11 +530,92 @@ export class ChangeApplier {
   private readonly manifestState = new Map<string, 'written' | { error: string }>();
   private readonly companionState = new Map<string, 'written' | { error: string }>();
 
-  /** `display` turns an absolute path into the form error messages show (root-relative). */
+  /**
+   * `display` turns an absolute path into the form error messages show (root-relative). `journalDir`:
+   * where a unit of several files records its writes (see applyUnit); without it a unit is still
+   * written all or nothing, but a kill between its renames is not finished by the next run.
+   */
   constructor(
-    private readonly scan: Pick<ScanResult, 'manifests' | 'companions'>,
+    private readonly scan: Pick<ScanResult, 'manifests' | 'companions'> & Partial<Pick<ScanResult, 'bounds'>>,
     private readonly display: (path: string) => string = (path) => path,
+    private readonly options: { journalDir?: string } = {},
   ) {}
+
+  /**
+   * Writes the files of one rewrite that changes several (an entry and the modules it changes, with
+   * their package.json and helper module) as a unit: every file is checked, every temp file written and
+   * flushed, then a journal naming them all is written (the commit point), then each temp file is
+   * renamed over its target. A rename that fails puts back the files already renamed (their old text is
+   * known). A run killed after the journal was written is finished by the next run (recoverJournals)
+   * before it looks at the tree; one killed before leaves only temp files, removed as stale.
+   */
+  async applyUnit(results: readonly FileResult[]): Promise<ApplyOutcome> {
+    if (results.length === 1) return this.apply(results[0]!);
+    const written: string[] = [];
+    const files = results.filter((r) => r.after !== undefined);
+    const paths = new Set(files.map((r) => r.path));
+    const manifests = this.scan.manifests.filter((m) => m.files.some((f) => paths.has(f)));
+    const companions = this.scan.companions.filter((c) => c.files.some((f) => paths.has(f)));
+    for (const manifest of manifests) {
+      const state = this.manifestState.get(manifest.change.path);
+      if (typeof state === 'object') return { written, error: state.error };
+    }
+    for (const companion of companions) {
+      const state = this.companionState.get(companion.path);
+      if (typeof state === 'object') return { written, error: state.error };
+    }
+    const writes: UnitWrite[] = [
+      ...manifests.filter((m) => !this.manifestState.has(m.change.path)).map((m) => ({ path: m.change.path, expected: m.change.before, content: m.change.after, bounds: this.scan.bounds?.manifests, kind: 'manifest' as const })),
+      ...companions.filter((c) => !this.companionState.has(c.path)).map((c) => ({ path: c.path, expected: null, content: c.content, bounds: this.scan.bounds?.sources, kind: 'companion' as const })),
+      ...files.map((r) => ({ path: r.path, expected: r.before, content: r.after as string, bounds: this.scan.bounds?.sources, kind: 'file' as const })),
+    ];
+    // The files of a unit are written together: the error names the one that stopped them all.
+    const failed = (write: UnitWrite, err: unknown): ApplyOutcome => ({ written, error: `${this.display(write.path)}: ${messageOf(err)}; none of its files was written` });
+    // 1. Every file checked before anything is written.
+    for (const write of writes) {
+      try {
+        await checkBounds(write.path, write.bounds);
+        await checkReplaceable(write.path, write.expected);
+      } catch (err) {
+        return failed(write, err);
+      }
+    }
+    // 2. Every temp file written and flushed.
+    const prepared: { write: UnitWrite; temp: PreparedWrite }[] = [];
+    for (const write of writes) {
+      try {
+        prepared.push({ write, temp: await prepareWrite(write.path, write.expected, write.content, { bounds: write.bounds }) });
+      } catch (err) {
+        await Promise.all(prepared.map((p) => unlink(p.temp.temp).catch(() => undefined)));
+        return failed(write, err);
+      }
+    }
+    // 3. The commit point: from here a killed run is finished by the next one.
+    const journal = this.options.journalDir === undefined ? null : await writeJournal(this.options.journalDir, prepared.map(({ write, temp }) => ({ target: temp.target, temp: temp.temp, before: write.expected === null ? null : hashText(write.expected), after: hashText(write.content) })));
+    // 4. The renames; a failure puts back what was already renamed.
+    const renamed: UnitWrite[] = [];
+    for (const { write, temp } of prepared) {
+      try {
+        await commitWrite(write.path, write.expected, temp);
+        renamed.push(write);
+      } catch (err) {
+        for (const rest of prepared.slice(renamed.length + 1)) await unlink(rest.temp.temp).catch(() => undefined);
+        for (const done of renamed.reverse()) {
+          if (done.expected === null) await unlink(done.path).catch(() => undefined);
+          else await writeFileAtomic(done.path, done.content, done.expected).catch(() => undefined);
+        }
+        if (journal !== null) await unlink(journal).catch(() => undefined);
+        return failed(write, err);
+      }
+    }
+    if (journal !== null) await unlink(journal).catch(() => undefined);
+    for (const write of writes) {
+      if (write.kind === 'manifest') this.manifestState.set(write.path, 'written');
+      if (write.kind === 'companion') this.companionState.set(write.path, 'written');
+      written.push(write.path);
+    }
+    return { written };
+  }
 
   /** The package.json change `file` needs that is not written yet (for showing it in the review). */
   pendingManifestFor(file: string): PlannedManifest | null {
@@ -464,6 +645,7 @@ export class ChangeApplier {
     }
     // 1. Check the file itself before writing anything it needs.
     try {
+      await checkBounds(result.path, this.scan.bounds?.sources);
       await checkReplaceable(result.path, result.before);
     } catch (err) {
       return { written, error: messageOf(err) };
@@ -471,7 +653,7 @@ export class ChangeApplier {
     // 2. The package.json first, so the import the file gains resolves after an install.
     if (manifest !== undefined && manifestState === undefined) {
       try {
-        await writeFileAtomic(manifest.change.path, manifest.change.before, manifest.change.after);
+        await writeFileAtomic(manifest.change.path, manifest.change.before, manifest.change.after, { bounds: this.scan.bounds?.manifests });
         this.manifestState.set(manifest.change.path, 'written');
         written.push(manifest.change.path);
       } catch (err) {
@@ -483,7 +665,7 @@ export class ChangeApplier {
     // 3. Companion files (the envelope helper), once each.
     for (const companion of companions) {
       try {
-        await writeFileAtomic(companion.path, null, companion.content);
+        await writeFileAtomic(companion.path, null, companion.content, { bounds: this.scan.bounds?.sources });
         this.companionState.set(companion.path, 'written');
         written.push(companion.path);
       } catch (err) {
@@ -494,13 +676,115 @@ export class ChangeApplier {
     }
     // 4. The file itself.
     try {
-      await writeFileAtomic(result.path, result.before, result.after);
+      await writeFileAtomic(result.path, result.before, result.after, { bounds: this.scan.bounds?.sources });
       written.push(result.path);
     } catch (err) {
       return { written, error: messageOf(err) };
     }
     return { written };
   }
+}
+
+/** One file of a unit (ChangeApplier.applyUnit). */
+interface UnitWrite {
+  path: string;
+  expected: string | null;
+  content: string;
+  bounds: readonly Bound[] | undefined;
+  kind: 'manifest' | 'companion' | 'file';
+}
+
+// --- the journal of a unit's renames ---------------------------------------------------------------
+
+/** `.mcp-migrate-journal-<pid>-<8 hex>.json`, in the directory of the write lock (the git directory, else the tree's root). */
+const JOURNAL_FILE = /^\.?mcp-migrate-journal-(\d+)-[0-9a-f]{8}\.json$/;
+
+const JOURNAL_TEMP_FILE = /^\.mcp-migrate-journal-(\d+)-[0-9a-f]{8}\.json\.tmp$/;
+
+/** One rename of a unit: the temp file, its target, and the sha256 of the target's text before and after (null: a new file). */
+interface JournalEntry {
+  target: string;
+  temp: string;
+  before: string | null;
+  after: string;
+}
+
+function hashText(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Writes the journal atomically (temp + fsync + rename) and returns its path. */
+async function writeJournal(dir: string, entries: JournalEntry[]): Promise<string> {
+  const path = join(dir, `.mcp-migrate-journal-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  const temp = `${path}.tmp`;
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(`${JSON.stringify({ tool: 'mcp-migrate', entries })}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  return path;
+}
+
+/** What recoverJournals did: the files it finished writing, and the ones it could not (each with why). */
+export interface JournalRecovery {
+  finished: string[];
+  failed: { path: string; message: string }[];
+}
+
+/**
+ * Finishes the units a killed run left half-renamed: every journal in `dir` whose run is gone. For each
+ * of its files whose temp file is still there, the target must still hold its old text (or, for a new
+ * file, not exist) and the temp file its new text: then the temp file is renamed over it. A target
+ * changed since (an edit after the kill) is left alone and reported, and its temp file removed.
+ */
+export async function recoverJournals(dir: string): Promise<JournalRecovery> {
+  const out: JournalRecovery = { finished: [], failed: [] };
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    // a journal a run was killed while writing: nothing was renamed yet, so there is nothing to finish
+    const unfinished = JOURNAL_TEMP_FILE.exec(name);
+    if (unfinished !== null && !isProcessAlive(Number(unfinished[1]))) await unlink(join(dir, name)).catch(() => undefined);
+    const match = JOURNAL_FILE.exec(name);
+    if (match === null || isProcessAlive(Number(match[1]))) continue;
+    const path = join(dir, name);
+    const read = await readRegularFile(path, 16 * 1024 * 1024);
+    let entries: JournalEntry[] = [];
+    try {
+      if (read.kind === 'ok') entries = (JSON.parse(read.bytes.toString('utf8')) as { entries?: JournalEntry[] }).entries ?? [];
+    } catch {
+      entries = [];
+    }
+    for (const entry of entries) {
+      if (typeof entry?.target !== 'string' || typeof entry.temp !== 'string' || dirname(entry.temp) !== dirname(entry.target) || !isTempFileName(basename(entry.temp))) continue;
+      const temp = await readRegularFile(entry.temp, MAX_REPLACED_BYTES);
+      if (temp.kind !== 'ok') continue; // renamed before the kill
+      const current = await readRegularFile(entry.target, MAX_REPLACED_BYTES);
+      const currentHash = current.kind === 'ok' ? createHash('sha256').update(current.bytes).digest('hex') : null;
+      const tempHash = createHash('sha256').update(temp.bytes).digest('hex');
+      if (tempHash === entry.after && currentHash === entry.before) {
+        try {
+          await rename(entry.temp, entry.target);
+          out.finished.push(entry.target);
+          continue;
+        } catch (err) {
+          out.failed.push({ path: entry.target, message: `could not finish the interrupted write: ${describeFsError(err)}` });
+        }
+      } else if (currentHash !== entry.after) {
+        out.failed.push({ path: entry.target, message: 'changed since an interrupted run began writing it; its part of that run was not finished' });
+      }
+      await unlink(entry.temp).catch(() => undefined);
+    }
+    await unlink(path).catch(() => undefined);
+  }
+  return out;
 }
 
 function messageOf(err: unknown): string {

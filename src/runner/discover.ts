@@ -7,12 +7,12 @@
 // generated code). Directories skipped by rule come back as data (the summary names them).
 // Deliberately does not read file contents (that is the scan's job) and never throws for a bad path:
 // problems come back as data.
-import { execFile } from 'node:child_process';
 import { lstatSync, statSync, type Dirent } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
-import { SAFE_GIT_CONFIG } from './git.js';
+import { runGitBytes } from './git.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
+import { readRegularFile } from './safe-read.js';
 
 export const CANDIDATE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
 export const SKIPPED_DIRECTORIES: readonly string[] = ['node_modules', 'dist', 'build', '.git', 'coverage'];
@@ -191,28 +191,21 @@ function statSyncNoFollow(path: string): { isFile(): boolean; size: number } | n
   }
 }
 
-/** `git -C dir ...args` (with the repository's own programs overridden, see git.ts), its NUL-separated output as raw names; null when it fails. */
-function runGitListing(dir: string, args: readonly string[]): Promise<Buffer[] | null> {
-  return new Promise((resolvePromise) => {
-    execFile(
-      'git',
-      [...SAFE_GIT_CONFIG, '-C', dir, ...args],
-      { encoding: 'buffer', maxBuffer: 512 * 1024 * 1024, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } },
-      (err, stdout) => {
-        if (err) {
-          resolvePromise(null);
-          return;
-        }
-        const out: Buffer[] = [];
-        let start = 0;
-        for (let i = stdout.indexOf(0); i !== -1; i = stdout.indexOf(0, start)) {
-          if (i > start) out.push(stdout.subarray(start, i));
-          start = i + 1;
-        }
-        resolvePromise(out);
-      },
-    );
-  });
+/** `git -C dir ...args` through git.ts's runGitBytes (the repository's own programs overridden), its NUL-separated output as raw names; null when it fails. */
+async function runGitListing(dir: string, args: readonly string[]): Promise<Buffer[] | null> {
+  let stdout: Buffer;
+  try {
+    stdout = await runGitBytes(dir, args);
+  } catch {
+    return null;
+  }
+  const out: Buffer[] = [];
+  let start = 0;
+  for (let i = stdout.indexOf(0); i !== -1; i = stdout.indexOf(0, start)) {
+    if (i > start) out.push(stdout.subarray(start, i));
+    start = i + 1;
+  }
+  return out;
 }
 
 /** Adds a candidate file, or skips it with the reason when it is too large to be a hand-written server. */
@@ -287,13 +280,15 @@ function escapeName(bytes: Buffer): string {
   return [...bytes].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
 }
 
+/** A .gitignore larger than this is not read (a real one is a few kB). */
+const MAX_GITIGNORE_BYTES = 1_000_000;
+
 async function readGitignore(path: string, base: string): Promise<IgnoreRule[]> {
-  try {
-    return parseGitignore(await readFile(path, 'utf8'), base === '.' ? '' : base);
-  } catch {
-    // An unreadable .gitignore ignores nothing; the walk itself will report unreadable directories.
-    return [];
-  }
+  // Never blocks: a .gitignore that is a FIFO (or a link to /dev/stdin) is not opened for reading.
+  const read = await readRegularFile(path, MAX_GITIGNORE_BYTES);
+  // An unreadable .gitignore ignores nothing; the walk itself will report unreadable directories.
+  if (read.kind !== 'ok') return [];
+  return parseGitignore(read.bytes.toString('utf8'), base === '.' ? '' : base);
 }
 
 /** The .gitignore rules of `base` and of every directory between it and `target` (exclusive). */

@@ -10,8 +10,30 @@ export interface IgnoreRule {
   base: string;
   negate: boolean;
   directoryOnly: boolean;
-  regex: RegExp;
+  /** The compiled pattern: matched by matchGlob in time linear in the path (never a backtracking regex). */
+  glob: GlobToken[];
 }
+
+/**
+ * One step of a compiled glob. Matching runs every token position at once over the path (a Thompson
+ * simulation, as RE2 and git's own wildmatch avoid backtracking), so `*a*a*a*a*a*a*a*a*b` against a
+ * long name costs (name length x pattern length), not an exponential search.
+ */
+export type GlobToken =
+  /** One character equal to `char`. */
+  | { kind: 'char'; char: string }
+  /** `?`: one character other than `/`. */
+  | { kind: 'any' }
+  /** `[...]`: one character other than `/` in (or, negated, not in) the ranges. */
+  | { kind: 'class'; negated: boolean; ranges: [string, string][] }
+  /** `*`: any run of characters other than `/`. */
+  | { kind: 'star' }
+  /** A trailing `/**` or a lone `**`: any run of characters. */
+  | { kind: 'all' }
+  /** `**\/` at the start, `/**\/` in the middle: nothing, or any run of characters ending with `/` (a `dirs-loop` follows it). */
+  | { kind: 'dirs' }
+  /** The loop of `dirs`: any character; a `/` may also end it. */
+  | { kind: 'dirs-loop' };
 
 /** Parses the text of one .gitignore found in `base` (a `/`-separated directory relative to the walk's base). */
 export function parseGitignore(text: string, base: string): IgnoreRule[] {
@@ -26,8 +48,10 @@ export function parseGitignore(text: string, base: string): IgnoreRule[] {
 function parseGitignoreLine(rawLine: string, base: string): IgnoreRule | null {
   let line = rawLine.replace(/^\uFEFF/, '');
   if (line === '' || line.startsWith('#')) return null;
-  // Trailing spaces are ignored unless escaped with a backslash.
-  line = line.replace(/(?<!\\)\s+$/, '');
+  // Trailing spaces are ignored unless escaped with a backslash (a scan from the end: no regex over the line).
+  let end = line.length;
+  while (end > 0 && /\s/.test(line[end - 1]!) && line[end - 2] !== '\\') end--;
+  line = line.slice(0, end);
   if (line === '') return null;
   let negate = false;
   if (line.startsWith('!')) {
@@ -39,90 +63,92 @@ function parseGitignoreLine(rawLine: string, base: string): IgnoreRule | null {
   let directoryOnly = false;
   if (line.endsWith('/') && !line.endsWith('\\/')) {
     directoryOnly = true;
-    line = line.replace(/\/+$/, '');
+    while (line.endsWith('/')) line = line.slice(0, -1);
   }
   if (line === '') return null;
   // A slash at the start or in the middle anchors the pattern to the .gitignore's directory;
   // otherwise it matches a name at any depth below it.
   const anchored = line.includes('/');
   if (line.startsWith('/')) line = line.slice(1);
-  const body = globToRegexSource(line);
-  const source = anchored ? `^${body}$` : `^(?:.*/)?${body}$`;
-  return { base, negate, directoryOnly, regex: new RegExp(source) };
+  const body = compileGlob(line);
+  const glob: GlobToken[] = anchored ? body : [{ kind: 'dirs' }, { kind: 'dirs-loop' }, ...body];
+  return { base, negate, directoryOnly, glob };
 }
 
-function globToRegexSource(glob: string): string {
-  let out = '';
+/** The tokens of one glob (without the leading `!` or trailing `/` of a .gitignore line). */
+export function compileGlob(glob: string): GlobToken[] {
+  const out: GlobToken[] = [];
   let i = 0;
   while (i < glob.length) {
-    const ch = glob[i];
+    const ch = glob[i]!;
     if (ch === '*') {
       if (glob[i + 1] === '*') {
         const atStart = i === 0;
         const afterSlash = i > 0 && glob[i - 1] === '/';
         const beforeSlash = glob[i + 2] === '/';
         const atEnd = i + 2 === glob.length;
-        if (atStart && beforeSlash) {
-          // `**/x`: x in any directory
-          out += '(?:.*/)?';
+        if ((atStart && beforeSlash) || (afterSlash && beforeSlash)) {
+          // `**/x`: x in any directory; `a/**/b`: zero or more directories between a and b
+          out.push({ kind: 'dirs' }, { kind: 'dirs-loop' });
           i += 3;
           continue;
         }
-        if (afterSlash && atEnd) {
-          // `x/**`: everything inside x
-          out += '.*';
-          i += 2;
-          continue;
-        }
-        if (afterSlash && beforeSlash) {
-          // `a/**/b`: zero or more directories between a and b
-          out += '(?:.*/)?';
-          i += 3;
-          continue;
-        }
-        if (atStart && atEnd) {
-          out += '.*';
+        if ((afterSlash && atEnd) || (atStart && atEnd)) {
+          // `x/**`: everything inside x; `**`: everything
+          out.push({ kind: 'all' });
           i += 2;
           continue;
         }
         // Any other run of asterisks is an ordinary `*`.
         while (glob[i] === '*') i++;
-        out += '[^/]*';
+        out.push({ kind: 'star' });
         continue;
       }
-      out += '[^/]*';
+      // consecutive stars are one
+      if (out[out.length - 1]?.kind !== 'star') out.push({ kind: 'star' });
       i++;
       continue;
     }
     if (ch === '?') {
-      out += '[^/]';
+      out.push({ kind: 'any' });
       i++;
       continue;
     }
     if (ch === '[') {
       const close = getClassEnd(glob, i);
       if (close === -1) {
-        out += '\\[';
+        out.push({ kind: 'char', char: '[' });
         i++;
         continue;
       }
-      let inner = glob.slice(i + 1, close);
+      let j = i + 1;
       let negated = false;
-      if (inner.startsWith('!') || inner.startsWith('^')) {
+      if (glob[j] === '!' || glob[j] === '^') {
         negated = true;
-        inner = inner.slice(1);
+        j++;
       }
-      inner = inner.replace(/\\/g, '\\\\').replace(/]/g, '\\]');
-      out += `[${negated ? '^' : ''}${inner}]`;
+      const chars = [...glob.slice(j, close)];
+      const ranges: [string, string][] = [];
+      for (let k = 0; k < chars.length; k++) {
+        let from = chars[k]!;
+        if (from === '\\' && k + 1 < chars.length) from = chars[++k]!;
+        if (chars[k + 1] === '-' && k + 2 < chars.length) {
+          let to = chars[k + 2]!;
+          k += 2;
+          if (to === '\\' && k + 1 < chars.length) to = chars[++k]!;
+          ranges.push([from, to]);
+        } else ranges.push([from, from]);
+      }
+      out.push({ kind: 'class', negated, ranges });
       i = close + 1;
       continue;
     }
     if (ch === '\\' && i + 1 < glob.length) {
-      out += escapeRegex(glob[i + 1]);
+      out.push({ kind: 'char', char: glob[i + 1]! });
       i += 2;
       continue;
     }
-    out += escapeRegex(ch);
+    out.push({ kind: 'char', char: ch });
     i++;
   }
   return out;
@@ -136,8 +162,63 @@ function getClassEnd(glob: string, open: number): number {
   return j < glob.length ? j : -1;
 }
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** Whether the whole of `text` matches `glob`: every token position advanced together, one character at a time. */
+export function matchGlob(glob: readonly GlobToken[], text: string): boolean {
+  const n = glob.length;
+  let current = new Uint8Array(n + 1);
+  let next = new Uint8Array(n + 1);
+  // Adds state `start` and every state reachable from it without reading a character.
+  const stack: number[] = [];
+  const add = (set: Uint8Array, start: number): void => {
+    stack.push(start);
+    while (stack.length > 0) {
+      const i = stack.pop()!;
+      if (i > n || set[i] === 1) continue;
+      set[i] = 1;
+      const token = glob[i];
+      if (token === undefined) continue;
+      if (token.kind === 'star' || token.kind === 'all') stack.push(i + 1);
+      else if (token.kind === 'dirs') stack.push(i + 1, i + 2);
+    }
+  };
+  add(current, 0);
+  for (const c of text) {
+    next.fill(0);
+    for (let i = 0; i < n; i++) {
+      if (current[i] === 0) continue;
+      const token = glob[i]!;
+      switch (token.kind) {
+        case 'char':
+          if (c === token.char) add(next, i + 1);
+          break;
+        case 'any':
+          if (c !== '/') add(next, i + 1);
+          break;
+        case 'class': {
+          if (c === '/') break;
+          const inside = token.ranges.some(([from, to]) => c >= from && c <= to);
+          if (inside !== token.negated) add(next, i + 1);
+          break;
+        }
+        case 'star':
+          if (c !== '/') add(next, i);
+          break;
+        case 'all':
+          add(next, i);
+          break;
+        case 'dirs':
+          // reads nothing itself: its loop state (added with it) does
+          break;
+        case 'dirs-loop':
+          add(next, i);
+          if (c === '/') add(next, i + 1);
+          break;
+      }
+    }
+    if (!next.includes(1)) return false;
+    [current, next] = [next, current];
+  }
+  return current[n] === 1;
 }
 
 /**
@@ -152,7 +233,7 @@ export function isIgnored(rules: readonly IgnoreRule[], path: string, isDirector
     if (rule.base === '') relative = path;
     else if (path.startsWith(`${rule.base}/`)) relative = path.slice(rule.base.length + 1);
     else continue;
-    if (rule.regex.test(relative)) ignored = !rule.negate;
+    if (matchGlob(rule.glob, relative)) ignored = !rule.negate;
   }
   return ignored;
 }

@@ -2,7 +2,7 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
@@ -10,6 +10,7 @@ import { detect } from 'package-manager-detector/detect';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget } from '../model/types.js';
 import { isInside } from './discover.js';
+import { readRegularFile } from './safe-read.js';
 
 /** What each SDK target needs in `dependencies` (from the one table of SDK targets). */
 export const SDK_DEPENDENCIES: Record<SdkTarget, Readonly<Record<string, string>>> = {
@@ -26,13 +27,27 @@ export interface Manifest {
   /** The parsed object, or null when the file is not valid JSON (see `parseError`). */
   json: Record<string, unknown> | null;
   parseError?: string;
+  /** Set when the file was not read at all (a FIFO, a device, over MAX_MANIFEST_BYTES): why. `text` is then empty. */
+  unreadable?: string;
 }
 
-/** Reads package.json files once and answers "which package.json is nearest to this directory". */
+/**
+ * A package.json larger than this is not read (the largest on npm are a few hundred kB; a 179 MB one
+ * took a minute and 3.7 GB to parse).
+ */
+export const MAX_MANIFEST_BYTES = 4_000_000;
+
+/**
+ * Reads package.json files once and answers "which package.json is nearest to this directory". The
+ * search never climbs past a repository root (a directory holding `.git`), nor, outside any repository,
+ * past `stop` (the scanned root): a package.json in the user's home is not the package of a folder in it.
+ */
 export class ManifestCache {
   private readonly byDir = new Map<string, Promise<Manifest | null>>();
 
-  /** The package.json in `dir` or its closest ancestor, or null when there is none up to the file-system root. */
+  constructor(private readonly stop: string | null = null) {}
+
+  /** The package.json in `dir` or its closest ancestor up to the ceiling, or null when there is none. */
   getNearest(dir: string): Promise<Manifest | null> {
     let pending = this.byDir.get(dir);
     if (pending === undefined) {
@@ -46,18 +61,17 @@ export class ManifestCache {
     const own = await readManifest(join(dir, 'package.json'));
     if (own !== null) return own;
     const parent = dirname(dir);
-    return parent === dir ? null : this.getNearest(parent);
+    if (parent === dir || dir === this.stop || (await lstat(join(dir, '.git')).then(() => true, () => false))) return null;
+    return this.getNearest(parent);
   }
 }
 
 /** Reads one package.json; null when it does not exist (or is not a readable file). */
 export async function readManifest(path: string): Promise<Manifest | null> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return null;
-  }
+  const read = await readRegularFile(path, MAX_MANIFEST_BYTES);
+  if (read.kind === 'missing') return null;
+  if (read.kind === 'refused') return { path, dir: dirname(path), text: '', json: null, parseError: read.reason, unreadable: read.reason };
+  const text = read.bytes.toString('utf8');
   const manifest: Manifest = { path, dir: dirname(path), text, json: null };
   try {
     const value: unknown = JSON.parse(stripBom(text));
@@ -145,10 +159,14 @@ export interface InstallPlan {
  * `devEngines.packageManager` field of the package.json there; else `npm install` in `fallbackDir`.
  */
 export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir): Promise<InstallPlan> {
+  // The detector reads package.json itself: a directory whose package.json is not a regular file (a
+  // FIFO would block the read forever) is not asked.
+  if (!(await isReadableManifestDir(fallbackDir))) fallbackDir = packageDir;
   const dirs = [packageDir];
   if (isInside(stopDir, packageDir)) {
     for (let dir = packageDir; dir !== stopDir && dirname(dir) !== dir; ) {
       dir = dirname(dir);
+      if (!(await isReadableManifestDir(dir))) break;
       dirs.push(dir);
     }
   }
@@ -162,6 +180,12 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
     if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   return { command: 'npm install', dir: fallbackDir };
+}
+
+/** Whether `dir` has no package.json, or one that is a regular file of a sane size (safe for the detector to read). */
+async function isReadableManifestDir(dir: string): Promise<boolean> {
+  const read = await readRegularFile(join(dir, 'package.json'), MAX_MANIFEST_BYTES);
+  return read.kind !== 'refused';
 }
 
 /** `npm install`, `pnpm install`, `yarn install`, ... (the detector's `i` spelled out, as docs and people write it). */
@@ -209,19 +233,25 @@ function skipString(text: string, i: number): number {
   throw new Error('unterminated string');
 }
 
+/**
+ * The end of the value starting at `i`. Objects and arrays are skipped with a counter, not by recursion:
+ * a package.json nested 200,000 levels deep must not overflow the stack.
+ */
 function skipValue(text: string, i: number): number {
   const ch = text[i];
   if (ch === '"') return skipString(text, i);
-  if (ch === '{') return scanObject(text, i).close + 1;
-  if (ch === '[') {
-    let j = skipSpace(text, i + 1);
-    if (text[j] === ']') return j + 1;
-    for (;;) {
-      j = skipSpace(text, skipValue(text, j));
-      if (text[j] === ']') return j + 1;
-      if (text[j] !== ',') throw new Error('malformed array');
-      j = skipSpace(text, j + 1);
+  if (ch === '{' || ch === '[') {
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      const c = text[j];
+      if (c === '"') j = skipString(text, j) - 1;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        depth--;
+        if (depth === 0) return j + 1;
+      }
     }
+    throw new Error(ch === '{' ? 'malformed object' : 'malformed array');
   }
   let j = i;
   while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;

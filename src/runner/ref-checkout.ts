@@ -4,12 +4,12 @@
 // its package.json or a data file finds them as they were. The installed packages are not in git: every
 // `node_modules` on the way from the repository's top to the directories the command names is linked in.
 // Returns data; the caller prints. Deliberately read-only on the user's repository.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { lstat, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { isInside } from './discover.js';
-import { SAFE_GIT_CONFIG } from './git.js';
+import { getSafeGitEnv, runGit } from './git.js';
 
 export interface RefCheckout {
   /** The exported tree's top (the repository's top at REF). */
@@ -58,16 +58,15 @@ export async function checkoutRef(cwd: string, ref: string, command: readonly st
   return { kind: 'ok', checkout: { dir, cwd: inside(cwd), command: mapped, commit, remove } };
 }
 
-function git(cwd: string, args: readonly string[]): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('git', [...SAFE_GIT_CONFIG, '-C', cwd, ...args], { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolvePromise(stdout.trim())));
-  });
+async function git(cwd: string, args: readonly string[]): Promise<string> {
+  return (await runGit(cwd, args)).trim();
 }
 
-/** `git archive <commit> | tar -x -C <dir>`. */
-function exportTree(top: string, commit: string, dir: string): Promise<void> {
+/** `git archive <commit> | tar -x -C <dir>` (git with the repository's programs overridden, see git.ts). */
+async function exportTree(top: string, commit: string, dir: string): Promise<void> {
+  const env = await getSafeGitEnv(top);
   return new Promise((resolvePromise, reject) => {
-    const archive = spawn('git', [...SAFE_GIT_CONFIG, '-C', top, 'archive', '--format=tar', commit], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const archive = spawn('git', ['--no-pager', '-C', top, 'archive', '--format=tar', commit], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const tar = spawn('tar', ['-x', '-f', '-', '-C', dir], { stdio: ['pipe', 'ignore', 'pipe'] });
     let errors = '';
     archive.stderr.on('data', (chunk: Buffer) => void (errors += chunk.toString()));

@@ -13,6 +13,8 @@ import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallP
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { scopeFiles, type SkippedTree } from './scope.js';
+import { getWriteRefusal, resolveWriteBounds, type WriteBounds } from './confine.js';
+import { readRegularFileSync } from './safe-read.js';
 import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
 
 /**
@@ -101,6 +103,8 @@ export interface ScanResult {
   workspace: Workspace | null;
   /** Directories discovery did not enter because of their name (node_modules, build output outside git). */
   excluded: ExcludedDirectory[];
+  /** Where the run may write (confine.ts): checked here when planning, and again by each write. */
+  bounds?: WriteBounds;
   /** Nested git checkouts and non-member packages inside a scanned directory, not looked into (scope.ts). */
   skippedTrees?: SkippedTree[];
   /** Discovered files `--ignore` / `--include` left out. */
@@ -148,7 +152,8 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   importers.clear();
 
   // 2. Run the pipeline on each candidate.
-  const manifests = new ManifestCache();
+  // Outside any repository the package.json search stops at the scanned root; inside one, at its root.
+  const manifests = new ManifestCache((await resolveGitRoot(root)) === null ? root : null);
   const candidates = [...sources.keys()].sort();
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
@@ -181,16 +186,22 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   results = results.map(preferSources);
   results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
-  // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
-  const plannedCompanions = await planCompanions(results, root);
-  const plannedManifests = await planManifests(results, manifests, root, problems);
+  // 3. Every file a rewrite changes must lie inside the bounds and hold exactly the bytes it was read
+  //    from (valid UTF-8); else its whole rewrite (entry and modules) is refused.
+  const bounds = await resolveWriteBounds(root);
+  await refuseUnwritable(results, bounds);
+
+  // 4. Plan the package.json changes and the companion files; refuse what cannot be done.
+  const plannedCompanions = await planCompanions(results, root, bounds);
+  const plannedManifests = await planManifests(results, manifests, root, problems, bounds);
   // Either planner may refuse a file; what only refused files needed is not planned.
   const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
   const companions = plannedCompanions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
   const manifestPlan = plannedManifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
   const packages = await groupByPackage(results, manifests);
   const gitRoot = await resolveGitRoot(root);
-  const workspace = await resolveWorkspace(root, gitRoot);
+  // never above the repository, nor, outside one, above the scanned root
+  const workspace = await resolveWorkspace(root, gitRoot ?? root);
   if (workspace !== null) warnings.push(...workspace.warnings);
   for (const group of packages) {
     if (group.name === null && group.dir !== null) group.name = workspace?.packages.find((p) => p.dir === group.dir)?.name ?? null;
@@ -208,9 +219,47 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     packages,
     workspace,
     excluded: discovery.excluded,
+    bounds,
     skippedTrees: scoped.skippedTrees,
     ignoredByPattern: scoped.ignored,
   };
+}
+
+/**
+ * Refuses every rewrite that would write a file outside its bounds (confine.ts) or a file whose bytes on
+ * disk are not the UTF-8 text the rewrite was computed from (invalid UTF-8 would be written back as
+ * U+FFFD in code nobody touched), with all the results of the same rewrite: an entry and the modules it
+ * changes are written together or not at all.
+ */
+async function refuseUnwritable(results: FileResult[], bounds: WriteBounds): Promise<void> {
+  for (const result of results) {
+    if (result.after === undefined) continue;
+    let why = await getWriteRefusal(result.path, bounds.sources);
+    if (why === null && !isSameBytes(result.path, result.before)) why = 'is not valid UTF-8 text (or changed while it was read); left untouched';
+    if (why !== null) refuseGroup(results, result, why);
+  }
+}
+
+/** Refuses `result` for `why`, and every other result of the same rewrite (its entry, the entry's other modules). */
+function refuseGroup(results: FileResult[], result: FileResult, why: string): void {
+  const owners = new Set([result.partOf ?? result.path, ...(result.alsoPartOf ?? [])]);
+  for (const other of results) {
+    if (other === result) refuseResult(other, why);
+    else if (other.after !== undefined && (owners.has(other.path) || (other.partOf !== undefined && owners.has(other.partOf)))) {
+      refuseResult(other, `its rewrite also changes ${basename(result.path)}, which ${why.replace(/; left untouched$/, '')}; left untouched`);
+    }
+  }
+}
+
+function refuseResult(result: FileResult, why: string): void {
+  result.error = why;
+  delete result.after;
+  delete result.companions;
+}
+
+function isSameBytes(path: string, text: string): boolean {
+  const read = readRegularFileSync(path, MAX_SOURCE_BYTES * 4);
+  return read.kind === 'ok' && read.bytes.equals(Buffer.from(text, 'utf8'));
 }
 
 function refusedFor(refused: ScanOptions['refused'], path: string): Pick<PipelineOptions, 'refused'> {
@@ -503,7 +552,7 @@ function normalizeResult(path: string, source: string, result: FileResult): File
   return normalized;
 }
 
-async function planManifests(results: FileResult[], cache: ManifestCache, root: string, problems: Problem[]): Promise<PlannedManifest[]> {
+async function planManifests(results: FileResult[], cache: ManifestCache, root: string, problems: Problem[], bounds: WriteBounds): Promise<PlannedManifest[]> {
   const wanted = new Map<string, { manifest: Manifest; add: Record<string, string>; files: string[] }>();
   const invalid = new Set<string>();
   for (const result of results) {
@@ -514,11 +563,13 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
       result.diagnostics = [...result.diagnostics, { code: 'NO_PACKAGE_JSON', message: `no package.json above this file: add ${names} to your dependencies yourself` }];
       continue;
     }
-    if (manifest.json === null) {
-      refuseForManifest(result, manifest, root);
+    const outside = manifest.json === null ? null : await getWriteRefusal(manifest.path, bounds.manifests);
+    if (manifest.json === null || outside !== null) {
+      const why = outside ?? manifest.unreadable;
+      refuseForManifest(result, manifest, root, why);
       if (!invalid.has(manifest.path)) {
         invalid.add(manifest.path);
-        problems.push({ path: manifest.path, message: `is not valid JSON (${manifest.parseError ?? 'unknown error'}); files under it were not migrated` });
+        problems.push({ path: manifest.path, message: `${why ?? `is not valid JSON (${manifest.parseError ?? 'unknown error'})`}; files under it were not migrated` });
       }
       continue;
     }
@@ -540,7 +591,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
       continue;
     }
     const gitRoot = await resolveGitRoot(manifest.dir);
-    const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot);
+    const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot ?? (isInside(root, manifest.dir) ? root : manifest.dir));
     // A lockfile above the package only manages it when that directory is its workspace root; an
     // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
     const stop = workspace?.root ?? manifest.dir;
@@ -562,11 +613,16 @@ function refuseForManifest(result: FileResult, manifest: Manifest, root: string,
   delete result.companions;
 }
 
-async function planCompanions(results: FileResult[], root: string): Promise<PlannedCompanion[]> {
+async function planCompanions(results: FileResult[], root: string, bounds: WriteBounds): Promise<PlannedCompanion[]> {
   const byPath = new Map<string, PlannedCompanion>();
   for (const result of results) {
     if (result.after === undefined || result.companions === undefined) continue;
     for (const companion of result.companions) {
+      const outside = await getWriteRefusal(companion.path, bounds.sources);
+      if (outside !== null) {
+        refuseGroup(results, result, `needs ${toPosix(relative(root, companion.path))}, which ${outside}`);
+        break;
+      }
       const planned = byPath.get(companion.path);
       if (planned === undefined) {
         byPath.set(companion.path, { path: companion.path, content: companion.content, files: [result.path] });

@@ -8,7 +8,7 @@
 // It deliberately runs only what it can run as the project would: `node <file>` for JavaScript, the
 // project's own tsx for TypeScript (never `npx`, which may download one), with the dependencies the
 // project has installed. Anything else is "not verified", with the reason, and the rewrite is kept.
-import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, lstatSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -26,6 +26,8 @@ import type { ScanResult } from './scan.js';
 
 /** A package with more files than this (node_modules and .git aside) is not copied. */
 const MAX_COPY_FILES = 20_000;
+/** Nor one with more bytes than this: it is copied twice into the temp directory (a 1 GB data file was). */
+export const MAX_COPY_BYTES = 200 * 1024 * 1024;
 /** Directories never copied (node_modules is linked instead). */
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
@@ -84,8 +86,10 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   const path = result.path;
   const notVerified = (reason: string): VerifyVerdict => ({ kind: 'not-verified', path, reason, ms: Date.now() - started });
   const packageDir = findPackageDir(path);
-  const files = countFiles(packageDir, MAX_COPY_FILES);
-  if (files > MAX_COPY_FILES) return notVerified(`its package has more than ${MAX_COPY_FILES} files to copy`);
+  const size = measurePackage(packageDir, MAX_COPY_FILES, MAX_COPY_BYTES);
+  if (size.files > MAX_COPY_FILES) return notVerified(`its package has more than ${MAX_COPY_FILES} files to copy`);
+  if (size.bytes > MAX_COPY_BYTES) return notVerified(`its package holds more than ${MAX_COPY_BYTES / 1024 / 1024} MB to copy (twice) into the temp directory`);
+  if (size.special !== null) return notVerified(`its package holds ${size.special}, which is not copied`);
   const nodeModules = findNodeModules(packageDir);
   const runner = getRunner(path, nodeModules);
   if (typeof runner === 'string') return notVerified(runner);
@@ -172,7 +176,10 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         return compared.side === 'original'
           ? notVerified(`the original does not start as \`${[runner.label, entry].join(' ')}\`: ${compared.reason}`)
           : { kind: 'different', path, diff: null, why: `the migrated server does not start (the original does): ${compared.reason}${compared.stderrTail === '' ? '' : `; its stderr ended with: ${compared.stderrTail.split('\n').slice(-3).join(' / ')}`}`, ms };
-      case 'compared':
+      case 'compared': {
+        // an exploration cut short by the overall limit compared only part of the contract
+        const cut = compared.original.contract.cutShort ?? compared.migrated.contract.cutShort;
+        if (cut !== undefined) return notVerified(`the proof did not finish: ${cut} (a server that leaves requests unanswered; --verify-timeout shortens each wait)`);
         // no request answered by both (both too slow for the wait, say): equal only because nothing was seen
         if (compared.compared === 0 && compared.equal) return notVerified(`no request was answered by both servers within the wait (${options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS} ms per reply, --verify-timeout): nothing was compared`);
         // the original never answered initialize, even with the longer wait: there is nothing to compare with
@@ -180,6 +187,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         return compared.equal
           ? { kind: 'equal', path, diff: compared, ms }
           : { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
+      }
     }
   } catch (err) {
     return notVerified(`could not set up the temp copy: ${err instanceof Error ? err.message : String(err)}`);
@@ -285,10 +293,15 @@ function findPackageDir(path: string): string {
 }
 
 /** Files under `dir` (skipped directories aside), counted up to `limit + 1`. */
-function countFiles(dir: string, limit: number): number {
-  let count = 0;
+/**
+ * The files and bytes of a package as the copy would take them (node_modules and .git aside), counted up
+ * to just past the limits; `special`: the first FIFO, socket or device found (a copy would block on it or fail).
+ */
+function measurePackage(dir: string, maxFiles: number, maxBytes: number): { files: number; bytes: number; special: string | null } {
+  let files = 0;
+  let bytes = 0;
   const stack = [dir];
-  while (stack.length > 0 && count <= limit) {
+  while (stack.length > 0 && files <= maxFiles && bytes <= maxBytes) {
     const current = stack.pop()!;
     let entries;
     try {
@@ -299,10 +312,17 @@ function countFiles(dir: string, limit: number): number {
     for (const entry of entries) {
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry.name)) stack.push(join(current, entry.name));
-      } else count++;
+      } else if (entry.isFile()) {
+        files++;
+        bytes += lstatSync(join(current, entry.name), { throwIfNoEntry: false })?.size ?? 0;
+      } else if (entry.isSymbolicLink()) {
+        files++;
+      } else {
+        return { files, bytes, special: `${relative(dir, join(current, entry.name))} (a FIFO, socket or device)` };
+      }
     }
   }
-  return count;
+  return { files, bytes, special: null };
 }
 
 /** Every node_modules directory Node would look in from `dir`, nearest first. */

@@ -2,11 +2,12 @@
 // (npm/yarn/bun `workspaces`, either an array or `{ packages: [] }`, and pnpm-workspace.yaml
 // `packages:`, read with a real YAML parser: flow and block lists, anchors, quoting styles, comments).
 // Used to group results per package and to run one install at the root.
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { readdir, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { parseDocument } from 'yaml';
 import { isInside, SKIPPED_DIRECTORIES, toPosix } from './discover.js';
-import { readManifest } from './manifest.js';
+import { MAX_MANIFEST_BYTES, readManifest } from './manifest.js';
+import { readRegularFile } from './safe-read.js';
 
 export interface WorkspacePackage {
   /** `name` from its package.json, or null when it has none. */
@@ -45,11 +46,9 @@ export async function resolveWorkspaceRoot(start: string, stop: string | null): 
 
 async function readWorkspacePatterns(dir: string): Promise<{ manager: 'npm' | 'pnpm'; patterns: string[]; warnings: string[] } | null> {
   let text: string | null = null;
-  try {
-    text = await readFile(join(dir, 'pnpm-workspace.yaml'), 'utf8');
-  } catch {
-    // no pnpm workspace here
-  }
+  const read = await readRegularFile(join(dir, 'pnpm-workspace.yaml'), MAX_MANIFEST_BYTES);
+  if (read.kind === 'ok') text = read.bytes.toString('utf8');
+  else if (read.kind === 'refused') return { manager: 'pnpm', patterns: [], warnings: [`${join(dir, 'pnpm-workspace.yaml')}: ${read.reason}; its workspace packages are not known`] };
   if (text !== null) {
     const read = readPnpmWorkspace(text);
     return { manager: 'pnpm', patterns: read.patterns, warnings: read.problem === null ? [] : [`${join(dir, 'pnpm-workspace.yaml')}: ${read.problem}`] };
@@ -93,23 +92,39 @@ export function readPnpmWorkspace(text: string): { patterns: string[]; problem: 
   return { patterns, problem: others === 0 ? null : `${others} \`packages\` ${others === 1 ? 'entry is' : 'entries are'} not a string; ignored` };
 }
 
-/** Directories (holding a package.json) matched by workspace patterns; `!pattern` excludes. */
+/** Directories a workspace pattern's `**` may look into, all patterns together: beyond this the walk stops (and says so). */
+export const MAX_WORKSPACE_DIRECTORIES = 20_000;
+
+/**
+ * Directories (holding a package.json) matched by workspace patterns; `!pattern` excludes. Confined to
+ * `root`: a pattern that is absolute or climbs out (`../../**`) is ignored with a warning, symbolic links
+ * are never entered, and a match whose real path lies outside the real root is dropped.
+ */
 export async function expandWorkspacePatterns(root: string, patterns: readonly string[]): Promise<{ packages: WorkspacePackage[]; warnings: string[] }> {
   const warnings: string[] = [];
   const included = new Set<string>();
   const exclusions = patterns.filter((p) => p.startsWith('!')).map((p) => patternToRegex(normalizePattern(p.slice(1))));
+  const realRoot = await realpath(root).catch(() => root);
+  const budget = { left: MAX_WORKSPACE_DIRECTORIES };
   for (const raw of patterns) {
     if (raw.startsWith('!')) continue;
     const pattern = normalizePattern(raw);
-    const dirs = await matchDirectories(root, pattern.split('/').filter((s) => s !== ''));
+    const segments = pattern.split('/').filter((s) => s !== '' && s !== '.');
+    if (isAbsolute(pattern) || /^[A-Za-z]:/.test(pattern) || segments.includes('..')) {
+      warnings.push(`workspace pattern "${raw}" in ${root} leaves the workspace root; ignored`);
+      continue;
+    }
+    const dirs = await matchDirectories(root, segments, budget);
     let matched = 0;
     for (const dir of dirs) {
+      if (!isInside(realRoot, await realpath(dir).catch(() => dir))) continue;
       if ((await readManifest(join(dir, 'package.json'))) === null) continue;
       matched++;
       included.add(dir);
     }
     if (matched === 0) warnings.push(`workspace pattern "${raw}" in ${root} matches no package`);
   }
+  if (budget.left <= 0) warnings.push(`workspace patterns in ${root} reach more than ${MAX_WORKSPACE_DIRECTORIES.toLocaleString('en-US')} directories; the rest were not looked at`);
   const packages: WorkspacePackage[] = [];
   for (const dir of [...included].sort()) {
     const rel = toPosix(relative(root, dir));
@@ -149,20 +164,21 @@ async function listDirectories(dir: string): Promise<string[]> {
   }
 }
 
-async function matchDirectories(dir: string, segments: string[]): Promise<string[]> {
+async function matchDirectories(dir: string, segments: string[], budget: { left: number }): Promise<string[]> {
   if (segments.length === 0) return [dir];
+  if (--budget.left < 0) return [];
   const [head, ...rest] = segments;
   if (head === '**') {
     // `**` matches this directory and any directory below it.
-    const out = await matchDirectories(dir, rest);
-    for (const child of await listDirectories(dir)) out.push(...(await matchDirectories(child, segments)));
+    const out = await matchDirectories(dir, rest, budget);
+    for (const child of await listDirectories(dir)) out.push(...(await matchDirectories(child, segments, budget)));
     return out;
   }
-  if (!/[*?]/.test(head)) return matchDirectories(join(dir, head), rest);
+  if (!/[*?]/.test(head)) return matchDirectories(join(dir, head), rest, budget);
   const regex = segmentToRegex(head);
   const out: string[] = [];
   for (const child of await listDirectories(dir)) {
-    if (regex.test(child.slice(dir.length + 1))) out.push(...(await matchDirectories(child, rest)));
+    if (regex.test(child.slice(dir.length + 1))) out.push(...(await matchDirectories(child, rest, budget)));
   }
   return out;
 }

@@ -3,8 +3,9 @@
 // even when the probes throw, and within a bounded time whatever the server does.
 // It deliberately knows nothing about MCP or about which replies are right: that is ./probe.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createDecoder, frameBody, type Framing } from './framing.js';
-import { findDescendants, findPipeHolders, getStdioPipes, signalProcesses, type ProcessRef } from './process-tree.js';
+import { findByMarker, findDescendants, findPipeHolders, getStdioPipes, signalProcesses, type ProcessRef } from './process-tree.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -40,7 +41,14 @@ const TREE_SNAPSHOT_MS = 200;
  * first MAX_STRAY pieces, each clipped to STRAY_KEEP_CHARS; the rest only counted.
  */
 const MAX_MESSAGES = 10_000;
-const MAX_KEPT_CHARS = 256 * 1024 * 1024;
+const MAX_KEPT_CHARS = 64 * 1024 * 1024;
+/**
+ * A reply (or stdout line) larger than this is skipped as it streams past and counted as stray text:
+ * the probes' replies are listings and errors (a 50 MB one is still read whole).
+ */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+/** Node's timers overflow past this many milliseconds (a wait of 2^31 ms would fire at once, in a loop). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_STRAY = 100;
 const STRAY_KEEP_CHARS = 2_000;
 /** A JSON value written over several lines (`JSON.stringify(msg, null, 2)`) is read back over at most this many lines, or this many characters. */
@@ -84,13 +92,17 @@ export class ServerConnection {
   private snapshotTimer: NodeJS.Timeout | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
 
+  /** `MCP_MIGRATE_SERVER_RUN=<random>`: in the server's environment, inherited by whatever it starts (see findByMarker). */
+  private readonly marker = `${RUN_MARKER}=${randomBytes(12).toString('hex')}`;
+
   constructor(private readonly options: StartOptions) {
-    // POSIX: the server gets its own process group, so that stopping it also stops what it started
-    // (`npx tsx server.ts` is three processes; the one we spawn is not the one that serves).
+    // POSIX: the server gets a session and process group of its own (detached: setsid), so that
+    // stopping it also stops what it started (`npx tsx server.ts` is three processes; the one we spawn
+    // is not the one that serves).
     const group = process.platform !== 'win32';
     this.child = spawn(options.command, [...options.args], {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, [RUN_MARKER]: this.marker.slice(RUN_MARKER.length + 1) },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: group,
       windowsHide: true,
@@ -100,11 +112,15 @@ export class ServerConnection {
       this.snapshotTimer = setInterval(() => this.rememberDescendants(), TREE_SNAPSHOT_MS);
       this.snapshotTimer.unref();
     }
-    const decoder = createDecoder(options.framing, (decoded) => {
-      if (decoded.kind === 'stray') this.onStray(decoded.text);
-      else this.onBody(decoded.text);
-      this.wake();
-    });
+    const decoder = createDecoder(
+      options.framing,
+      (decoded) => {
+        if (decoded.kind === 'stray') this.onStray(decoded.text);
+        else this.onBody(decoded.text);
+        this.wake();
+      },
+      { maxBodyBytes: MAX_REPLY_BYTES },
+    );
     this.child.stdout?.on('data', (chunk: Buffer) => decoder.push(chunk));
     this.child.stdout?.on('end', () => decoder.end());
     this.child.stderr?.on('data', (chunk: Buffer) => {
@@ -237,7 +253,7 @@ export class ServerConnection {
     } catch {
       // ESRCH: the group is empty.
     }
-    signalProcesses([...this.descendants.values(), ...findPipeHolders(this.pipes)], signal);
+    signalProcesses([...this.descendants.values(), ...findPipeHolders(this.pipes), ...findByMarker(this.pipes.length > 0 ? pid : undefined, this.marker)], signal);
   }
 
   private markExited(): void {
@@ -292,7 +308,7 @@ export class ServerConnection {
     this.valueLines = null;
     this.valueChars = 0;
     if (lines.length > 1) {
-      this.onStray(`[a JSON message written over ${lines.length} lines: ${joined.replace(/\s+/g, ' ').slice(0, 200)}]`);
+      this.onStray(`[a JSON message written over ${lines.length} lines: ${detach(joined.slice(0, 400).replace(/\s+/g, ' ').slice(0, 200))}]`);
       this.strayCount += lines.length - 1; // each of its lines is one a client cannot read
     }
     this.deliver(joined, parsed);
@@ -324,7 +340,9 @@ export class ServerConnection {
 
   private onStray(text: string): void {
     this.strayCount++;
-    if (this.strayOutput.length < MAX_STRAY) this.strayOutput.push(text.length > STRAY_KEEP_CHARS ? `${text.slice(0, STRAY_KEEP_CHARS)}…` : text);
+    // A copy, not a slice: V8 keeps a slice's whole parent string alive (60 lines of 100 MB, each kept
+    // through its first 2,000 characters, exhausted the heap).
+    if (this.strayOutput.length < MAX_STRAY) this.strayOutput.push(text.length > STRAY_KEEP_CHARS ? `${detach(text.slice(0, STRAY_KEEP_CHARS))}…` : detach(text));
   }
 
   /** Resolves true as soon as `done()` holds, false after `ms`. */
@@ -346,7 +364,7 @@ export class ServerConnection {
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       this.wakeups.add(done);
       signal?.addEventListener('abort', done, { once: true });
     });
@@ -355,6 +373,14 @@ export class ServerConnection {
   private wake(): void {
     for (const wakeup of [...this.wakeups]) wakeup();
   }
+}
+
+/** The variable every server under verify is started with; its value names the run (findByMarker). */
+const RUN_MARKER = 'MCP_MIGRATE_SERVER_RUN';
+
+/** A string with no reference to the one it was cut from (a round trip through bytes makes a flat copy). */
+export function detach(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 /** `text` as a JSON object, or undefined. */

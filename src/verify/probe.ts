@@ -11,6 +11,7 @@ import { ServerConnection, isJsonObject, type ExitInfo, type JsonObject } from '
 import type { Framing } from './framing.js';
 import { ERROR_ID_OPTIONAL_FROM, UNBOUND_NAME_MESSAGE, UNBOUND_NAME_TEXT, VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
 import { buildInvalidArguments, buildValidArguments } from './schema-args.js';
+import { clampReplyTimeout, MAX_VERIFY_TOTAL_MS } from './timeouts.js';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 
@@ -34,6 +35,8 @@ export interface VerifyOptions {
   calls?: 'safe' | 'calls';
   /** Stops the probes early (Ctrl-C); the server is stopped all the same. */
   signal?: AbortSignal;
+  /** The most the whole exploration may take (default MAX_VERIFY_TOTAL_MS). */
+  totalMs?: number;
 }
 
 export interface RuleResult {
@@ -70,6 +73,8 @@ export interface Contract {
   notSent: string[];
   /** Each time the server exited mid-way and was started again. */
   restarts: string[];
+  /** Set when the exploration hit its overall time limit: what was not asked is missing (why, one line). */
+  cutShort?: string;
 }
 
 export type VerifyResult =
@@ -120,11 +125,14 @@ const LISTINGS = [
 
 /** Runs every probe against a fresh server process and stops it. */
 export async function verifyServer(options: VerifyOptions): Promise<VerifyResult> {
-  const first = await runSession(options, true);
+  // One limit for both sessions (the second, without the pre-initialize request, is not a fresh start).
+  const totalMs = Math.min(options.totalMs ?? MAX_VERIFY_TOTAL_MS, MAX_VERIFY_TOTAL_MS * 10);
+  const deadline = Date.now() + totalMs;
+  const first = await runSession(options, true, deadline, totalMs);
   if (first.kind !== 'retry') return first;
   // initialize went unanswered after a request sent before it: try again without that request, so that
   // the rest can still be measured (the pre-initialize rule fails with what happened).
-  const second = await runSession(options, false);
+  const second = await runSession(options, false, deadline, totalMs);
   if (second.kind === 'checked') {
     const at = second.results.findIndex((r) => r.rule === 'pre-initialize-unanswered');
     second.results[at] = { rule: 'pre-initialize-unanswered', ok: false, detail: first.detail };
@@ -134,10 +142,10 @@ export async function verifyServer(options: VerifyOptions): Promise<VerifyResult
 
 type SessionResult = VerifyResult | { kind: 'retry'; detail: string };
 
-async function runSession(options: VerifyOptions, discover: boolean): Promise<SessionResult> {
+async function runSession(options: VerifyOptions, discover: boolean, deadline: number, totalMs: number): Promise<SessionResult> {
   const servers = new ServerProcesses(options);
   try {
-    return await runProbes(servers, options, discover);
+    return await runProbes(servers, options, discover, deadline, totalMs);
   } finally {
     await servers.closeAll();
   }
@@ -306,8 +314,12 @@ function getCrash(outcome: Outcome): string | null {
   return null;
 }
 
-async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
-  const { timeoutMs, signal } = options;
+async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean, deadline: number, totalMs: number): Promise<SessionResult> {
+  const { signal } = options;
+  const timeoutMs = clampReplyTimeout(options.timeoutMs);
+  // One limit for the whole exploration: a server that answers nothing costs one wait per request.
+  /** How long a wait may still last: `ms`, or what is left of the overall limit. */
+  const within = (ms: number): number => Math.max(0, Math.min(ms, deadline - Date.now()));
   const findings = new Findings();
   const sentIds = new SentIds();
   /** Replies already reported as `wrong-id` (the final sweep over every reply skips them). */
@@ -334,6 +346,10 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     errorsWithOtherIds = true,
   ): Promise<JsonObject | null> => {
     const connection = servers.current;
+    if (Date.now() >= deadline) {
+      contract.cutShort ??= `stopped after ${Math.round(totalMs / 1000)} s, the limit for one exploration: ${label} and what follows were not asked`;
+      return null;
+    }
     const earlier = new Set(sentIds);
     sentIds.add(id);
     const from = connection.messages.length;
@@ -344,7 +360,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     const reply = await connection.waitFor(
       from,
       (m) => isResponse(m) && (m.id === id || (loose && !earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))),
-      wait,
+      within(wait),
       signal,
     );
     if (reply !== null && reply.id !== id) {
@@ -363,13 +379,13 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
    */
   const ensureRunning = async (before: string): Promise<void> => {
     const gone = servers.current;
-    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal)) return;
+    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal) || Date.now() >= deadline) return;
     await gone.close();
     const next = servers.start();
     const id = nextId++;
     sentIds.add(id);
     next.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo } });
-    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, 3 * timeoutMs, signal);
+    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, within(3 * timeoutMs), signal);
     if (reply !== null) next.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     contract.restarts.push(`the server ${describeExit(gone.exited)} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
   };
@@ -394,8 +410,8 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     const from = connection.messages.length;
     connection.send({ jsonrpc: '2.0', method, params });
     connection.send({ jsonrpc: '2.0', id: syncId, method: syncMethod });
-    const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, timeoutMs, signal);
-    await connection.settle(Math.min(SETTLE_MS, timeoutMs), signal);
+    const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, within(timeoutMs), signal);
+    await connection.settle(within(Math.min(SETTLE_MS, timeoutMs)), signal);
     const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m));
     for (const reply of replies) flagged.add(reply);
     findings.add(
@@ -480,7 +496,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   });
   const undeclaredDeadline = Date.now() + Math.min(timeoutMs, UNDECLARED_WAIT_MS);
   for (const { method, id } of undeclared) {
-    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, Math.max(0, undeclaredDeadline - Date.now()), signal);
+    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, within(Math.max(0, undeclaredDeadline - Date.now())), signal);
     contract.exchanges.push({ key: method, method, params: {}, outcome: toOutcome(method, reply), undeclared: true });
   }
   const listing = (method: string): Exchange | undefined => contract.exchanges.find((e) => e.key === method);
@@ -597,7 +613,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   const connection = servers.current;
   const parseFrom = connection.messages.length;
   connection.sendBody(BAD_JSON);
-  const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), timeoutMs, signal);
+  const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), within(timeoutMs), signal);
   if (parse !== null) flagged.add(parse);
   const after = echo === null ? null : await request(`${echo} after bad JSON`, echo, undefined);
   if (echo !== null) findings.add('no-reply', after !== null, after === null ? noReply(`${echo} after the bad JSON line`) : 'still serving after bad JSON');

@@ -20,6 +20,8 @@ const HAS_PROC = process.platform === 'linux';
 
 interface ProcStat {
   ppid: number;
+  /** Field 6: the session id (the server is spawned detached: a session of its own, its pid). */
+  session: number;
   start: string;
 }
 
@@ -34,7 +36,7 @@ function readStat(pid: number): ProcStat | null {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): ppid is field 4, starttime field 22.
   if (fields[0] === 'Z' || fields[0] === 'X') return null;
-  return { ppid: Number(fields[1]), start: fields[19] ?? '' };
+  return { ppid: Number(fields[1]), session: Number(fields[3]), start: fields[19] ?? '' };
 }
 
 function listPids(): number[] {
@@ -134,4 +136,32 @@ export function signalProcesses(refs: Iterable<ProcessRef>, signal: NodeJS.Signa
       // gone in between, or not ours
     }
   }
+}
+
+/**
+ * Every living process but this one in session `session`, or whose environment holds `marker`
+ * (`NAME=value`, set in the server's environment at spawn and inherited by everything it starts). A
+ * daemon that double-forks and calls setsid leaves the session and the process tree, and closes the
+ * stdio pipes; it keeps the environment it was started with. Only this user's processes can be read.
+ */
+export function findByMarker(session: number | undefined, marker: string): ProcessRef[] {
+  if (!HAS_PROC) return [];
+  const wanted = Buffer.from(`${marker}\0`);
+  const found: ProcessRef[] = [];
+  for (const pid of listPids()) {
+    if (pid === process.pid) continue;
+    const stat = readStat(pid);
+    if (stat === null) continue;
+    let holds = session !== undefined && stat.session === session;
+    if (!holds) {
+      try {
+        const environ = readFileSync(`/proc/${pid}/environ`);
+        holds = environ.indexOf(wanted) !== -1 || (environ.length >= wanted.length - 1 && environ.subarray(environ.length - wanted.length + 1).equals(wanted.subarray(0, -1)));
+      } catch {
+        continue;
+      }
+    }
+    if (holds) found.push({ pid, start: stat.start });
+  }
+  return found;
 }

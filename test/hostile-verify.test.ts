@@ -1,0 +1,103 @@
+// Issue 19, item 11: `verify` against servers built to exhaust it. An exploration has an overall limit
+// (a server that never answers its 100 tools cost 100 waits, 605 s), a per-reply timeout too large for
+// Node's timers is clamped instead of firing at once in a loop, and a daemon that double-forks out of
+// the server's session and closes its stdio is stopped with the server.
+import { afterAll, describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { detach } from '../src/verify/connection.js';
+import { verifyServer, type VerifyResult } from '../src/verify/probe.js';
+import { clampReplyTimeout, MAX_REPLY_TIMEOUT_MS } from '../src/verify/timeouts.js';
+
+const scratch: string[] = [];
+afterAll(async () => {
+  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function makeServer(source: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'mcp-migrate-hostile-verify-'));
+  scratch.push(dir);
+  await writeFile(join(dir, 'server.js'), source);
+  return dir;
+}
+
+/** Answers initialize (with tools) and tools/list (100 tools, each with a required argument); nothing else, ever. */
+const SILENT_TOOLS = `
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+const tools = Array.from({ length: 1000 }, (_, i) => ({ name: 't' + i, inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } }));
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg; try { msg = JSON.parse(line); } catch { return; }
+  if (msg.method === 'initialize') return send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ id: msg.id, result: { tools } });
+});
+`;
+
+function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+}
+
+const base = { command: process.execPath, args: ['server.js'], env: process.env, framing: 'ndjson' as const, clientInfo: { name: 'test', version: '0' } };
+
+describe('verify is bounded', () => {
+  it('an exploration stops at its overall limit and says so', async () => {
+    const cwd = await makeServer(SILENT_TOOLS);
+    const started = Date.now();
+    const result = (await verifyServer({ ...base, cwd, timeoutMs: 400, totalMs: 3_000, calls: 'safe' })) as Extract<VerifyResult, { kind: 'checked' }>;
+    expect(result.kind).toBe('checked');
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(result.contract.cutShort).toMatch(/stopped after 3 s/);
+  }, 30_000);
+
+  it('a per-reply timeout beyond what timers hold is clamped, not fired at once', async () => {
+    expect(clampReplyTimeout(1_000_000_000)).toBe(MAX_REPLY_TIMEOUT_MS);
+    expect(clampReplyTimeout(Number.NaN)).toBe(1);
+    const cwd = await makeServer(SILENT_TOOLS);
+    const started = Date.now();
+    const result = (await verifyServer({ ...base, cwd, timeoutMs: 1_000_000_000, totalMs: 2_000, calls: 'safe' })) as Extract<VerifyResult, { kind: 'checked' }>;
+    // the first unanswered request waits out the overall limit (a timer that overflowed would return at once)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(result.contract.cutShort).toBeDefined();
+  }, 30_000);
+
+  it.runIf(process.platform === 'linux')('a daemon that double-forks into a session of its own, stdio closed, is stopped too', async () => {
+    const cwd = await makeServer(`
+const { spawn } = require('node:child_process');
+// fork 1 (detached: setsid) forks the daemon (detached again: a session of its own), then exits
+const daemon = "require('node:fs').writeFileSync('daemon.pid', String(process.pid)); setInterval(() => {}, 1000);";
+const middle = "const c = require('node:child_process').spawn(process.execPath, ['-e', " + JSON.stringify(daemon) + "], { detached: true, stdio: 'ignore' }); c.unref(); process.exit(0);";
+spawn(process.execPath, ['-e', middle], { detached: true, stdio: 'ignore' }).unref();
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg; try { msg = JSON.parse(line); } catch { return; }
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return setTimeout(() => send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'd', version: '1' } } }), 500);
+  send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+process.stdin.on('end', () => process.exit(0));
+`);
+    const result = await verifyServer({ ...base, cwd, timeoutMs: 1_000 });
+    expect(result.kind).toBe('checked');
+    const pid = Number(await readFile(join(cwd, 'daemon.pid'), 'utf8'));
+    const deadline = Date.now() + 3_000;
+    while (!isGone(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const gone = isGone(pid);
+    if (!gone) process.kill(pid, 'SIGKILL');
+    expect(gone).toBe(true);
+  }, 30_000);
+
+  it('stray text is kept as a copy, not a slice of the whole line', () => {
+    const copy = detach('abc'.repeat(10).slice(0, 5));
+    expect(copy).toBe('abcab');
+  });
+});
