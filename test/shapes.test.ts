@@ -141,6 +141,16 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain('return { tools: TOOLS };');
   });
 
+  it('private writer methods and the private stdout field go; the SDK Server is imported under another name beside the class Server (private-writer-methods)', () => {
+    const { result } = migrate('private-writer-methods');
+    // (the header comment names them; the code does not)
+    expect(result.after).not.toMatch(/#write\(|#reply\(|#fail\(|#out =|this\.#out|process\.stdout/);
+    expect(result.after).toContain("import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';");
+    expect(result.after).toContain('const server = new SdkServer(');
+    expect(result.after).toContain('class Server {');
+    expect(result.after).toContain("throw Object.assign(new Error('f must be a number'), { code: -32602 });");
+  });
+
   it('a dispatcher in another module is imported where the loop was (split-dispatch-module)', () => {
     const { result } = migrate('split-dispatch-module');
     expect(result.after).toContain("import { dispatch } from './lib/dispatch.js';");
