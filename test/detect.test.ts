@@ -281,6 +281,89 @@ process.stdin.on('data', (chunk) => {
   }
 });
 
+// A writer helper that also logs what it sends to stderr is still a writer helper: the SDK rewrite turns its
+// calls into returns and removes it, naming the logging it drops. Logging that might reach stdout, or
+// anything else the helper does, keeps it from being one.
+describe('writer helpers that log', () => {
+  const server = (helper: string) => `
+const readline = require('readline');
+class Tracer {
+  constructor(tag) { this.tag = tag; }
+  debug(...parts) { process.stderr.write(this.tag + ' ' + parts.join(' ') + '\\n'); }
+}
+const rpc = new Tracer('[rpc]');
+function trace(...a) { if (process.env.TRACE) console.error('trace', ...a); }
+let sent = 0;
+${helper}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  else if (msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});`;
+
+  it.each([
+    ['console.error', "function send(m) {\n  const text = JSON.stringify(m);\n  console.error('send', text);\n  process.stdout.write(text + '\\n');\n}", [12, "console.error('send', text)"]],
+    ['a function that only logs', "function send(m) {\n  trace('->', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}", [11, "trace('->', m.id)"]],
+    ['a logger method writing to stderr', "function send(m) {\n  rpc.debug('send', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}", [11, "rpc.debug('send', m.id)"]],
+  ])('a helper logging through %s is a writer helper; its logging is named as dropped', (_, helper, [line, text]) => {
+    const m = model('traced-send.js', server(helper as string));
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk!.dropped.map((d) => [d.line, d.text, d.writer, d.method])).toEqual([[line, text, 'send', null]]);
+  });
+
+  it('a helper that also counts what it sent, or logs to stdout, is not one', () => {
+    const counts = model('counting-send.js', server("function send(m) {\n  sent++;\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}"));
+    expect(counts.blockers.length).toBeGreaterThan(0);
+    const stdout = model('stdout-send.js', server("function send(m) {\n  console.log('send', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}"));
+    expect(stdout.blockers.length).toBeGreaterThan(0);
+  });
+});
+
+// Logger methods installed on a prototype (`Logger.prototype.info = function ...`, or in a loop over constant
+// level names) are methods of its instances: one that only writes to stderr is logging.
+describe('methods installed on a prototype', () => {
+  const server = (install: string) => `
+const readline = require('readline');
+const LEVELS = ['debug', 'info'];
+let lines = 0;
+class Logger {
+  constructor(out = process.stderr) { this.out = out; }
+  emit(level, text) { this.out.write(level + ': ' + text + '\\n'); }
+}
+${install}
+const log = new Logger();
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'notifications/initialized') log.info('ready');
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+
+  it.each([
+    ['in a loop over constant level names', 'for (const level of LEVELS) {\n  Logger.prototype[level] = function (text) { this.emit(level, text); };\n}'],
+    ['in a loop over a literal list', "for (const level of ['warn', 'info']) Logger.prototype[level] = function (text) { this.emit(level, text); };"],
+    ['one by one', "Logger.prototype.debug = function (text) { this.emit('debug', text); };\nLogger.prototype.info = function (text) { this.emit('info', text); };"],
+  ])('a stderr-only method installed %s is logging: dropped with its branch', (_, install) => {
+    const m = model('proto-logger.js', server(install));
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk!.dropped.map((d) => [d.text, d.method])).toEqual([["log.info('ready')", 'notifications/initialized']]);
+  });
+
+  it.each([
+    ['a method that also counts', "Logger.prototype.info = function (text) { lines++; this.emit('info', text); };"],
+    ['a method that also calls something unknown', "Logger.prototype.info = function (text) { globalThis.report(text); this.emit('info', text); };"],
+    ['a key from a list that is not constant', 'for (const level of process.argv.slice(2)) Logger.prototype[level] = function (text) { this.emit(level, text); };'],
+    ['an install inside a condition', "if (process.env.QUIET) Logger.prototype.info = function () {};\nelse Logger.prototype.info = function (text) { this.emit('info', text); };"],
+  ])('%s is not logging: the server stays on the envelope', (_, install) => {
+    const m = model('proto-effect.js', server(install));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS' });
+  });
+});
+
 // The SDK answers initialize, ping and notifications/initialized itself and never runs the server's code
 // for them: logging only they ran is dropped and named; an effect keeps the server on the envelope.
 describe('code only the SDK-owned methods ran', () => {

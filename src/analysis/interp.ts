@@ -1833,6 +1833,16 @@ export class Interpreter {
     return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
   }
 
+  /** The instance of a class that `this` is where no call says which: made where the program makes one (one per class). */
+  private getStaticInstance(cls: ClassNode, mod: ModuleUnit): Val {
+    let inst = this.classInstances.get(cls);
+    if (!inst) {
+      inst = this.makeInstance(cls, mod, this.sites.findNewSite(cls, mod), null);
+      this.classInstances.set(cls, inst);
+    }
+    return inst;
+  }
+
   /** `this` where no call says what it is: the instance of the enclosing class, or the enclosing object literal. */
   getStaticThis(mod: ModuleUnit, node: t.Node): Val | undefined {
     const scope = isFunctionNode(node) && node.type !== 'ArrowFunctionExpression' ? node : getThisScope(mod.index, node);
@@ -1840,14 +1850,15 @@ export class Interpreter {
     const cls = getEnclosingClass(mod.index, scope);
     if (cls && (scope.type === 'ClassMethod' || scope.type === 'ClassPrivateMethod' || scope.type === 'ClassProperty' || scope.type === 'ClassPrivateProperty')) {
       if ((scope as { static?: boolean }).static) return { k: 'class', node: cls, mod };
-      let inst = this.classInstances.get(cls);
-      if (!inst) {
-        inst = this.makeInstance(cls, mod, this.sites.findNewSite(cls, mod), null);
-        this.classInstances.set(cls, inst);
-      }
-      return inst;
+      return this.getStaticInstance(cls, mod);
     }
     const parent = mod.index.parent.get(scope);
+    // `Logger.prototype.info = function () { this.write(...) }`: an instance of the class
+    if (scope.type === 'FunctionExpression' && parent?.type === 'AssignmentExpression' && parent.right === scope && parent.left.type === 'MemberExpression') {
+      const holder = unwrapExpression(parent.left.object);
+      const owner = holder.type === 'MemberExpression' && getMemberName(holder) === 'prototype' ? this.evalStatic(holder.object, mod) : null;
+      if (owner?.k === 'class') return this.getStaticInstance(owner.node, owner.mod);
+    }
     if (scope.type === 'ObjectMethod' && parent?.type === 'ObjectExpression') return this.buildObject(parent, this.newState(), this.topFrame(mod), { node: parent, frame: null }, true);
     if (parent?.type === 'ObjectProperty') {
       const holder = mod.index.parent.get(parent);
