@@ -321,6 +321,49 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   });
 });
 
+// A handler table filled by a loop at the top of the module over a constant list or object is the table
+// those constants make; a loop whose iterations cannot be told apart (a condition in it, a list not
+// constant, a loop in a function) leaves the table unknown.
+describe('handler tables filled by a loop', () => {
+  const server = (fill: string) => `
+const readline = require('readline');
+const HANDLERS = {
+  initialize: () => ({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } }),
+  'tools/list': () => ({ tools: [] }),
+  'tools/call': (params) => ({ content: [{ type: 'text', text: String(params.name) }] }),
+};
+const NAMES = ['initialize', 'tools/list', 'tools/call'];
+${fill}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.id === undefined) return;
+  const fn = lookup(msg.method);
+  if (!fn) return process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }) + '\\n');
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: fn(msg.params || {}) }) + '\\n');
+});`;
+
+  it.each([
+    ['a Map over Object.entries', 'const table = new Map();\nfor (const [method, fn] of Object.entries(HANDLERS)) table.set(method, fn);\nconst lookup = (m) => table.get(m);'],
+    ['an object over for...in', 'const table = {};\nfor (const key in HANDLERS) {\n  table[key] = HANDLERS[key];\n}\nconst lookup = (m) => table[m];'],
+    ['an object over a constant list of names', 'const table = {};\nfor (const name of NAMES) table[name] = HANDLERS[name];\nconst lookup = (m) => (Object.hasOwn(table, m) ? table[m] : undefined);'],
+    ['a Map over Object.keys', 'const table = new Map();\nfor (const name of Object.keys(HANDLERS)) table.set(name, HANDLERS[name]);\nconst lookup = (m) => table.get(m);'],
+  ])('%s is the table the constants make', (_, fill) => {
+    const m = model('table-loop.js', server(fill));
+    expect(m.blockers).toEqual([]);
+    expect(m.methods).toEqual(['initialize', 'tools/list', 'tools/call']);
+  });
+
+  it.each([
+    ['a condition in the loop', "const table = new Map();\nfor (const [method, fn] of Object.entries(HANDLERS)) { if (method !== 'x') table.set(method, fn); }\nconst lookup = (m) => table.get(m);"],
+    ['a list that is not constant', 'const table = new Map();\nfor (const name of process.argv.slice(2)) table.set(name, HANDLERS[name]);\nconst lookup = (m) => table.get(m);'],
+    ['a loop in a function', 'const table = new Map();\nfunction fill() { for (const [method, fn] of Object.entries(HANDLERS)) table.set(method, fn); }\nfill();\nconst lookup = (m) => table.get(m);'],
+  ])('%s leaves the table unknown (NO_DISPATCH)', (_, fill) => {
+    const m = model('table-open.js', server(fill));
+    expect(m.blockers[0]).toMatchObject({ code: 'NO_DISPATCH' });
+  });
+});
+
 // Logger methods installed on a prototype (`Logger.prototype.info = function ...`, or in a loop over constant
 // level names) are methods of its instances: one that only writes to stderr is logging.
 describe('methods installed on a prototype', () => {

@@ -545,7 +545,8 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
     case 'property':
     case 'element': {
       const range = getNodeRange(source, node);
-      const after = /^\s*,/.exec(source.slice(range.end));
+      // with its comma; and the space after it when the next item follows on the same line (`{ a: 1, b: 2 }` -> `{ b: 2 }`)
+      const after = /^\s*,(?:[ \t]+(?=[^\s]))?/.exec(source.slice(range.end));
       const end = after ? range.end + after[0].length : range.end;
       return { ...getRemovalRange(source, range.start, end), replacement: null };
     }
