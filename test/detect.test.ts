@@ -465,6 +465,15 @@ ${initialized}
     expect(m.blockers[0]!.detail).toContain("`tally('ready')`");
   });
 
+  it('a counter the per-message code keeps only for its log line is no state: the server still gets the SDK rewrite', () => {
+    const counted = server(`      console.error('ready');`).replace("console.error('got', msg.method);", "seen++;\n  process.stderr.write(`#${seen} got ${msg.method}\\n`);").replace('let watching = false;', 'let watching = false;\nlet seen = 0;');
+    expect(counted).toContain('seen++;');
+    expect(model('owned-log-counter.js', counted).blockers).toEqual([]);
+    // read by a method's result, the same counter is state the SDK would stop keeping
+    const m = model('owned-read-counter.js', counted.replace('result: { tools: [], watching }', 'result: { tools: [], watching, seen }'));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS' });
+  });
+
   it('blocks on a state change written in the branch itself', () => {
     const m = model('owned-assign.js', server(`      watching = true;`));
     expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS', line: 17 });

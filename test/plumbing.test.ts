@@ -148,6 +148,20 @@ process.stdin.on('data', (chunk) => {
     expect(result.after).not.toMatch(/outbox|process\.stdout\.write|function flush/);
   });
 
+  it('a flush called by the dispatcher after a push written inline goes with it: nothing is queued any more', () => {
+    // no send() helper: the dispatcher pushes the reply it built and calls the flush itself
+    const source = outbox(onceDrain)
+      .replace("function send(m) { outbox.push(JSON.stringify(m) + '\\n'); flush(); }", '')
+      .replace(/send\((\{[^\n]*\})\);/g, 'reply = $1;')
+      .replace("    if (msg.id === undefined) continue;", "    if (msg.id === undefined) continue;\n    let reply;")
+      .replace("  }\n});", "    if (reply !== undefined) {\n      outbox.push(JSON.stringify(reply) + '\\n');\n      flush();\n    }\n  }\n});");
+    expect(source).toContain("outbox.push(JSON.stringify(reply) + '\\n');\n      flush();");
+    expect(source).not.toContain('send(');
+    const result = processSource('server.js', source, { sdk: 'v1', style: 'server' });
+    expect(result.decision.kind, JSON.stringify(result.diagnostics)).toBe('sdk');
+    expect(result.after).not.toMatch(/outbox|process\.stdout\.write|flush/);
+  });
+
   it('is not an outbox when its items are read elsewhere too (a status tool lists them): the push is no write', () => {
     const source = outbox(awaitDrain, 'function pending() { return outbox.slice(); }');
     const d = detect(source);

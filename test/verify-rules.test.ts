@@ -120,6 +120,16 @@ describe.concurrent('verify rules on servers that break them', () => {
     expect(older.detail('parse-error-unanswered')).toContain('allowed only from protocol 2025-11-25, and 2025-06-18 was negotiated');
   });
 
+  it('a request answered twice fails duplicate-reply (a half envelope answering ping, then the server\'s own -32601)', async () => {
+    const dir = await makeScratch({ 's.js': server({ before: "if (msg.method === 'ping') send({ id: msg.id, result: {} });" }).replace("if (msg.method === 'ping') return send", "if (msg.method === 'ping-never') return send") });
+    const { failed, detail } = await verifyJson(['node', 's.js'], dir);
+    expect(failed).toEqual(['duplicate-reply']);
+    expect(detail('duplicate-reply')).toMatch(/^1 request id\(s\) answered more often than asked, e\.g\. id \S+: 1 request\(s\), 2 replies$/);
+    const honest = await verifyJson(['node', 's.js'], await makeScratch({ 's.js': server() }));
+    expect(honest.failed).toEqual([]);
+    expect(honest.detail('duplicate-reply')).toMatch(/^\d+ request id\(s\), none answered more often than asked$/);
+  });
+
   it('-32700: a server that dies on bad JSON fails', async () => {
     const dir = await makeScratch({ 's.js': server({ parseError: 'process.exit(2);' }) });
     const { failed, detail } = await verifyJson(['node', 's.js'], dir);
@@ -164,7 +174,7 @@ describe.concurrent('verify --baseline', () => {
     expect(code, h.stdout()).toBe(0);
     expect(h.stdout()).toMatch(/^XFAIL ping-unanswered /m);
     expect(h.stdout()).toContain('2 expected failure(s) listed in baseline.yml: reply-to-notification, ping-unanswered');
-    expect(h.stdout()).toContain('All 12 rules pass, or fail as the baseline expects.');
+    expect(h.stdout()).toContain('All 13 rules pass, or fail as the baseline expects.');
   });
 
   it('a listed rule that passes is stale, and fails the run; so does a failure not listed', async () => {

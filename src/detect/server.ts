@@ -585,7 +585,8 @@ const LISTENER_REGISTRATIONS = new Set(['on', 'once', 'addListener', 'prependLis
  */
 function findReaderListeners(anchor: Anchor): t.Statement[] {
   const mod = anchor.mod;
-  const started = anchor.statement.type === 'ExpressionStatement' ? unwrapExpression(anchor.statement.expression) : null;
+  let started = anchor.statement.type === 'ExpressionStatement' ? unwrapExpression(anchor.statement.expression) : null;
+  if (started?.type === 'AwaitExpression') started = unwrapExpression(started.argument);
   if (started?.type !== 'CallExpression' || started.callee.type !== 'MemberExpression') return [];
   const reader = unwrapExpression(started.callee.object);
   const key = getReaderKey(mod, reader);
@@ -1660,7 +1661,7 @@ function isDeadStore(facts: FileFacts, e: Event): boolean {
       if (resolveIdentifier(mod.index, id) !== binding) continue;
       const parent = mod.index.parent.get(id);
       const written = (parent?.type === 'AssignmentExpression' && parent.left === id && parent.operator === '=') || parent?.type === 'VariableDeclarator';
-      if (!written) return false;
+      if (!written && !isLoggedOnly(facts, mod, id)) return false;
     }
     return true;
   }
@@ -1671,10 +1672,31 @@ function isDeadStore(facts: FileFacts, e: Event): boolean {
       for (const member of m.index.members) {
         if (member === target || getMemberName(member) !== name) continue;
         const parent = m.index.parent.get(member);
-        if (!(parent?.type === 'AssignmentExpression' && parent.left === member && parent.operator === '=')) return false;
+        if (!(parent?.type === 'AssignmentExpression' && parent.left === member && parent.operator === '=') && !isLoggedOnly(facts, m, member)) return false;
       }
     }
     return true;
+  }
+  return false;
+}
+
+/**
+ * A read that only feeds a log line: inside the arguments of `console.*(...)`, `process.stderr.write(...)`
+ * or a helper that can only write to stderr (`` log(`#${this.count} <- ${method}`) ``). A counter kept for
+ * the log is no state a client can see.
+ */
+function isLoggedOnly(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
+  let child: t.Node = node;
+  for (let parent = mod.index.parent.get(node); parent; child = parent, parent = mod.index.parent.get(parent)) {
+    if (isFunctionNode(parent) || t.isStatement(parent)) return false;
+    if (parent.type !== 'CallExpression' || parent.callee === child) continue;
+    const callee = unwrapExpression(parent.callee);
+    if (callee.type === 'MemberExpression') {
+      const object = unwrapExpression(callee.object);
+      if (object.type === 'Identifier' && object.name === 'console' && resolveIdentifier(mod.index, object) === null) return true;
+      if (object.type === 'MemberExpression' && getMemberName(object) === 'stderr' && object.object.type === 'Identifier' && object.object.name === 'process' && getMemberName(callee) === 'write') return true;
+    }
+    return isLoggingHelperCall(facts, mod, parent);
   }
   return false;
 }

@@ -130,6 +130,27 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     edit(mod).replace(node.returnType.typeAnnotation.start!, node.returnType.typeAnnotation.end!, node.async ? 'Promise<unknown>' : 'unknown');
   }
 
+  // The flushes of an outbox (`outbox.push(json); flush()`): its pushes were the writes and became
+  // returns, so nothing is queued any more and a call of the flush is dead plumbing; it goes (the flush,
+  // the outbox and its flags are pruned once unused). Not inside a flush itself: it goes whole.
+  const drains = model.facts.interp.outboxDrains;
+  if (drains.size > 0) {
+    for (const mod of model.facts.program.modules) {
+      for (const call of mod.index.calls) {
+        const target = model.facts.interp.evalStatic(call.callee, mod);
+        if (target.k !== 'func' || !drains.has(target.fn)) continue;
+        const owner = findEnclosingFunction(mod, call);
+        if (owner !== null && drains.has(owner)) continue;
+        let statement: t.Node = call;
+        for (let up = mod.index.parent.get(statement); up && (up.type === 'AwaitExpression' || up.type === 'UnaryExpression' || up.type === 'ParenthesizedExpression'); up = mod.index.parent.get(up)) statement = up;
+        const holder = mod.index.parent.get(statement);
+        if (holder?.type !== 'ExpressionStatement') continue;
+        const range = getRemovalRange(mod.source, getNodeRange(mod.source, holder).start, holder.end!);
+        if (!edit(mod).touches(range.start, range.end)) edit(mod).remove(range.start, range.end);
+      }
+    }
+  }
+
   // 3. Text on stdout goes to stderr (it would corrupt the transport).
   for (const sink of model.facts.sinks) {
     if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console') continue;

@@ -206,6 +206,20 @@ class Findings {
   }
 }
 
+/** The ids sent, and how many requests carried each (a Set for every other question). */
+class SentIds extends Set<unknown> {
+  private readonly counts = new Map<unknown, number>();
+
+  override add(id: unknown): this {
+    this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
+    return super.add(id);
+  }
+
+  countOf(id: unknown): number {
+    return this.counts.get(id) ?? 0;
+  }
+}
+
 function isResponse(message: JsonObject): boolean {
   return 'result' in message || 'error' in message;
 }
@@ -295,7 +309,7 @@ function getCrash(outcome: Outcome): string | null {
 async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean): Promise<SessionResult> {
   const { timeoutMs, signal } = options;
   const findings = new Findings();
-  const sentIds = new Set<unknown>();
+  const sentIds = new SentIds();
   /** Replies already reported as `wrong-id` (the final sweep over every reply skips them). */
   const flagged = new Set<JsonObject>();
   const contract: Contract = { initialize: null, exchanges: [], notSent: [], restarts: [] };
@@ -647,7 +661,7 @@ function finish(
   protocolVersion: string | null,
   contract: Contract,
   flagged: ReadonlySet<JsonObject>,
-  sentIds: ReadonlySet<unknown>,
+  sentIds: SentIds,
 ): VerifyResult {
   const messages = servers.all.flatMap((connection) => connection.messages);
   const rpc = messages.filter(isJsonRpcShaped);
@@ -658,6 +672,22 @@ function finish(
 
   const stray = servers.first.messages.filter((m) => isJsonRpcShaped(m) && isResponse(m) && !flagged.has(m) && !sentIds.has(m.id));
   if (stray.length > 0) findings.add('wrong-id', false, `${stray.length} repl(ies) with an id no request had, e.g. ${clip(JSON.stringify(stray[0]))}`);
+
+  // replies per request id (ids are JSON values: 0 and "0" are two ids); the first process only, as above
+  // (the probes send some ids more than once, id 0 on an error and on a result: more replies than requests)
+  const replies = new Map<unknown, number>();
+  for (const m of servers.first.messages) {
+    if (!isJsonRpcShaped(m) || !isResponse(m) || m.id === null || m.id === undefined || !sentIds.has(m.id)) continue;
+    replies.set(m.id, (replies.get(m.id) ?? 0) + 1);
+  }
+  const twice = [...replies].filter(([id, count]) => count > sentIds.countOf(id));
+  findings.add(
+    'duplicate-reply',
+    twice.length === 0,
+    twice.length === 0
+      ? `${replies.size} request id(s), none answered more often than asked`
+      : `${twice.length} request id(s) answered more often than asked, e.g. id ${JSON.stringify(twice[0]![0])}: ${sentIds.countOf(twice[0]![0])} request(s), ${twice[0]![1]} replies`,
+  );
 
   const withoutJsonrpc = rpc.filter((m) => m.jsonrpc !== '2.0');
   findings.add(

@@ -49,6 +49,12 @@ export const VERIFY_RULES = {
     audit: 'wrong-id',
     spec: `${MCP_SPEC}/basic#responses`,
   },
+  'duplicate-reply': {
+    check: 'no request is answered more than once (two replies with one id: a client takes the first and may mistake the second for another request\'s)',
+    hint: 'Answer each request exactly once: a reply written by a fallback after a branch already answered, or by two layers that both answer, is one too many.',
+    audit: null,
+    spec: `${JSON_RPC_SPEC}#response_object`,
+  },
   'unknown-method-unanswered': {
     check: 'a request for an unknown method is answered with error -32601',
     hint: RULES['unknown-method-unanswered'].hint,
