@@ -4,36 +4,23 @@
 import type { File } from '@babel/types';
 import { basename } from 'node:path';
 import { checkRewrite } from './analysis/check.js';
-import { buildFacts, type FileFacts } from './analysis/facts.js';
+import { buildFacts, type FileFacts, isStartedByImporter } from './analysis/facts.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
+import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, USES_SDK_STDIO } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
 import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
+import { decideMcpServerStyle } from './rewrite/mcp-server.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
 
-/**
- * Cheap text test run before parsing. A hand-rolled server reads stdin (`process.stdin`, a destructured
- * `stdin`, a stream handed in) and speaks JSON-RPC; an SDK server is only a candidate when it also writes
- * to stdout itself. False negatives are bugs; false positives only cost a parse.
- */
-export function mayContainServer(source: string): boolean {
-  // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
-  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
-  // a server already on the SDK: said so (left alone), and its own stdout writes moved if it has any
-  if (source.includes(USES_SDK_STDIO)) return true;
-  // an entry whose server (and stdin loop) live in modules it imports
-  return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
-}
+// the prefilter lives on its own so that the runner can test files without loading the parser
+export { mayContainServer, READS_STDIN, USES_SDK_STDIO } from './prefilter.js';
 
-/** The words a file that may hold a server says itself: it reads stdin, or it is on the SDK's stdio transport. */
-export const READS_STDIN = 'stdin';
-export const USES_SDK_STDIO = 'StdioServerTransport';
-const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;
 
 /**
  * A file that does not read stdin itself is a server only if a module it imports (a few levels deep)
@@ -84,7 +71,9 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const findings = auditFacts(facts, model);
   const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
-  return { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
+  const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
+  if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;
+  return result;
 }
 
 type Outcome = Partial<FileResult> & { decision: Decision };
@@ -112,12 +101,17 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         const where = problem.path === path ? '' : `${problem.path.split(/[\\/]/).pop()}: `;
         return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line), ast, path, source, options, facts, read);
       }
+      // --style mcp-server: McpServer + registerTool where the tool split is proven, else the server style and why
+      const styled = plan.style === 'mcp-server' ? decideMcpServerStyle({ path, source, ast }, rewritten.changes, options.sdk, read, options.refused?.mcpServer) : null;
+      if (styled) rewritten.changes = styled.changes;
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));
       return {
         after: entry?.after,
         related,
-        decision: { kind: 'sdk', sdk: options.sdk, style: plan.style, notes: [...plan.notes, ...rewritten.notes] },
+        decision: styled
+          ? { kind: 'sdk', sdk: options.sdk, style: styled.style, notes: [...styled.notes, ...rewritten.notes], wireChanges: styled.wireChanges, ...(styled.styleReason ? { styleReason: styled.styleReason } : {}) }
+          : { kind: 'sdk', sdk: options.sdk, style: 'server', notes: rewritten.notes },
         detected: model.summary,
         methods: model.methods,
         fixes: rewritten.fixes,

@@ -12,6 +12,30 @@ afterAll(removeTrees);
 const finding = (rule: string, line: number, fixed: boolean): Finding => ({ rule, line, column: 3, message: `${rule} at ${line}`, hint: `fix ${rule}`, fixed });
 const result = (path: string, extra: Partial<FileResult>): FileResult => ({ path, before: '', decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [], ...extra });
 
+describe('a server already on the SDK whose stdout writes move', () => {
+  const onSdk = (path: string): FileResult =>
+    result(path, { after: 'x', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: ['already on the SDK: only its own stdout writes move to stderr'] }, fixes: ['1 write to stdout no longer corrupts the SDK transport (moved to stderr)'] });
+
+  it('is not announced as a move onto the SDK: annotation, header, summary, --summary line', async () => {
+    const [notice] = buildAnnotations({ results: [onSdk('/r/s.mjs')], errors: [], applied: new Set(), path: (p) => p.slice(3) });
+    expect(notice).toMatchObject({ level: 'notice', title: 'mcp-migrate: stdout writes to move' });
+    expect(notice!.message).toMatch(/^This server already uses the official MCP SDK, but writes to stdout itself/);
+    expect(notice!.message).not.toContain('can move onto');
+
+    const root = await makeTree({ 's.mjs': `${SERVER_HINT}// x\n` });
+    const process = (path: string, source: string): FileResult => ({ ...onSdk(path), before: source, after: `${source}// moved\n` });
+    const h = makeHarness(root, { process });
+    await main(['--dry-run'], h.deps);
+    expect(h.stdout()).toContain('   sdk: already on the SDK; its own stdout writes move to stderr\n');
+    expect(h.stdout()).not.toContain('moved onto');
+    expect(h.stdout()).toContain('  already on the SDK, stdout writes would move to stderr (1): s.mjs');
+    expect(h.stdout()).not.toContain('would move to the SDK');
+    const line = makeHarness(root, { process });
+    await main(['--dry-run', '--summary'], line.deps);
+    expect(line.stdout()).toContain('s.mjs: already on the SDK: stdout writes would move to stderr');
+  });
+});
+
 describe('escaping', () => {
   it('escapes data: %, CR and LF', () => {
     expect(escapeData('100% done\r\nnext: a, b')).toBe('100%25 done%0D%0Anext: a, b');
@@ -58,7 +82,9 @@ describe('buildAnnotations', () => {
     ]);
     const sdk = annotations.find((a) => a.file === 'pkg/sdk.js' && a.level === 'notice');
     expect(sdk?.message).toContain('@modelcontextprotocol/sdk');
-    expect(sdk?.message).toContain('npx mcp-migrate pkg/sdk.js');
+    // not `npx mcp-migrate`: that answers 404 until the package is published
+    expect(sdk?.message).toContain('Run `mcp-migrate pkg/sdk.js` to review and apply it.');
+    expect(sdk?.message).not.toContain('npx');
     expect(sdk?.message).toContain('It fixes: answers ping.');
     expect(sdk?.message).toContain('wrong-id (line 12)');
     expect(annotations.find((a) => a.file === 'pkg/env.js')?.message).toContain('COMPUTED_DISPATCH: computed key');

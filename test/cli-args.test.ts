@@ -5,15 +5,15 @@ describe('parseCliArgs', () => {
   it('has the documented defaults', () => {
     expect(parseCliArgs([])).toEqual({
       kind: 'run',
-      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null, verify: 'safe', allowUnverified: false },
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null, verify: 'safe', allowUnverified: false, ignore: [], include: [], summary: false, fullDiff: false, patch: null },
     });
   });
 
   it('reads every flag', () => {
-    const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--no-guard-stdout', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', 'a', 'b']);
+    const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--no-guard-stdout', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', '--ignore', 'test/**', '--ignore=fixtures/', '--include', 'src/**', '--summary', '--full-diff', '--patch', 'out.patch', 'a', 'b']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null, verify: 'safe', allowUnverified: false },
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null, verify: 'safe', allowUnverified: false, ignore: ['test/**', 'fixtures/'], include: ['src/**'], summary: true, fullDiff: true, patch: 'out.patch' },
     });
   });
 
@@ -21,6 +21,42 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--dry-run'])).toMatchObject({ options: { mode: 'dry-run' } });
     expect(parseCliArgs(['--check'])).toMatchObject({ options: { mode: 'check' } });
     expect(parseCliArgs(['--dry-run', '--check'])).toMatchObject({ options: { mode: 'check' } });
+  });
+
+  it('refuses --yes with --dry-run or --check (one writes, the other does not)', () => {
+    expect(parseCliArgs(['--dry-run', '--yes'])).toEqual({ kind: 'usage-error', message: '--yes applies changes and --dry-run writes nothing (pass one)' });
+    expect(parseCliArgs(['-y', '--check'])).toMatchObject({ kind: 'usage-error', message: expect.stringContaining('--check writes nothing') });
+  });
+
+  it('suggests the flag meant for an unknown one', () => {
+    expect(parseCliArgs(['--dryrun'])).toEqual({ kind: 'usage-error', message: 'unknown option --dryrun (did you mean --dry-run?)' });
+    expect(parseCliArgs(['--chek'])).toMatchObject({ message: 'unknown option --chek (did you mean --check?)' });
+    expect(parseCliArgs(['--frobnicate'])).toEqual({ kind: 'usage-error', message: 'unknown option --frobnicate' });
+    expect(parseCliArgs(['verify', '--timout', '5', '--', 'node', 's.js'])).toMatchObject({ message: expect.stringContaining('did you mean --timeout?') });
+  });
+
+  it('reads a negative number as the value it is, and says it is invalid', () => {
+    expect(parseCliArgs(['--verify-timeout', '-5'])).toEqual({ kind: 'usage-error', message: 'invalid value for --verify-timeout: "-5" (expected a whole number of milliseconds, at least 1)' });
+    expect(parseCliArgs(['--jobs', '-2'])).toMatchObject({ message: expect.stringContaining('invalid value for --jobs: "-2"') });
+    expect(parseCliArgs(['verify', '--timeout', '-5', '--', 'node', 's.js'])).toMatchObject({ message: expect.stringContaining('invalid value for --timeout: "-5"') });
+  });
+
+  it('--patch goes with a run that does not ask', () => {
+    expect(parseCliArgs(['--patch', 'x.patch'])).toMatchObject({ kind: 'usage-error', message: expect.stringContaining('--patch goes with --dry-run, --check or --yes') });
+    expect(parseCliArgs(['--dry-run', '--patch', '-', '--report', 'json'])).toMatchObject({ kind: 'usage-error', message: expect.stringContaining('both want stdout') });
+  });
+
+  it('--help names the excludes, every exit code and has examples', async () => {
+    const { USAGE } = await import('../src/cli/args.js');
+    expect(USAGE).toMatch(/--ignore GLOB +leave matching files out \(repeatable; .gitignore syntax/);
+    expect(USAGE).toContain('--include GLOB');
+    expect(USAGE).toContain('// mcp-migrate-ignore is left alone');
+    expect(USAGE).toContain('.gitignore');
+    expect(USAGE).toMatch(/1 --check found pending migrations or a server left alone\s+that still breaks the protocol/);
+    expect(USAGE).toMatch(/2 usage error \(a bad flag, a missing path/);
+    expect(USAGE).toContain('130 interrupted (Ctrl-C at a review question)');
+    expect(USAGE).toContain("mcp-migrate --check --ignore 'test/**' .");
+    expect(USAGE).toContain('mcp-migrate --dry-run --patch - . > mcp.patch');
   });
 
   it('answers --help and --version', () => {

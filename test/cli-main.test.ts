@@ -235,12 +235,12 @@ describe('main: errors (exit 3)', () => {
     expect(await read(root, 'good.js')).toContain('MIGRATED');
   });
 
-  it('names a path that does not exist and processes the other paths', async () => {
+  it('a path that does not exist is a usage error (exit 2): a typo, nothing is scanned', async () => {
     const root = await makeTree({ 'src/server.js': MIGRATE });
     const h = makeHarness(root);
-    expect(await main(['--dry-run', 'nope', 'src'], h.deps)).toBe(3);
-    expect(h.stderr()).toContain('error: nope: no such file or directory');
-    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(await main(['--dry-run', 'nope', 'src'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('mcp-migrate: nope: no such file or directory');
+    expect(h.stdout()).toBe('');
   });
 
   it('refuses a file changed on disk between read and write', async () => {
@@ -314,7 +314,9 @@ describe('main: interactive review', () => {
     const files = { 'package.json': PKG, '1.js': MIGRATE, '2.js': MIGRATE, '3.js': MIGRATE, '4.js': MIGRATE };
     const root = await makeTree(files);
     const h = makeHarness(root, { isTTY: true }, ['skip', 'apply', 'quit']);
-    expect(await main([], h.deps)).toBe(0);
+    // --no-verify: the answers are the point; the fake servers never answer initialize, which the proof
+    // now waits out three times per file (main 1b4ac06), past this test's timeout on a loaded machine
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions.map((q) => `${q.path} ${q.index}/${q.total}`)).toEqual(['1.js 1/4', '2.js 2/4', '3.js 3/4']);
     expect(await read(root, '1.js')).toBe(MIGRATE);
     expect(await read(root, '2.js')).toContain('MIGRATED');
@@ -326,7 +328,7 @@ describe('main: interactive review', () => {
 
     const again = await makeTree(files);
     const h2 = makeHarness(again, { isTTY: true }, ['apply', 'all']);
-    expect(await main([], h2.deps)).toBe(0);
+    expect(await main(['--no-verify'], h2.deps)).toBe(0);
     expect(h2.questions).toHaveLength(2);
     for (const name of ['1.js', '2.js', '3.js', '4.js']) expect(await read(again, name)).toContain('MIGRATED');
   });

@@ -43,7 +43,7 @@ describe('createTerminalPrompt: one key per answer, no Enter', () => {
     const pending = createTerminalPrompt(t.output, t.input)(FILE);
     t.input.write(key);
     expect(await pending).toBe(answer);
-    expect(t.text()).toContain('Apply this change to src/server.js? (2/5) [y,n,A,q,?]');
+    expect(t.text()).toContain('Apply this change to src/server.js? (file 2/5) [y,n,A,q,?]');
   });
 
   it('Ctrl-C is "interrupt", the end of input is "quit"', async () => {

@@ -4,7 +4,7 @@
 // pager runs for a diff taller than the terminal, and that Ctrl-C exits 130 without writing.
 import { afterAll, describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFile, symlink } from 'node:fs/promises';
+import { chmod, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -67,7 +67,7 @@ describe.skipIf(!HAS_SCRIPT)('review in a pseudo-terminal', () => {
     expect(run.code, run.screen).toBe(0);
     // colors and line numbers on a terminal; one key answered each question, without Enter
     expect(run.screen).toContain('\x1b[7mlog\x1b[27m');
-    expect(run.screen).toMatch(/Apply this hunk to server\.mjs\? \(part 1\/3, file 1\/1\) \[y,n,a,d,A,q,\?\] y\r?\n/);
+    expect(run.screen).toMatch(/Apply this hunk to server\.mjs\? \(part 1\/3, file 1\/1\) \[y,n,a,d,A,e,q,\?\] y\r?\n/);
     expect(run.screen).toContain('Quit: applied the accepted hunks of server.mjs');
 
     const written = await read(root, 'server.mjs');
@@ -104,7 +104,30 @@ describe.skipIf(!HAS_SCRIPT)('review in a pseudo-terminal', () => {
     // the header, the findings and every hunk went to the pager
     expect(text).toContain('━━ server.mjs');
     expect(text).toContain('sdk-transport-bypassed');
-    expect(text.match(/hunk \d\/3/g)).toEqual(['hunk 1/3', 'hunk 2/3', 'hunk 3/3']);
+    expect([...text.matchAll(/@@ [^\n]*?part (\d)\/3/g)].map((m) => m[1])).toEqual(['1', '2', '3']);
+    // the pager's last line says how to answer, and the question is on the terminal once it is closed
+    expect(text.replace(/\x1b\[[0-9;]*m/g, '').trimEnd().split('\n').at(-1)).toBe('── Leave the pager (q) to answer: Apply this hunk to server.mjs? (part 1/3, file 1/1) [y,n,a,d,A,e,q,?]');
+    expect(run.screen).toMatch(/Apply this hunk to server\.mjs\? \(part 1\/3, file 1\/1\) \[y,n,a,d,A,e,q,\?\] d/);
     expect(await read(root, 'server.mjs')).toBe(NOISY_SDK_SERVER);
+  });
+
+  it('e: edits the proposed file in $EDITOR, re-checks it, offers it again, and y writes the edit', async () => {
+    const root = await makeServerTree();
+    const editor = join(root, 'edit.sh');
+    // an editor that adds a line at the end of the file it is given, as a user would type it
+    await writeFile(editor, "#!/bin/sh\nprintf '// checked by hand\\n' >> \"$1\"\n");
+    await chmod(editor, 0o755);
+    const run = await runInPty(root, ['e', 'y'], { env: { EDITOR: editor, VISUAL: '' } });
+    expect(run.code, run.screen).toBe(0);
+    const plain = run.screen.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(plain).toContain('━━ server.mjs (your edit)');
+    expect(plain).toContain('re-checked: it parses and, re-analysed, is the migrated server');
+    expect(plain).toContain('proven: run next to the original, it answers as well');
+    expect(plain).toMatch(/27 │\+\/\/ checked by hand/);
+    expect(plain).toMatch(/Apply your edited version of server\.mjs\? \(file 1\/1\) \[y,n,A,e,q,\?\] y/);
+    const written = await read(root, 'server.mjs');
+    expect(written).toContain("console.error('starting notes server')");
+    expect(written.endsWith('// checked by hand\n')).toBe(true);
+    expect(spawnSync(process.execPath, ['--check', join(root, 'server.mjs')]).status).toBe(0);
   });
 });

@@ -200,3 +200,45 @@ describe('review: the header', () => {
     expect(h.stdout()).toContain('   dropped: line 12: the notifications/initialized branch, which also called warmCache()');
   });
 });
+
+describe('review: e edits the proposed file', () => {
+  it('re-checks each edit: one that reads an unbound name is not offered, the next good one is, and y writes it', async () => {
+    const root = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
+    const proposal = NOISY_SDK_SERVER.replace(/console\.log/g, 'console.error');
+    const opened: string[] = [];
+    const edits = [`${proposal}notDefinedAnywhere();\n`, `${proposal}// reviewed\n`];
+    const editor = { edit: async (_path: string, text: string) => (opened.push(text), { text: edits.shift()! }) };
+    const h = interactive(root, ['edit', 'edit', 'apply'], { editor });
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
+    // the first edit opens the proposal; the second, the refused edit (nothing typed is lost)
+    expect(opened).toEqual([proposal, `${proposal}notDefinedAnywhere();\n`]);
+    expect(h.stdout()).toMatch(/Your edit is not offered: [^\n]*notDefinedAnywhere[^\n]*\. The tool's proposal is; e opens your edit again\./);
+    expect(h.stdout()).toContain('re-checked: it parses and, re-analysed, is the migrated server');
+    expect(h.questions.map((q) => [q.kind, q.kind === 'file' ? q.edited === true : false, q.editable === true])).toEqual([
+      ['hunk', false, true],
+      ['file', false, true],
+      ['file', true, true],
+    ]);
+    expect(await read(root, 'server.mjs')).toBe(`${proposal}// reviewed\n`);
+  });
+
+  it('a refused proof keeps the edit from being offered', async () => {
+    const root = await makeTree({ 'package.json': SDK_PKG, 'server.mjs': NOISY_SDK_SERVER });
+    const proposal = NOISY_SDK_SERVER.replace(/console\.log/g, 'console.error');
+    const editor = { edit: async () => ({ text: `${proposal}// changed\n` }) };
+    const h = interactive(root, ['edit', 'skip'], { editor });
+    // the review's proof is injected through main's --no-verify=off path only; here the review itself is driven
+    const { reviewChanges } = await import('../src/cli/review.js');
+    const { scanFiles } = await import('../src/runner/scan.js');
+    const { createPaint } = await import('../src/cli/render.js');
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'auto', style: 'server' });
+    let out = '';
+    const outcome = await reviewChanges({
+      scan, mode: 'apply', yes: false, prompt: h.deps.prompt!, out: (t) => void (out += t), paint: createPaint(false), display: (p) => p.slice(root.length + 1),
+      editor, verifyEdit: async () => ({ refused: 'tools/list (result): 2 tools -> 1 tool' }),
+    });
+    expect(out).toContain("Your edit is not offered: run next to the original, it answers differently: tools/list (result): 2 tools -> 1 tool. The tool's proposal is");
+    expect(outcome.applied).toEqual([]);
+    expect(await read(root, 'server.mjs')).toBe(NOISY_SDK_SERVER);
+  });
+});

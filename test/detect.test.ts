@@ -889,6 +889,17 @@ ${dispatch}
     expect(processSource(path, readFileSync(path, 'utf8'), { sdk: 'v1', style: 'server' }, readModule).decision).toEqual({ kind: 'none' });
   });
 
+  it('passes over a JSON-RPC service whose dispatch names its own methods, whatever its comments and strings quote', () => {
+    // the header comment and a help string quote MCP methods; the methods the dispatch answers are its own
+    const source = loop(`  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { serverInfo: { name: 'fmt', version: '2' }, capabilities: { rangeFormat: true } } });
+  else if (msg.method === 'format/text') send({ jsonrpc: '2.0', id: msg.id, result: { text: String(msg.params.text).trim(), help: HELP } });
+  else send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });`, "// Not an MCP server: no 'tools/list', no 'resources/read', no \"notifications/initialized\".\nconst HELP = 'an editor worker; for an MCP client use tools/list on the other binary';");
+    expect(source).toContain("'tools/list'");
+    expect(detect('fmt.js', source).kind).toBe('none');
+    // the same worker without the help string: its comment alone made it MCP before comments were blanked
+    expect(detect('fmt2.js', source.replace(', help: HELP', '')).kind).toBe('none');
+  });
+
   it('passes over a JSON-RPC service that answers initialize and ping only', () => {
     const source = loop(`  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: 3, capabilities: { jobs: true } } });
   else if (msg.method === 'ping') send({ jsonrpc: '2.0', id: msg.id, result: {} });

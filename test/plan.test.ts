@@ -21,13 +21,14 @@ describe('decidePlan', () => {
 
   it('takes the SDK rewrite when the model has an SDK shape and nothing blocks it', () => {
     const model = server({ sdk: shape });
-    expect(decidePlan({ kind: 'server', model })).toEqual({ kind: 'sdk', model, style: 'server', notes: [] });
+    expect(decidePlan({ kind: 'server', model })).toEqual({ kind: 'sdk', model, style: 'server' });
   });
 
-  it('says --style mcp-server is not applied, and writes the low-level server', () => {
-    const plan = decidePlan({ kind: 'server', model: server({ sdk: shape }) }, 'mcp-server');
-    expect(plan).toMatchObject({ kind: 'sdk', style: 'server' });
-    expect(plan.kind === 'sdk' ? plan.notes : []).toEqual([expect.stringMatching(/^--style mcp-server not applied: /)]);
+  it('carries --style mcp-server to the rewrite, which writes it where the tool split is proven', () => {
+    const model = server({ sdk: shape });
+    expect(decidePlan({ kind: 'server', model }, 'mcp-server')).toEqual({ kind: 'sdk', model, style: 'mcp-server' });
+    // a server the SDK rewrite cannot take gets the envelope whatever the style
+    expect(decidePlan({ kind: 'server', model: server({}) }, 'mcp-server')).toMatchObject({ kind: 'envelope' });
   });
 
   it('sends every other hand-rolled server to the envelope with the first blocker as its reason', () => {

@@ -190,3 +190,30 @@ describe('removeExportedWriters', () => {
     expect(removeExportedWriters('io.mjs', text, new Set(['emit']), () => false)).toBe('export function listen() {}\n');
   });
 });
+
+describe('pruneUnusedDeclarations: TypeScript types', () => {
+  const types = [
+    'interface RpcError { code: number; message: string }',
+    'interface RpcResponse { jsonrpc: "2.0"; id: number | null; error?: RpcError }',
+    'type Handler = (line: string) => void;',
+    'interface Kept { a: number }',
+    'interface Unused { b: number }',
+    'export interface Shared { c: number }',
+    '',
+  ].join('\n');
+
+  it('removes the interfaces and type aliases only removed code used, transitively; keeps the rest', () => {
+    const original = `${types}function send(m: RpcResponse): void { process.stdout.write(JSON.stringify(m)); }\nconst onLine: Handler = (line) => send(JSON.parse(line));\nconst k: Kept = { a: 1 };\nconsole.error(k, onLine);\n`;
+    const rewritten = `${types}const k: Kept = { a: 1 };\nconsole.error(k);\n`;
+    // what only `send` and `onLine` used goes (RpcError with RpcResponse); Unused was never used, Shared is exported
+    expect(prune('server.ts', original, rewritten)).toBe(
+      ['interface Kept { a: number }', 'interface Unused { b: number }', 'export interface Shared { c: number }', 'const k: Kept = { a: 1 };', 'console.error(k);', ''].join('\n'),
+    );
+  });
+
+  it('keeps a type whose name a value shares, or that is declared twice (merged)', () => {
+    const original = 'interface A { a: number }\nconst A = 1;\ninterface B { b: number }\ninterface B { c: number }\nfunction f(x: A, y: B) { return [x, y, A]; }\nf();\n';
+    const rewritten = 'interface A { a: number }\nconst A = 1;\ninterface B { b: number }\ninterface B { c: number }\nconsole.error(A);\n';
+    expect(prune('server.ts', original, rewritten)).toBe(rewritten);
+  });
+});

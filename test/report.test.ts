@@ -118,7 +118,22 @@ describe('json report', () => {
       added: { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^3.25.0' },
       installCommand: 'npm install',
       written: false,
+      patch: expect.stringContaining('\n+{}\n'),
     });
+    expect(report.manifests[0]!.patch.startsWith('diff --git a/corpus/06-console-log-noise/package.json b/corpus/06-console-log-noise/package.json\n')).toBe(true);
+  });
+
+  it("carries each file's change as a git patch, the envelope helper with the first file that lists it", () => {
+    const report = json(buildFixtureSummary());
+    const byPath = new Map(report.files.map((f) => [f.path, f]));
+    const inventory = byPath.get('corpus/06-console-log-noise/server.js')!;
+    expect(inventory.patch).toMatch(/^diff --git a\/corpus\/06-console-log-noise\/server\.js b\/corpus\/06-console-log-noise\/server\.js\n--- a\/[^\n]+\n\+\+\+ b\/[^\n]+\n@@ /);
+    expect(inventory.patch).toContain('\n+// migrated\n');
+    expect(inventory.patch).toContain('\n-// Warehouse inventory MCP server.\n');
+    const framing = byPath.get('corpus/11-content-length-framing/server.js')!;
+    expect(framing.patch).toContain('diff --git a/corpus/11-content-length-framing/mcp-envelope.js b/corpus/11-content-length-framing/mcp-envelope.js\nnew file mode 100644\n--- /dev/null\n+++ b/corpus/11-content-length-framing/mcp-envelope.js\n@@ -0,0 +1 @@\n+// helper\n');
+    expect(byPath.get('broken/server.js')!.patch).toBeNull();
+    expect(byPath.get('rules/sdk-bypass.mjs')!.patch).toBeNull(); // left alone
   });
 
   it('marks what an apply run wrote', () => {
@@ -228,6 +243,32 @@ describe('markdown report', () => {
     expect(shown).toBeGreaterThan(10);
     expect(text).toContain(`_…and ${600 - shown} more files: this comment is too long for all of them; see the JSON report._`);
     expect(text).toContain('### Rules found');
+  });
+
+  it('carries each diff in a collapsed <details> block, the vendored helper named in one line', () => {
+    const text = renderReport('markdown', buildFixtureSummary());
+    // GitHub renders the HTML of a comment (<details>); markdown-it does with html: true
+    const html = new MarkdownIt({ html: true }).render(text);
+    const blocks = html.match(/<details><summary>Diff \(\+\d+ −\d+\)<\/summary>[\s\S]*?<\/details>/g) ?? [];
+    expect(blocks).toHaveLength(3); // the three pending rewrites; nothing for files left alone or broken
+    expect(blocks[0]).toContain('<pre><code class="language-diff">--- a/corpus/06-console-log-noise/server.js');
+    expect(blocks[0]).toContain('+// migrated');
+    const envelope = text.slice(text.indexOf('#### `corpus/11-content-length-framing/server.js`'));
+    expect(envelope).toContain('New file `corpus/11-content-length-framing/mcp-envelope.js`: the JSON-RPC envelope helper mcp-migrate vendors (1 lines');
+    expect(envelope).not.toContain('+// helper');
+  });
+
+  it('cuts a diff that would pass the comment limit, and says so', () => {
+    const base = buildFixtureSummary();
+    const template = base.files[0]!;
+    const big = Array.from({ length: 3000 }, (_, i) => `const value${i} = compute(${i}); // a line long enough to add up`).join('\n');
+    // all lines added: a cheap diff of 3000 lines
+    const files: FileResult[] = [0, 1, 2].map((i) => ({ ...template, path: `big${i}.js`, before: '', after: `${big}\n` }));
+    const text = renderReport('markdown', { ...base, files, manifests: [] });
+    expect(text.length).toBeLessThan(65_536);
+    expect(text).toMatch(/_Cut: the first \d+ of 3003 diff lines are shown, to stay within GitHub's 65,536-character comment limit/);
+    expect(text).toContain("_Diff left out: this comment would pass GitHub's 65,536-character limit.");
+    expect(text.match(/<details>/g)).toHaveLength(1);
   });
 
   it('has no package headings when no package is known', () => {

@@ -44,7 +44,16 @@ describe('addDependencies', () => {
 
   it('fills an empty dependencies object and a one-line one', () => {
     expect(addDependencies('{\n  "dependencies": {}\n}\n', { zod: '^4.1.0' })).toBe('{\n  "dependencies": {\n    "zod": "^4.1.0"\n  }\n}\n');
-    expect(addDependencies('{"name":"x","dependencies":{"a":"1"}}', { zod: '^4.1.0' })).toBe('{"name":"x","dependencies":{"a":"1", "zod":"^4.1.0"}}');
+    // a compact one-line object is joined the way it joins its own members
+    expect(addDependencies('{"name":"x","dependencies":{"a":"1"}}', { zod: '^4.1.0' })).toBe('{"name":"x","dependencies":{"a":"1","zod":"^4.1.0"}}');
+  });
+
+  it('keeps a one-line package.json on one line, in its own spacing', () => {
+    const add = { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' };
+    expect(addDependencies('{ "name": "calc", "version": "1.0.0" }\n', add)).toBe('{ "name": "calc", "version": "1.0.0", "dependencies": { "@modelcontextprotocol/sdk": "^1.32.2", "zod": "^4.1.0" } }\n');
+    expect(addDependencies('{"name":"calc","devDependencies":{"x":"1"}}', add)).toBe('{"name":"calc","dependencies":{"@modelcontextprotocol/sdk":"^1.32.2","zod":"^4.1.0"},"devDependencies":{"x":"1"}}');
+    expect(addDependencies('{ "name": "calc", "dependencies": {} }\n', { zod: '^4.1.0' })).toBe('{ "name": "calc", "dependencies": { "zod": "^4.1.0" } }\n');
+    expect(addDependencies('{ "name": "c", "dependencies": { "a": "1", "z": "2" } }', { m: '3' })).toBe('{ "name": "c", "dependencies": { "a": "1", "m": "3", "z": "2" } }');
   });
 
   it('leaves every other byte alone (compact arrays, key order, BOM)', () => {

@@ -55,12 +55,53 @@ describe('SDK rewrite fixtures', () => {
 });
 
 describe('--style mcp-server', () => {
-  it('writes the low-level server and says the style was not applied', () => {
-    const result = processSource('server.js', input('console-log-writer'), { sdk: 'v1', style: 'mcp-server' }, readModule);
-    expect(result.decision).toMatchObject({ kind: 'sdk', style: 'server' });
+  const decide = (name: string, options: PipelineOptions) => {
+    const fixture = cases.find((c) => c.name === name)!;
+    return processSource(fixture.input, readFileSync(fixture.input, 'utf8'), options, readModule);
+  };
+
+  it('registers one tool per branch and lists every wire change McpServer makes (v1, zod)', () => {
+    const result = decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server' });
+    expect(result.decision).toMatchObject({ kind: 'sdk', style: 'mcp-server', wireChanges: ['TOOL_ERRORS_AS_RESULTS', 'ARGUMENTS_VALIDATED', 'UNKNOWN_TOOL', 'SCHEMAS_REPUBLISHED', 'TOOLS_LIST_CHANGED', 'ARGUMENTS_PARSED'] });
     const notes = result.decision.kind === 'sdk' ? result.decision.notes : [];
-    expect(notes[0]).toMatch(/^--style mcp-server not applied: /);
-    expect(result.after).toBe(output('console-log-writer'));
+    expect(notes[0]).toBe('tools registered with McpServer.registerTool: add_note, read_note, count_notes');
+    expect(notes.filter((n) => n.startsWith('wire change: '))).toHaveLength(6);
+    expect(notes).toContain('wire change: an error a tool throws (a JSON-RPC error reply before) comes back as an isError result whose text is the error message; its code is not sent');
+    // the same server in the default style: no wire change
+    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'server' }).decision).toMatchObject({ kind: 'sdk', style: 'server' });
+    expect(result.after).not.toContain('registerTool(\'unknown');
+  });
+
+  it('v2 publishes the literal schema through fromJsonSchema, where v1 finds an integer without both bounds lossy', () => {
+    expect(decide('mcp-server-v2-if-chain', { sdk: 'v2', style: 'mcp-server' }).decision).toMatchObject({ kind: 'sdk', sdk: 'v2', style: 'mcp-server' });
+    const v1 = decide('mcp-server-v2-if-chain', { sdk: 'v1', style: 'mcp-server' });
+    expect(v1.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_SCHEMA_LOSSY', wireChanges: [] });
+    const notes = v1.decision.kind === 'sdk' ? v1.decision.notes : [];
+    expect(notes[0]).toMatch(/^--style mcp-server not applied: the inputSchema of tool roll has an integer without both bounds at properties\.count\.type/);
+  });
+
+  it('a McpServer form the proof refused gives way to the server style (the next rewrite it proves)', () => {
+    const refused = decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'tools/call add_note (result): ...' } });
+    expect(refused.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_ANSWERS_DIFFERENTLY', wireChanges: [] });
+    expect(refused.after).toBe(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'server' }).after);
+    // and when the server style is refused too, the envelope
+    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'x', sdk: 'y' } }).decision).toMatchObject({ kind: 'envelope', reason: 'SDK_ANSWERS_DIFFERENTLY' });
+  });
+
+  it('falls back to the server style, with the reason, where the split is not proven', () => {
+    const lossy = decide('mcp-server-fallback-lossy-schema', { sdk: 'v1', style: 'mcp-server' });
+    expect(lossy.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_SCHEMA_LOSSY' });
+    expect(lossy.decision.kind === 'sdk' && lossy.decision.notes[0]).toContain('uses properties.to.format, which has no lossless zod form (line 18) [MCP_SERVER_SCHEMA_LOSSY]');
+    // the same server with --sdk v2 keeps the schema as written
+    expect(decide('mcp-server-fallback-lossy-schema', { sdk: 'v2', style: 'mcp-server' }).decision).toMatchObject({ style: 'mcp-server' });
+    const shared = decide('mcp-server-fallback-shared-try', { sdk: 'v1', style: 'mcp-server' });
+    expect(shared.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_NO_TOOL_SPLIT' });
+    // what falls back is exactly the server style
+    expect(shared.after).toBe(decide('mcp-server-fallback-shared-try', { sdk: 'v1', style: 'server' }).after);
+    // a tool table built from a helper call (corpus 06): no literal table
+    const table = processSource('server.js', input('console-log-writer'), { sdk: 'v1', style: 'mcp-server' }, readModule);
+    expect(table.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_TOOL_TABLE' });
+    expect(table.after).toBe(output('console-log-writer'));
   });
 });
 

@@ -3,6 +3,7 @@
 import { afterAll, describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import transform, { getDeclineReason } from '../transforms/mcp-migrate.js';
 import type { FileResult } from '../src/model/types.js';
@@ -28,7 +29,7 @@ describe('transform: what jscodeshift cannot write', () => {
     expect(transform({ path, source: ENVELOPE_CASE }, api, {})).toBeUndefined();
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatch(/^mcp-migrate declined: the rewrite needs a new file next to it \(mcp-envelope\.c?js: the JSON-RPC envelope helper\)/);
-    expect(reports[0]).toContain(`run \`npx mcp-migrate ${path}\``);
+    expect(reports[0]).toContain(`run \`mcp-migrate ${path}\``);
   });
 
   it('declines a rewrite that also changes another file of the server', () => {
@@ -66,18 +67,24 @@ describe('transform: what jscodeshift cannot write', () => {
 });
 
 describe('jscodeshift runner', () => {
-  it('reports the refusal for the envelope case, leaves it as it was, and migrates the SDK case to a file that parses', async () => {
-    const root = await makeTree({ 'envelope/server.js': ENVELOPE_CASE, 'sdk/server.js': SDK_CASE });
-    const run = spawnSync(
-      process.execPath,
-      [join(ROOT, 'node_modules', 'jscodeshift', 'bin', 'jscodeshift.js'), '-t', join(ROOT, 'dist', 'transforms', 'mcp-migrate.js'), '--no-babel', root],
-      { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
-    );
+  it("runs the README's command as written: reports the refusal for the envelope case, leaves it as it was, and migrates the SDK case to a file that parses", async () => {
+    // a user's project with mcp-migrate and jscodeshift installed (linked to this checkout's build)
+    const root = await makeTree({ 'package.json': '{ "name": "user-project", "private": true }\n', 'src/envelope/server.js': ENVELOPE_CASE, 'src/sdk/server.js': SDK_CASE });
+    await mkdir(join(root, 'node_modules', '.bin'), { recursive: true });
+    await symlink(ROOT, join(root, 'node_modules', 'mcp-migrate'), 'dir');
+    await symlink(join(ROOT, 'node_modules', 'jscodeshift'), join(root, 'node_modules', 'jscodeshift'), 'dir');
+    await symlink(join(ROOT, 'node_modules', 'jscodeshift', 'bin', 'jscodeshift.js'), join(root, 'node_modules', '.bin', 'jscodeshift'));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const command = /`(npx jscodeshift -t [^`]+)`/.exec(readme)?.[1];
+    expect(command).toBe('npx jscodeshift -t node_modules/mcp-migrate/dist/transforms/mcp-migrate.cjs src/ --sdk=v1');
+    const run = spawnSync(command!, { cwd: root, shell: true, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', npm_config_offline: 'true' } });
     expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout, run.stdout).toMatch(/^1 ok$/m);
+    expect(run.stderr).not.toContain('exports is not defined');
     expect(run.stdout).toMatch(/REP .*envelope\/server\.js mcp-migrate declined: the rewrite needs a new file next to it \(mcp-envelope\.c?js/);
-    expect(await read(root, 'envelope/server.js')).toBe(ENVELOPE_CASE);
-    const migrated = await read(root, 'sdk/server.js');
+    expect(await read(root, 'src/envelope/server.js')).toBe(ENVELOPE_CASE);
+    const migrated = await read(root, 'src/sdk/server.js');
     expect(migrated).toContain('new StdioServerTransport()');
-    expect(spawnSync(process.execPath, ['--check', join(root, 'sdk', 'server.js')]).status).toBe(0);
+    expect(spawnSync(process.execPath, ['--check', join(root, 'src', 'sdk', 'server.js')]).status).toBe(0);
   });
 });

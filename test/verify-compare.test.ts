@@ -192,9 +192,105 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
     expect(diff.notes[0]).toContain('x/y: both -32601');
   });
 
+  it('takes exactly the wire changes the rewrite lists as expected (McpServer), and nothing they do not explain', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 9 } }, required: ['n'] };
+    const a = checked({
+      initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+      exchanges: [
+        toolsList([{ name: 'pick', description: 'Pick', inputSchema: schema }]),
+        { key: 'tools/call pick', method: 'tools/call', outcome: { kind: 'error', error: { code: -32602, message: 'n is taken' } } },
+        { key: 'tools/call pick (invalid: without required n)', method: 'tools/call', outcome: { kind: 'result', value: { content: [{ type: 'text', text: 'picked undefined' }] } } },
+        { key: 'tools/call other', method: 'tools/call', outcome: { kind: 'error', error: { code: -32603, message: 'boom' } } },
+      ],
+    });
+    const b = checked({
+      initialize: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 's', version: '1' } },
+      exchanges: [
+        toolsList([{ name: 'pick', description: 'Pick', inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', ...schema }, execution: { taskSupport: 'forbidden' } }]),
+        { key: 'tools/call pick', method: 'tools/call', outcome: { kind: 'result', value: { content: [{ type: 'text', text: 'n is taken' }], isError: true } } },
+        {
+          key: 'tools/call pick (invalid: without required n)',
+          method: 'tools/call',
+          outcome: { kind: 'result', value: { content: [{ type: 'text', text: 'MCP error -32602: Input validation error: Invalid arguments for tool pick: n' }], isError: true } },
+        },
+        // an isError result that does not carry the original message is not what McpServer makes of a throw
+        { key: 'tools/call other', method: 'tools/call', outcome: { kind: 'result', value: { content: [{ type: 'text', text: 'something else' }], isError: true } } },
+      ],
+    });
+    // without a listed change every one of them is a difference
+    expect(compareContracts(a, b).differences.map((d) => d.what)).toEqual([
+      'initialize: capabilities.tools',
+      'tools/list: tool pick: execution',
+      'tools/list: tool pick: inputSchema',
+      'tools/call pick',
+      'tools/call pick (invalid: without required n)',
+      'tools/call other',
+    ]);
+    const diff = compareContracts(a, b, ['TOOLS_LIST_CHANGED', 'SCHEMAS_REPUBLISHED', 'TOOL_ERRORS_AS_RESULTS', 'ARGUMENTS_VALIDATED']);
+    expect(diff.expected.map((e) => [e.what, e.change])).toEqual([
+      ['initialize: capabilities.tools', 'TOOLS_LIST_CHANGED'],
+      ['tools/list: tool pick: execution', 'SCHEMAS_REPUBLISHED'],
+      ['tools/list: tool pick: inputSchema', 'SCHEMAS_REPUBLISHED'],
+      ['tools/call pick', 'TOOL_ERRORS_AS_RESULTS'],
+      ['tools/call pick (invalid: without required n)', 'ARGUMENTS_VALIDATED'],
+    ]);
+    expect(diff.differences.map((d) => d.what)).toEqual(['tools/call other']);
+    // only the changes listed: schemas republished alone leaves the rest as differences
+    expect(compareContracts(a, b, ['SCHEMAS_REPUBLISHED']).differences.map((d) => d.what)).toEqual(['initialize: capabilities.tools', 'tools/call pick', 'tools/call pick (invalid: without required n)', 'tools/call other']);
+    // a schema that changed beyond what zod adds (a bound dropped) stays a difference
+    const loose = checked({ exchanges: [toolsList([{ name: 'pick', description: 'Pick', inputSchema: { ...schema, properties: { n: { type: 'integer', minimum: 0 } } }, execution: { taskSupport: 'forbidden' } }])] });
+    expect(compareContracts(checked({ exchanges: [a.contract.exchanges[0]!] }), loose, ['SCHEMAS_REPUBLISHED']).differences.map((d) => d.what)).toEqual(['tools/list: tool pick: inputSchema']);
+  });
+
   it('isSame ignores key order only', () => {
     expect(isSame({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
     expect(isSame([1, 2], [2, 1])).toBe(false);
     expect(isSame(undefined, null)).toBe(false);
+  });
+});
+
+describe('verify --compare-ref', () => {
+  const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+
+  /** A repository whose pkg/server.cjs is the hand-rolled original at HEAD, then replaced in the work tree by `migrated`. */
+  async function makeRepo(migrated: string): Promise<string> {
+    const { execFileSync } = await import('node:child_process');
+    const { cp, mkdtemp, mkdir, symlink, writeFile } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-ref-test-'));
+    await mkdir(join(root, 'pkg'));
+    await cp(join(FIXTURES, 'honest.cjs'), join(root, 'pkg', 'server.cjs'));
+    // a sibling module the server imports: only an export of the whole package has it
+    await cp(join(FIXTURES, 'logic.cjs'), join(root, 'pkg', 'logic.cjs'));
+    await writeFile(join(root, '.gitignore'), 'node_modules\n');
+    execFileSync('git', ['init', '-q'], { cwd: root, env: GIT_ENV });
+    execFileSync('git', ['add', '-A'], { cwd: root, env: GIT_ENV });
+    execFileSync('git', ['commit', '-qm', 'original'], { cwd: root, env: GIT_ENV });
+    await symlink(fileURLToPath(new URL('../node_modules', import.meta.url)), join(root, 'node_modules'), 'dir');
+    await cp(join(FIXTURES, migrated), join(root, 'pkg', 'server.cjs'));
+    return root;
+  }
+
+  it('starts the original from an export of HEAD: a broken migration is different (exit 1), an honest one alike', async () => {
+    const { join } = await import('node:path');
+    const { rm } = await import('node:fs/promises');
+    for (const [migrated, expected] of [['broken-migrated.cjs', 1], ['honest-migrated.cjs', 0]] as const) {
+      const root = await makeRepo(migrated);
+      const h = makeHarness(join(root, 'pkg'));
+      const code = await main(['verify', '--timeout', TIMEOUT, '--compare-ref', 'HEAD', '--report', 'json', '--', 'node', 'server.cjs'], h.deps);
+      expect(code, h.stderr()).toBe(expected);
+      const report = JSON.parse(h.stdout()) as CompareReport;
+      expect(report.original.server).toEqual({ name: 'honest', version: '1.0.0' });
+      expect(report.equal).toBe(expected === 0);
+      if (expected === 1) expect(report.differences.map((d) => d.what).join(' ')).toContain('tools/call');
+      expect(h.stderr()).toMatch(/Original: HEAD \([0-9a-f]{12}\), exported to /);
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('an unknown ref or no repository is a usage error', async () => {
+    const h = makeHarness(tmpdir());
+    expect(await main(['verify', '--compare-ref', 'HEAD', '--', 'node', 'x.cjs'], h.deps)).toBe(2);
+    expect(h.stderr()).toContain('--compare-ref needs a git work tree');
   });
 });

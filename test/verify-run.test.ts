@@ -129,6 +129,25 @@ describe('--verify-timeout', () => {
     expect(h.stdout()).toContain('same     honest.cjs: answers like the original');
   });
 
+  it('an answer the original itself gives differently from run to run is not a difference (a tool that makes up an id when its argument is missing)', async () => {
+    // the same server on both sides: only the made-up id differs between the runs
+    const random = `const rl = require('node:readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+rl.on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'r', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ id: msg.id, result: { tools: [{ name: 'note', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] } });
+  if (msg.method === 'tools/call') return send({ id: msg.id, result: { content: [{ type: 'text', text: 'saved ' + require('node:crypto').randomUUID() }] } });
+  send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`;
+    const pkg = await makePackage({ 'honest.cjs': random });
+    const h = makeHarness(pkg, { process: pipelineTo(`${random}// migrated\n`) });
+    expect(await main(['--check', '--verify', pkg], h.deps)).toBe(1); // pending: the migration itself
+    expect(h.stdout()).toContain('same     honest.cjs: answers like the original');
+  });
+
   it('two servers that answer nothing within the wait are not verified, not "alike" (nothing was compared)', async () => {
     const silent = "// a jsonrpc server whose every method hangs\nprocess.stdin.resume();\nsetInterval(() => {}, 1000);\n";
     const pkg = await makePackage({ 'honest.cjs': silent });

@@ -150,8 +150,9 @@ describe.concurrent('verify on corpus originals', () => {
     const run = await verify(['--timeout', TIMEOUT, 'node', 'main.js'], dir);
     expect(run.code).toBe(1);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe(`Verified node main.js (ndjson, ${TIMEOUT} ms per reply): palette 0.2.0`);
-    for (const rule of VERIFY_RULE_IDS) expect(lines.filter((line) => new RegExp(`^(PASS|FAIL) ${rule} `).test(line))).toHaveLength(1);
+    expect(lines[0]).toBe(`Checked node main.js (ndjson, ${TIMEOUT} ms per reply): palette 0.2.0`);
+    for (const rule of VERIFY_RULE_IDS) expect(lines.filter((line) => new RegExp(`^(PASS no|FAIL) ${rule} `).test(line))).toHaveLength(1);
+    expect(run.stdout).toMatch(/^PASS no initialize-failed +initialize answered/m);
     expect(run.stdout).toMatch(/^FAIL missing-jsonrpc +(\d+) of \1 message\(s\)/m);
     expect(run.stdout).toContain('     hint: Put `jsonrpc: "2.0"` in every message the server writes.');
     expect(run.stdout).toContain('     spec: https://www.jsonrpc.org/specification#response_object');
@@ -310,5 +311,16 @@ describe.concurrent('verify leaves no process behind', () => {
     const pids = JSON.parse(await readFile(join(dir, 'pids.json'), 'utf8')) as { server: number; child: number };
     expect(isGone(pids.server)).toBe(true);
     expect(await waitUntilGone(pids.child)).toBe(true);
+  });
+});
+
+describe('verify on something that is not an MCP server', () => {
+  it('`verify -- cat` says it checked cat and that cat did not answer initialize, never that it was verified', async () => {
+    const run = await verify(['--timeout', '200', '--', 'cat'], tmpdir());
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[0]).toBe('Checked cat (ndjson, 200 ms per reply)');
+    expect(run.stdout).not.toContain('Verified');
+    expect(run.stdout).toMatch(/^FAIL initialize-failed +initialize: no reply within 600 ms/m);
+    expect(run.stdout).toContain('cat did not answer initialize as an MCP server: 2 of ');
   });
 });

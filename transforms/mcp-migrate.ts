@@ -1,5 +1,6 @@
-// jscodeshift entry point: `npx jscodeshift -t dist/transforms/mcp-migrate.js src/`.
-// An adapter: the pipeline decides and rewrites; this returns undefined when nothing changes. jscodeshift
+// The jscodeshift transform (ESM). jscodeshift runs it through the CommonJS adapter next to it
+// (`npx jscodeshift -t dist/transforms/mcp-migrate.cjs src/`, see mcp-migrate.cts); this file itself
+// only loads that way with `--no-babel`. An adapter: the pipeline decides and rewrites; this returns undefined when nothing changes. jscodeshift
 // writes only the file it was handed, so a rewrite that needs a new file beside it (the envelope helper
 // module) or changes other files of the server is declined with `api.report` and the reason, never
 // written half (the file would import a helper that does not exist).
@@ -15,7 +16,7 @@ export default function transform(file: FileInfo, api: API, options: Options): s
   const result = processSource(file.path, file.source, { sdk, style }, readModuleSync);
   const declined = getDeclineReason(result);
   if (declined !== null) {
-    api.report(`mcp-migrate declined: ${declined}; run \`npx mcp-migrate ${file.path}\` to migrate it with everything it needs`);
+    api.report(`mcp-migrate declined: ${declined}; run \`mcp-migrate ${file.path}\` to migrate it with everything it needs`);
     return undefined;
   }
   if (result.error !== undefined) api.report(`mcp-migrate: ${result.error}`);

@@ -16,20 +16,6 @@ interface JsonRpcRequest {
   params?: Record<string, unknown>;
 }
 
-interface JsonRpcSuccess {
-  jsonrpc: '2.0';
-  id: RequestId;
-  result: unknown;
-}
-
-interface JsonRpcFailure {
-  jsonrpc: '2.0';
-  id: RequestId | null;
-  error: { code: number; message: string };
-}
-
-type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
-
 // ---- tools -----------------------------------------------------------------
 
 interface Tool {

@@ -26,10 +26,53 @@ export type Binding =
   | { kind: 'catch'; name: string; clause: t.CatchClause }
   | { kind: 'function-name'; name: string; fn: t.FunctionExpression };
 
+/**
+ * The parent of each node, read from the index's document order (one map for both, not two): what a
+ * Map of child to parent would answer, iterated in the order such a map would have been filled
+ * (the children of each node in turn, nodes in document order).
+ */
+export class ParentLinks {
+  constructor(private readonly index: { readonly nodes: readonly t.Node[]; readonly order: ReadonlyMap<t.Node, number>; readonly parentAt: ArrayLike<number> }) {}
+
+  get(node: t.Node): t.Node | undefined {
+    const at = this.index.order.get(node);
+    if (at === undefined) return undefined;
+    const p = this.index.parentAt[at]!;
+    return p >= 0 ? this.index.nodes[p] : undefined;
+  }
+
+  has(node: t.Node): boolean {
+    const at = this.index.order.get(node);
+    return at !== undefined && this.index.parentAt[at]! >= 0;
+  }
+
+  *keys(): IterableIterator<t.Node> {
+    for (const [node] of this) yield node;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[t.Node, t.Node]> {
+    const { nodes, parentAt, order } = this.index;
+    // children grouped by parent, parents in document order, siblings in document order: a counting sort
+    const n = nodes.length;
+    const start = new Int32Array(n + 1);
+    for (let i = 1; i < n; i++) start[parentAt[i]! + 1]!++;
+    for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+    const sorted = new Int32Array(Math.max(0, n - 1));
+    // (positions 1..n-1: the Program has no parent)
+    const next = start.slice(0, n);
+    for (let i = 1; i < n; i++) sorted[next[parentAt[i]!]!++] = i;
+    for (const i of sorted) {
+      const node = nodes[i]!;
+      // a node object reached twice is listed once, under the parent it was reached through last
+      if (order.get(node) === i) yield [node, nodes[parentAt[i]!]!];
+    }
+  }
+}
+
 export interface AstIndex {
   program: t.Program;
   source: string;
-  parent: Map<t.Node, t.Node>;
+  parent: ParentLinks;
   calls: t.CallExpression[];
   news: t.NewExpression[];
   members: t.MemberExpression[];
@@ -114,7 +157,7 @@ export function buildIndex(file: t.File, source: string): AstIndex {
   const index: AstIndex = {
     program: file.program,
     source,
-    parent: new Map(),
+    parent: null as unknown as ParentLinks,
     calls: [],
     news: [],
     members: [],
@@ -134,9 +177,11 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     order: new Map(),
     parentAt: new Int32Array(0),
   };
+  // the parents of the nodes walked so far: collect() reads them (a declaration's scope) before the walk ends
+  const parentAt: number[] = [];
+  index.parent = new ParentLinks({ nodes: index.nodes, order: index.order, parentAt });
   const stack: t.Node[] = [file.program];
   const parents: number[] = [-1];
-  const parentAt: number[] = [];
   while (stack.length > 0) {
     const node = stack.pop()!;
     const at = index.nodes.length;
@@ -146,7 +191,6 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     collect(index, node);
     const children: t.Node[] = [];
     forEachChild(node, (child) => {
-      index.parent.set(child, node);
       children.push(child);
     });
     for (let i = children.length - 1; i >= 0; i--) {
@@ -155,6 +199,7 @@ export function buildIndex(file: t.File, source: string): AstIndex {
     }
   }
   index.parentAt = Int32Array.from(parentAt);
+  index.parent = new ParentLinks(index);
   return index;
 }
 

@@ -14,7 +14,7 @@ import {
 } from './ast.js';
 import { type ClassNode, type NewSite, UNKNOWN } from './values.js';
 import type { Interpreter } from './interp.js';
-import { getCallsOfMember, getCallsOfName } from './lookups.js';
+import { getCallsOfBinding, getCallsOfMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class CallSites {
@@ -44,10 +44,7 @@ export class CallSites {
     for (const m of this.interp.program.modules) {
       if (m === mod) {
         // in its own module a call names the function's binding: only calls of that name can
-        for (const call of getCallsOfName(m.index, target.name)) {
-          const callee = unwrapExpression(call.callee) as t.Identifier;
-          if (resolveIdentifier(m.index, callee) === target) sites.push({ call, mod: m });
-        }
+        for (const call of getCallsOfBinding(m.index, target)) sites.push({ call, mod: m });
         continue;
       }
       for (const call of m.index.calls) {
@@ -108,10 +105,12 @@ export class CallSites {
     for (const m of this.interp.program.modules) {
       for (const call of getCallsOfMember(m.index, methodName)) {
         const callee = unwrapExpression(call.callee) as t.MemberExpression;
-        const receiver = callee.object.type === 'ThisExpression' ? (getEnclosingClass(m.index, call) === cls ? cls : null) : null;
+        const enclosing = callee.object.type === 'ThisExpression' ? getEnclosingClass(m.index, call) : null;
+        const receiver = enclosing === cls ? cls : null;
         if (receiver === null) {
+          // an instance of a subclass has the method too (`new EchoServer().listen()`, listen() inherited)
           const value = this.interp.evalStatic(callee.object, m);
-          if (value.k !== 'inst' || value.cls !== cls) continue;
+          if (value.k !== 'inst' || !this.interp.members.isSameOrSubclass(value.cls, value.mod, cls)) continue;
         }
         found.push({ call, mod: m });
       }

@@ -246,8 +246,57 @@ export class ClassMembers {
       mod = parent.mod;
     }
     void s;
-    if (!this.assignedElsewhere(object.cls, object.mod, name)) return UNDEFINED;
-    return this.fieldFromMethod(object, object.cls, object.mod, name) ?? UNKNOWN;
+    // a field a method writes: a method of the instance's class or of a superclass (`this.rl = ...` in an
+    // inherited listen(), in another module), `this` being the instance either way
+    for (const { cls: owner, mod: ownerMod } of this.classChain(object.cls, object.mod)) {
+      if (this.assignedElsewhere(owner, ownerMod, name)) return this.fieldFromMethod(object, owner, ownerMod, name) ?? UNKNOWN;
+    }
+    return UNDEFINED;
+  }
+
+  /** The class and its superclasses the program defines, nearest first. */
+  classChain(cls: ClassNode, mod: ModuleUnit): { cls: ClassNode; mod: ModuleUnit }[] {
+    const out = [{ cls, mod }];
+    let current = { cls, mod };
+    while (current.cls.superClass && out.length < 8) {
+      const parent = this.interp.evalStatic(current.cls.superClass, current.mod);
+      if (parent.k !== 'class') break;
+      current = { cls: parent.node, mod: parent.mod };
+      out.push(current);
+    }
+    return out;
+  }
+
+  /** Whether instances of `sub` are instances of `cls` (the same class, or one that extends it). */
+  isSameOrSubclass(sub: ClassNode, subMod: ModuleUnit, cls: ClassNode): boolean {
+    return this.classChain(sub, subMod).some((c) => c.cls === cls);
+  }
+
+  private readonly onlySubclass = new Map<ClassNode, { cls: ClassNode; mod: ModuleUnit } | null>();
+
+  /**
+   * A base class never instantiated itself whose instances are all of one subclass (`new EchoServer()`,
+   * EchoServer extending LineServer): `this` in the base class's methods is that subclass's instance, so
+   * its fields and its overrides are the ones read. Null when the class is instantiated itself, or by
+   * several subclasses.
+   */
+  findOnlyInstantiatedSubclass(cls: ClassNode, mod: ModuleUnit): { cls: ClassNode; mod: ModuleUnit } | null {
+    if (this.onlySubclass.has(cls)) return this.onlySubclass.get(cls)!;
+    this.onlySubclass.set(cls, null);
+    let found: { cls: ClassNode; mod: ModuleUnit } | null = null;
+    let several = false;
+    for (const m of this.interp.program.modules) {
+      for (const node of m.index.news) {
+        const callee = this.interp.evalStatic(node.callee, m);
+        if (callee.k !== 'class' || !this.isSameOrSubclass(callee.node, callee.mod, cls)) continue;
+        if (callee.node === cls || (found !== null && found.cls !== callee.node)) several = true;
+        else found = { cls: callee.node, mod: callee.mod };
+      }
+    }
+    void mod;
+    const result = several ? null : found;
+    this.onlySubclass.set(cls, result);
+    return result;
   }
 
   /**

@@ -122,9 +122,13 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   }
 
   // 3. The paths of a message, from each consumer.
+  // Nothing can come of exploring them where no module names `JSON`: no path could parse a message, and
+  // a path without a parse is no message path (detect and the audit read nothing else from them).
+  const canParse = modules.some((m) => m.source.includes('JSON'));
   const runAll = (preset?: Map<string, Constraint>): { paths: PathResult[]; incomplete: boolean } => {
     const out: PathResult[] = [];
     let incomplete = false;
+    if (!canParse) return { paths: out, incomplete };
     for (const consumer of consumers) {
       let results: PathResult[] = [];
       if (consumer.node.type === 'ForOfStatement') {
@@ -304,4 +308,59 @@ function findSdkImport(ast: t.File): t.Node | null {
     forEachChild(node, (child) => stack.push(child));
   }
   return hit;
+}
+
+/**
+ * Whether the program's stdin loop only runs when an importer calls into it: every consumer lies in a
+ * function of the entry module whose outermost enclosing function is named and never referenced in the
+ * program other than where it is declared or exported (`export async function startGateway() { ... }`,
+ * a method no code of the program calls). Anything else (a loop at top level, a function called or
+ * handed on anywhere, an anonymous function) starts with the file itself.
+ */
+export function isStartedByImporter(facts: FileFacts): boolean {
+  if (facts.consumers.length === 0) return false;
+  return facts.consumers.every((consumer) => {
+    if (consumer.mod !== facts.entry) return false;
+    let outer: FunctionNode | null = findEnclosingFunction(consumer.mod, consumer.node);
+    if (outer === null) return false;
+    for (let up = findEnclosingFunction(consumer.mod, outer); up !== null; up = findEnclosingFunction(consumer.mod, up)) outer = up;
+    const name = getFunctionName(consumer.mod, outer);
+    return name !== null && !isReferenced(facts, name, outer);
+  });
+}
+
+/** A function's own name: its declaration, the variable or the method key it is declared under. */
+function getFunctionName(mod: ModuleUnit, fn: FunctionNode): string | null {
+  if ((fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression') && fn.id) return fn.id.name;
+  if (fn.type === 'ClassMethod' || fn.type === 'ObjectMethod') return fn.key.type === 'Identifier' && !fn.computed ? fn.key.name : null;
+  const parent = mod.index.parent.get(fn);
+  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
+  return null;
+}
+
+/** Whether the name is read anywhere in the program outside the function itself and its export (a call, a member call, a reference). */
+function isReferenced(facts: FileFacts, name: string, fn: FunctionNode): boolean {
+  for (const mod of facts.program.modules) {
+    for (const id of mod.index.identifiers) {
+      if (id.name !== name) continue;
+      const parent = mod.index.parent.get(id);
+      if (!parent) continue;
+      // the declaration itself, `export { name }`, a method or property key
+      if (parent === fn || (parent.type === 'VariableDeclarator' && parent.id === id)) continue;
+      if (parent.type === 'ExportSpecifier') continue;
+      if ((parent.type === 'ClassMethod' || parent.type === 'ObjectMethod' || parent.type === 'ClassProperty' || parent.type === 'ObjectProperty') && parent.key === id && !parent.computed) {
+        if (parent.type !== 'ObjectProperty' || !parent.shorthand) continue;
+      }
+      // inside the function (recursion) does not start it
+      if (mod === facts.entry && fn.start !== null && fn.end !== null && id.start !== null && id.start! >= fn.start! && id.end! <= fn.end!) continue;
+      // `exports.name = name` / `module.exports = { name }`: exported, not started
+      if (parent.type === 'MemberExpression' && parent.property === id) {
+        const holder = mod.index.parent.get(parent);
+        if (holder?.type === 'AssignmentExpression' && holder.left === parent && holder.right.type === 'Identifier' && holder.right.name === name) continue;
+      }
+      if (parent.type === 'AssignmentExpression' && parent.right === id && parent.left.type === 'MemberExpression' && getMemberName(parent.left) === name) continue;
+      return true;
+    }
+  }
+  return false;
 }

@@ -8,6 +8,7 @@ import {
   getEnclosingClass,
   getEnclosingFunction,
   isInside,
+  type ParentLinks,
   getMemberName,
   isFunctionNode,
   resolveIdentifier,
@@ -216,7 +217,7 @@ export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNo
 export const LOOPS = new Set(['ForOfStatement', 'ForInStatement', 'ForStatement', 'WhileStatement', 'DoWhileStatement']);
 
 /** Whether `node` lies in the body of a loop, short of any function (a block-scoped binding there is per iteration). */
-export function isInLoopBody(node: t.Node, parents: ReadonlyMap<t.Node, t.Node>): boolean {
+export function isInLoopBody(node: t.Node, parents: Pick<ParentLinks, 'get'>): boolean {
   for (let child = node, parent = parents.get(node); parent !== undefined; child = parent, parent = parents.get(parent)) {
     if (LOOPS.has(parent.type) && (parent as t.ForOfStatement | t.WhileStatement).body === child) return true;
     if (t.isFunction(parent)) return false;
@@ -287,4 +288,29 @@ export function runsCode(node: t.Node): boolean {
   };
   visit(node);
   return found;
+}
+
+/**
+ * The helpers compilers wrap a `require()` in so that CommonJS reads like ES modules: tsc's
+ * `__importDefault` / `__importStar`, esbuild's `__toESM`, Babel's `_interopRequireDefault` /
+ * `_interopRequireWildcard`. Each returns the module itself, or an object whose `default` is the module
+ * and whose other members are the module's: for what the interpreter knows of a module (a Node builtin,
+ * whose `.default` is itself; a module of the program, whose `default` is its `module.exports`) the
+ * call is the module it wraps.
+ */
+const INTEROP_HELPERS = new Set(['__importDefault', '__importStar', '__toESM', '_interopRequireDefault', '_interopRequireWildcard']);
+
+/** The module expression an interop helper call wraps (`__importDefault(require('node:readline'))` -> the `require(...)`), or null. */
+export function getInteropArgument(expr: t.CallExpression | t.OptionalCallExpression): t.Expression | null {
+  const callee = unwrapExpression(expr.callee);
+  const name = callee.type === 'Identifier' ? callee.name : null;
+  if (name === null || !INTEROP_HELPERS.has(name)) return null;
+  const first = expr.arguments[0];
+  if (!first || first.type === 'SpreadElement' || first.type === 'ArgumentPlaceholder') return null;
+  const inner = unwrapExpression(first);
+  // only a require (or an already-wrapped one): a helper of that name around anything else is someone's own function
+  if (inner.type !== 'CallExpression') return null;
+  const innerCallee = unwrapExpression(inner.callee);
+  if (innerCallee.type === 'Identifier' && innerCallee.name === 'require') return first as t.Expression;
+  return getInteropArgument(inner) ? (first as t.Expression) : null;
 }

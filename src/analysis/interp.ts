@@ -42,6 +42,7 @@ import {
   isWithin,
   LISTEN_METHODS,
   MAX_COMPUTED_ENTRIES,
+  getInteropArgument,
   nextFrameId,
   runsCode,
   typeOf,
@@ -527,14 +528,16 @@ export class Interpreter {
     if (expr.type === 'BinaryExpression') {
       const op = expr.operator;
       if (op === '===' || op === '!==' || op === '==' || op === '!=') {
-        if (expr.left.type === 'AssignmentExpression') {
-          for (const o of this.evalFork(expr.left, s, frame)) if (!('thrown' in o)) s = o.s;
-        }
-        const left = this.evalTypeofAware(expr.left, s, frame);
-        const right = this.evalTypeofAware(expr.right, s, frame);
         const loose = op === '==' || op === '!=';
         const negate = op === '!==' || op === '!=';
-        return this.compare(left, right, loose ? '==' : '===', s).map((b) => ({ s: b.s, truth: negate ? !b.truth : b.truth }));
+        const test = (left: Val, at: PathState): { s: PathState; truth: boolean }[] =>
+          this.compare(left, this.evalTypeofAware(expr.right, at, frame), loose ? '==' : '===', at).map((b) => ({ s: b.s, truth: negate ? !b.truth : b.truth }));
+        if (expr.left.type === 'AssignmentExpression') {
+          // `(msg = reader.next()) !== null`: every way the call can end is tested (a reader that returns
+          // null while its buffer is empty and the parsed message otherwise), not only the last one
+          return this.evalFork(expr.left, s, frame).flatMap((o) => ('thrown' in o ? [] : test(o.v, o.s)));
+        }
+        return test(this.evalTypeofAware(expr.left, s, frame), s);
       }
       if (op === 'in' && expr.left.type !== 'PrivateName') {
         const key = this.evalPure(expr.left, s, frame);
@@ -931,6 +934,8 @@ export class Interpreter {
   }
 
   private evalCall(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Outcome[] {
+    const wrapped = getInteropArgument(expr);
+    if (wrapped) return this.evalFork(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
     if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && this.hasInnerCall(callee.object)) {
       // `handle(msg).catch(...)`, `(await getServer()).send(...)`: the receiver's calls first
@@ -1565,6 +1570,8 @@ export class Interpreter {
   }
 
   private evalCallPure(expr: t.CallExpression | t.OptionalCallExpression, s: PathState, frame: Frame): Val {
+    const wrapped = getInteropArgument(expr);
+    if (wrapped) return this.evalPure(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
     let fnVal: Val;
     if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') {
@@ -1904,10 +1911,12 @@ export class Interpreter {
 
   /** The instance of a class that `this` is where no call says which: made where the program makes one (one per class). */
   private getStaticInstance(cls: ClassNode, mod: ModuleUnit): Val {
-    let inst = this.classInstances.get(cls);
+    // a base class only its one subclass is instantiated from: `this` is that subclass's instance
+    const actual = this.members.findOnlyInstantiatedSubclass(cls, mod) ?? { cls, mod };
+    let inst = this.classInstances.get(actual.cls);
     if (!inst) {
-      inst = this.makeInstance(cls, mod, this.sites.findNewSite(cls, mod), null);
-      this.classInstances.set(cls, inst);
+      inst = this.makeInstance(actual.cls, actual.mod, this.sites.findNewSite(actual.cls, actual.mod), null);
+      this.classInstances.set(actual.cls, inst);
     }
     return inst;
   }

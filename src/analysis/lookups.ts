@@ -4,13 +4,15 @@
 // module would have seen, in the same order, minus the ones it would have skipped.
 // Deliberately not: anything that evaluates code (these are facts of the syntax only).
 import type * as t from '@babel/types';
-import { type AstIndex, type FunctionNode, getEnclosingFunction, getMemberName, unwrapExpression } from './ast.js';
+import { type AstIndex, type Binding, type FunctionNode, getEnclosingFunction, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
 
 interface Lookups {
   /** Calls by the function they are made in (not counting functions nested in it); null: the top level. */
   callsIn: Map<FunctionNode | null, t.CallExpression[]>;
   /** Calls of a plain name (`send(...)`, `(send as F)(...)`) by that name. */
   callsByName: Map<string, t.CallExpression[]>;
+  /** The same calls by the binding the name resolves to, per name (filled for a name on first use). */
+  callsByBinding: Map<string, Map<Binding, t.CallExpression[]>>;
   /** Calls of a member (`x.send(...)`, `this.#send(...)`) by its static name. */
   callsByMember: Map<string, t.CallExpression[]>;
   /** Assignments to a member of a plain name (`handlers.x = ...`, `handlers[k] = ...`) by that name. */
@@ -39,7 +41,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 function getLookups(index: AstIndex): Lookups {
   let lookups = cache.get(index);
   if (lookups) return lookups;
-  lookups = { callsIn: new Map(), callsByName: new Map(), callsByMember: new Map(), memberAssignmentsByObject: new Map(), prototypeAssignments: new Map(), thisAssignments: new Map(), mutatedMembers: new Set() };
+  lookups = { callsIn: new Map(), callsByName: new Map(), callsByBinding: new Map(), callsByMember: new Map(), memberAssignmentsByObject: new Map(), prototypeAssignments: new Map(), thisAssignments: new Map(), mutatedMembers: new Set() };
   for (const call of index.calls) {
     push(lookups.callsIn, getEnclosingFunction(index, call), call);
     const callee = unwrapExpression(call.callee);
@@ -81,6 +83,24 @@ export function getCallsIn(index: AstIndex, fn: FunctionNode | null): readonly t
 /** The calls whose callee is the plain name `name` (parentheses and casts aside); document order. */
 export function getCallsOfName(index: AstIndex, name: string): readonly t.CallExpression[] {
   return getLookups(index).callsByName.get(name) ?? NONE;
+}
+
+/**
+ * The calls whose callee is a plain name that resolves to `binding` (in minified code one name is many
+ * bindings: the calls of a name are resolved once, not once per question); document order.
+ */
+export function getCallsOfBinding(index: AstIndex, binding: Binding): readonly t.CallExpression[] {
+  const lookups = getLookups(index);
+  let byBinding = lookups.callsByBinding.get(binding.name);
+  if (!byBinding) {
+    byBinding = new Map();
+    for (const call of getCallsOfName(index, binding.name)) {
+      const resolved = resolveIdentifier(index, unwrapExpression(call.callee) as t.Identifier);
+      if (resolved) push(byBinding, resolved, call);
+    }
+    lookups.callsByBinding.set(binding.name, byBinding);
+  }
+  return byBinding.get(binding) ?? NONE;
 }
 
 /** The calls whose callee is a member with the static name `name`; document order. */

@@ -101,6 +101,14 @@ export class ModuleValues {
         }
       }
     }
+    // a CommonJS module without an ES default (no `export default`, no `exports.default`): its default is
+    // `module.exports`, as Node's import of it and the compilers' interop helpers give it
+    if (name === 'default' && !isEsModule(mod)) return this.cjsExportsObject(mod) ?? (/\bexports\b/.test(mod.source) ? { k: 'ns', mod } : UNKNOWN);
     return UNKNOWN;
   }
+}
+
+/** Whether a module is an ES module, or CommonJS compiled from one (it sets `__esModule`): its default is its own. */
+function isEsModule(mod: ModuleUnit): boolean {
+  return mod.ast.program.body.some((st) => st.type === 'ExportNamedDeclaration' || st.type === 'ExportDefaultDeclaration' || st.type === 'ExportAllDeclaration' || st.type === 'ImportDeclaration') || /\bdefineProperty\(\s*(?:module\.)?exports\s*,\s*['"]__esModule['"]|\bexports\.__esModule\s*=/.test(mod.source);
 }

@@ -1,11 +1,14 @@
 // The program a candidate file belongs to: the file itself plus the modules it reaches through
-// relative imports (`import ... from './x.js'`, `require('./x')`), each parsed once and indexed once.
+// relative imports (`import ... from './x.js'`, `require('./x')`) or the package's own import aliases
+// (./aliases.ts), each parsed once and indexed once.
 // Reading other files is the caller's job (`ReadModule`); this module only resolves names to paths,
-// so the pipeline stays free of I/O. Deliberately not: package imports (only Node's built-in modules
+// so the pipeline stays free of I/O. Deliberately not: other packages' imports (only Node's built-in modules
 // are known, by name, to the interpreter) and dynamic `import()`.
+import { builtinModules } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import type * as t from '@babel/types';
 import { parseSource } from '../parse.js';
+import { AliasResolver } from './aliases.js';
 import { type AstIndex, buildIndex, getStringValue, unwrapExpression } from './ast.js';
 
 export type ModuleSyntax = 'esm' | 'cjs' | 'none';
@@ -30,6 +33,7 @@ const SOURCE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx',
 export class Program {
   readonly entry: ModuleUnit;
   private readonly byPath = new Map<string, ModuleUnit | null>();
+  private aliases: AliasResolver | undefined;
 
   constructor(
     path: string,
@@ -46,11 +50,16 @@ export class Program {
     return [...this.byPath.values()].filter((m): m is ModuleUnit => m !== null);
   }
 
-  /** The module a relative specifier names from `from`, loaded and indexed on first use; null for packages. */
+  /**
+   * The module a relative specifier names from `from`, or an alias of the package's own files (`#lib/x`,
+   * a tsconfig `paths` pattern), loaded and indexed on first use; null for packages and built-ins.
+   */
   resolveImport(from: ModuleUnit, specifier: string): ModuleUnit | null {
-    if (!specifier.startsWith('./') && !specifier.startsWith('../')) return null;
     if (this.read === null) return null;
-    for (const candidate of getModuleCandidates(from.path, specifier)) {
+    const relative = isRelativeSpecifier(specifier);
+    if (!relative && (specifier.startsWith('node:') || BUILTINS.has(specifier))) return null;
+    const candidates = relative ? getModuleCandidates(from.path, specifier) : (this.aliases ??= new AliasResolver(this.read)).resolve(from.path, specifier).flatMap(getCandidatePaths);
+    for (const candidate of candidates) {
       const known = this.byPath.get(candidate);
       if (known !== undefined) {
         if (known !== null) return known;
@@ -73,7 +82,7 @@ export class Program {
     return null;
   }
 
-  /** Loads every module the entry reaches through static relative imports and requires. */
+  /** Loads every module the entry reaches through static relative (or aliased) imports and requires. */
   loadReachable(): ModuleUnit[] {
     const queue = [this.entry];
     const seen = new Set<ModuleUnit>();
@@ -81,7 +90,7 @@ export class Program {
       const unit = queue.shift()!;
       if (seen.has(unit)) continue;
       seen.add(unit);
-      for (const specifier of getRelativeSpecifiers(unit)) {
+      for (const specifier of getStaticSpecifiers(unit)) {
         const next = this.resolveImport(unit, specifier);
         if (next && !seen.has(next)) queue.push(next);
       }
@@ -113,8 +122,8 @@ function getCandidatePaths(base: string): string[] {
   return out;
 }
 
-/** Specifiers of static relative imports, re-exports and `require('./x')` calls. */
-export function getRelativeSpecifiers(unit: ModuleUnit): string[] {
+/** Specifiers of static imports, re-exports and `require('x')` calls (resolveImport tells the package's own files from the rest). */
+export function getStaticSpecifiers(unit: ModuleUnit): string[] {
   const out = new Set<string>();
   for (const statement of unit.ast.program.body) {
     if ((statement.type === 'ImportDeclaration' || statement.type === 'ExportAllDeclaration' || statement.type === 'ExportNamedDeclaration') && statement.source) {
@@ -125,8 +134,14 @@ export function getRelativeSpecifiers(unit: ModuleUnit): string[] {
     const required = getRequiredSpecifier(call);
     if (required !== null) out.add(required);
   }
-  return [...out].filter((s) => s.startsWith('./') || s.startsWith('../'));
+  return [...out];
 }
+
+function isRelativeSpecifier(specifier: string): boolean {
+  return specifier.startsWith('./') || specifier.startsWith('../');
+}
+
+const BUILTINS: ReadonlySet<string> = new Set(builtinModules);
 
 /** `require('x')` -> 'x' (a call of the global require with one static string). */
 export function getRequiredSpecifier(call: t.CallExpression): string | null {

@@ -11,6 +11,7 @@ import { relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import type { FileResult } from '../model/types.js';
 import { toPosix, type Problem } from '../runner/discover.js';
+import { isStdoutOnlyRewrite } from './render.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
 
@@ -110,7 +111,8 @@ export function buildAnnotations({ results, errors, applied, path }: AnnotationI
 
 function buildDecisionAnnotation(result: FileResult, file: string, pending: boolean): Annotation | null {
   const { decision } = result;
-  const run = `Run \`npx mcp-migrate ${file}\` to review and apply it.`;
+  // not `npx mcp-migrate`: the package is not on the npm registry yet (README, Install)
+  const run = `Run \`mcp-migrate ${file}\` to review and apply it.`;
   // What the migration fixes: the pipeline's list, then the audit findings it resolves (with their lines).
   const fixes = result.fixes.length > 0 ? [`It fixes: ${result.fixes.join('; ')}.`] : [];
   const fixedFindings = result.findings.filter((f) => f.fixed).sort((a, b) => a.line - b.line);
@@ -118,6 +120,10 @@ function buildDecisionAnnotation(result: FileResult, file: string, pending: bool
   switch (decision.kind) {
     case 'sdk': {
       if (!pending) return null;
+      if (isStdoutOnlyRewrite(decision)) {
+        const lines = [`This server already uses the official MCP SDK, but writes to stdout itself, past its transport; those writes can move to stderr. ${run}`, ...fixes];
+        return { level: 'notice', file, line: 1, title: 'mcp-migrate: stdout writes to move', message: lines.join('\n') };
+      }
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';
       const lines = [`This hand-rolled MCP stdio server can move onto the official SDK (${pkg}, ${style}). ${run}`, ...fixes];

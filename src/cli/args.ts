@@ -34,6 +34,16 @@ export interface CliOptions {
   allowUnverified: boolean;
   /** `--verify-timeout MS`: how long verification waits for each reply (a slow start-up, tsx). */
   verifyTimeoutMs?: number;
+  /** `--ignore GLOB` (repeatable, gitignore syntax, relative to the scanned directory). */
+  ignore: string[];
+  /** `--include GLOB` (repeatable): when given, only matching files are looked at. */
+  include: string[];
+  /** `--summary`: one line per file instead of the diffs (CI logs). */
+  summary: boolean;
+  /** `--full-diff`: show vendored helper files (the envelope module) in full instead of one line. */
+  fullDiff: boolean;
+  /** `--patch FILE|-`: write one `git apply`-able patch of everything the run would write. */
+  patch: string | null;
 }
 
 export type VerifyMode = 'off' | 'safe' | 'calls';
@@ -53,6 +63,8 @@ export interface VerifyCliOptions {
   methods: string[];
   /** `--baseline FILE`: the rules expected to fail. */
   baseline: string | null;
+  /** `--compare-ref REF`: the original is the server as committed at REF (a temp checkout of the whole package). */
+  compareRef?: string;
 }
 
 export type ParsedArgs =
@@ -99,15 +111,35 @@ Options:
   --allow-unverified             with --yes, also write rewrites that could not be run (NOT_VERIFIED)
   --verify-timeout MS            how long verification waits for each reply (default ${VERIFY_RUN_TIMEOUT_MS});
                                  initialize gets three times as long, start-up included
+  --ignore GLOB                  leave matching files out (repeatable; .gitignore syntax, relative to
+                                 the scanned directory), e.g. --ignore 'test/**' --ignore 'examples/'
+  --include GLOB                 look only at matching files (repeatable; same syntax)
+  --summary                      one line per file (path, decision, reason, findings) instead of diffs
+  --full-diff                    show the vendored envelope helper in full in every diff (default: one line)
+  --patch FILE|-                 write everything the run would write as one patch for \`git apply\`
+                                 (- for stdout); new files included
   -h, --help                     show this help
   -v, --version                  print the version
 
-Files larger than 1 MB and TypeScript declaration files (.d.ts) are skipped: they are bundles,
-generated code or types, never a hand-written server.
+What is looked at: inside a git work tree, the files git lists (what .gitignore ignores is not);
+outside one, .gitignore files are respected and node_modules, dist, build and coverage are skipped.
+A nested git checkout, or in a workspace a package that is not one of its members, is skipped and
+named in the summary (name it, or --include it, to scan it). A file holding the comment
+// mcp-migrate-ignore is left alone. Files larger than 1 MB and TypeScript declaration files (.d.ts)
+are skipped: they are bundles, generated code or types, never a hand-written server.
 
-Exit codes: 0 done or nothing to do; 1 --check found pending migrations, or a rewrite was not
-written because it answered differently or could not be verified (not in a --dry-run); 2 usage error; 3 some files could not be processed (or another run is
-writing in the same tree).
+Exit codes: 0 done or nothing to do; 1 --check found pending migrations or a server left alone
+that still breaks the protocol, or a rewrite was not written because it answered differently or
+could not be verified (not in a --dry-run); 2 usage error (a bad flag, a missing path, no terminal
+for the review, a dirty git tree without --force); 3 some files could not be processed (or another
+run is writing in the same tree); 130 interrupted (Ctrl-C at a review question).
+
+Examples:
+  mcp-migrate ./src                              review each change, then write it
+  mcp-migrate --check --summary .                CI: one line per file, exit 1 while one is pending
+  mcp-migrate --check --ignore 'test/**' .       leave the test fixtures alone
+  mcp-migrate --dry-run --patch - . > mcp.patch  the whole migration as a patch (git apply mcp.patch)
+  mcp-migrate --yes --report json .              batch: no questions, a JSON report on stdout
 `;
 
 
@@ -134,6 +166,9 @@ Options:
   --report json                     print a JSON report on stdout instead of the text lines
   --compare "COMMAND"               the original server's command (quoted, split like a shell would,
                                     without expansions); compare it with <command>
+  --compare-ref REF                 the original is the server as committed at the git ref REF: its
+                                    package is checked out (git worktree add --detach) in a temp
+                                    folder and <command> is run there too, e.g. --compare-ref HEAD
   --method NAME                     also call the custom method NAME (params {}); repeatable
   --baseline FILE                   rules expected to fail (a YAML list of rule ids): they do not fail
                                     the run, and one that passes fails it (the baseline is stale)
@@ -141,6 +176,7 @@ Options:
 
 Examples: mcp-migrate verify -- node server.js
           mcp-migrate verify --compare "node server.orig.js" --method db/stats -- node server.js
+          mcp-migrate verify --compare-ref HEAD -- node src/server.js
 
 Exit codes: 0 every rule passes (--compare: both servers answer alike); 1 some rule fails, or the
 baseline is stale (--compare: they differ); 2 usage error; 3 a server could not be started or
@@ -168,6 +204,10 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
     verifyLevel = level;
     args.push('--verify');
   }
+  // `--verify-timeout -5`: a negative number is the flag's value (then rejected as out of range), not an unknown flag.
+  for (let i = 0; i + 1 < args.length; i++) {
+    if (VALUE_FLAGS.includes(args[i]!) && /^-\d/.test(args[i + 1]!)) args.splice(i, 2, `${args[i]}=${args[i + 1]}`);
+  }
   let parsed;
   try {
     parsed = parseArgs({
@@ -190,6 +230,11 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         'no-verify': { type: 'boolean' },
         'allow-unverified': { type: 'boolean' },
         'verify-timeout': { type: 'string' },
+        ignore: { type: 'string', multiple: true },
+        include: { type: 'string', multiple: true },
+        summary: { type: 'boolean' },
+        'full-diff': { type: 'boolean' },
+        patch: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -222,6 +267,9 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
   if (changedSince !== null && (changedSince === '' || changedSince.startsWith('-'))) {
     return { kind: 'usage-error', message: `invalid value for --changed-since: "${changedSince}" (expected a git ref such as origin/main)` };
   }
+  if (values.yes && (values.check || values['dry-run'])) {
+    return { kind: 'usage-error', message: `--yes applies changes and ${values.check ? '--check' : '--dry-run'} writes nothing (pass one)` };
+  }
   const mode: RunMode = values.check ? 'check' : values['dry-run'] ? 'dry-run' : 'apply';
   if (values.verify && values['no-verify']) return { kind: 'usage-error', message: '--verify and --no-verify contradict each other (pass one)' };
   const verify: VerifyMode = values['no-verify'] ? 'off' : values.verify ? (verifyLevel ?? 'safe') : mode === 'apply' ? 'safe' : 'off';
@@ -235,6 +283,14 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
     }
     verifyTimeoutMs = Number(values['verify-timeout']);
   }
+  for (const flag of ['ignore', 'include'] as const) {
+    if ((values[flag] ?? []).some((glob) => glob.trim() === '')) return { kind: 'usage-error', message: `--${flag} needs a glob, e.g. --${flag} 'test/**'` };
+  }
+  const patch = values.patch ?? null;
+  if (patch === '') return { kind: 'usage-error', message: '--patch needs a file name, or - for stdout' };
+  if (patch === '-' && report !== null && output === null) return { kind: 'usage-error', message: '--patch - and --report both want stdout; pass --output FILE for the report or --patch FILE' };
+  if (values.summary && mode === 'apply' && !values.yes) return { kind: 'usage-error', message: '--summary goes with --dry-run, --check or --yes (the interactive review shows each diff)' };
+  if (patch !== null && mode === 'apply' && !values.yes) return { kind: 'usage-error', message: '--patch goes with --dry-run, --check or --yes (it is written from what the run would write, not from a review)' };
   return {
     kind: 'run',
     options: {
@@ -251,6 +307,11 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       changedSince,
       verify,
       allowUnverified: values['allow-unverified'] ?? false,
+      ignore: values.ignore ?? [],
+      include: values.include ?? [],
+      summary: values.summary ?? false,
+      fullDiff: values['full-diff'] ?? false,
+      patch,
       ...(verifyTimeoutMs === undefined ? {} : { verifyTimeoutMs }),
     },
   };
@@ -268,6 +329,7 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
   let compare: string[] | null = null;
   const methods: string[] = [];
   let baseline: string | null = null;
+  let compareRef: string | null = null;
   let command: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
@@ -283,14 +345,15 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
     const flag = eq > 0 ? token.slice(0, eq) : token;
     if (flag === '-h' || flag === '--help') return { kind: 'help', topic: 'verify' };
     if (!VERIFY_FLAGS.includes(flag)) {
-      return { kind: 'usage-error', topic: 'verify', message: `unknown option ${flag} for verify (expected ${VERIFY_FLAGS.join(', ')} or -h)` };
+      const suggestion = suggestFlag(flag, VERIFY_FLAGS);
+      return { kind: 'usage-error', topic: 'verify', message: `unknown option ${flag} for verify (${suggestion === null ? '' : `did you mean ${suggestion}? `}expected ${VERIFY_FLAGS.join(', ')} or -h)` };
     }
     let value: string | undefined;
     if (eq > 0) value = token.slice(eq + 1);
     else {
       value = argv[i + 1];
       // a --compare command may well start with "-" inside its quotes, never as a whole word
-      if (value === undefined || value === '--' || (value.startsWith('-') && flag !== '--compare')) return { kind: 'usage-error', topic: 'verify', message: `${flag} needs a value` };
+      if (value === undefined || value === '--' || (value.startsWith('-') && flag !== '--compare' && !/^-\d/.test(value))) return { kind: 'usage-error', topic: 'verify', message: `${flag} needs a value` };
       i++;
     }
     switch (flag) {
@@ -324,19 +387,27 @@ export function parseVerifyArgs(argv: readonly string[]): ParsedArgs {
         if (value === '') return { kind: 'usage-error', topic: 'verify', message: '--baseline needs a file name' };
         baseline = value;
         break;
+      case '--compare-ref':
+        // handed to git; one that starts with "-" would be read as an option
+        if (value === '' || value.startsWith('-')) return { kind: 'usage-error', topic: 'verify', message: `invalid value for --compare-ref: "${value}" (expected a git ref such as HEAD or origin/main)` };
+        compareRef = value;
+        break;
     }
   }
   const [head, ...rest] = command;
   if (head === undefined || head === '') {
     return { kind: 'usage-error', topic: 'verify', message: 'verify needs the command that starts the server, e.g. mcp-migrate verify -- node server.js' };
   }
-  if (compare !== null && baseline !== null) {
+  if (compare !== null && compareRef !== null) {
+    return { kind: 'usage-error', topic: 'verify', message: '--compare names the original command and --compare-ref takes it from a git ref (use one or the other)' };
+  }
+  if ((compare !== null || compareRef !== null) && baseline !== null) {
     return { kind: 'usage-error', topic: 'verify', message: '--baseline applies to the rules of one server; --compare reports what two servers answer differently (use one or the other)' };
   }
-  return { kind: 'verify', options: { command: [head, ...rest], framing, timeoutMs, report, compare, methods, baseline } };
+  return { kind: 'verify', options: { command: [head, ...rest], framing, timeoutMs, report, compare, methods, baseline, ...(compareRef === null ? {} : { compareRef }) } };
 }
 
-const VERIFY_FLAGS = ['--framing', '--timeout', '--report', '--compare', '--method', '--baseline'];
+const VERIFY_FLAGS = ['--framing', '--timeout', '--report', '--compare', '--compare-ref', '--method', '--baseline'];
 
 /**
  * A command line split into words the way a POSIX shell would, without any expansion: blanks separate
@@ -380,12 +451,46 @@ function badValue(flag: string, value: string, allowed: readonly string[]): { ki
   return { kind: 'usage-error', message: `invalid value for ${flag}: "${value}" (expected ${allowed.join(', ')})` };
 }
 
+/** The flags of a run that take a value (a following `-5` is read as that value). */
+const VALUE_FLAGS = ['--jobs', '--verify-timeout', '--sdk', '--style', '--report', '--output', '--changed-since', '--ignore', '--include', '--patch'];
+
+/** Every flag of a run, for "did you mean". */
+const RUN_FLAGS = ['--dry-run', '--check', '--yes', '--force', '--sdk', '--style', '--no-guard-stdout', '--report', '--output', '--jobs', '--changed-since', '--verify', '--no-verify', '--allow-unverified', '--verify-timeout', '--ignore', '--include', '--summary', '--full-diff', '--patch', '--help', '--version'];
+
+/** The known flag closest to `flag` (at most two edits away, or the same letters without dashes), or null. */
+export function suggestFlag(flag: string, known: readonly string[] = RUN_FLAGS): string | null {
+  const bare = (text: string): string => text.replace(/^-+/, '').replace(/[-_]/g, '').toLowerCase();
+  const name = flag.split('=')[0]!;
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const distance = bare(candidate) === bare(name) ? 0 : getEditDistance(name, candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best !== null && bestDistance <= Math.min(2, Math.floor(name.length / 3)) ? best : null;
+}
+
+function getEditDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 function describeParseError(err: unknown): string {
   const e = err as { code?: string; message?: string };
   const message = e.message ?? String(err);
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(message)?.[1];
-    return flag === undefined ? message : `unknown option ${flag}`;
+    if (flag === undefined) return message;
+    const suggestion = suggestFlag(flag);
+    return `unknown option ${flag}${suggestion === null ? '' : ` (did you mean ${suggestion}?)`}`;
   }
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const flag = /'(--?[\w-]+)/.exec(message)?.[1];

@@ -43,11 +43,12 @@ export interface CompareSideReport {
   restarts: string[];
 }
 
-export async function runCompare(options: VerifyCliOptions & { compare: string[] }, deps: VerifyCliDeps): Promise<number> {
-  const side = ([command, ...args]: readonly string[], signal: AbortSignal): VerifyOptions => ({
+/** `originalCwd`: where the original starts (--compare-ref: the exported tree), default the cwd. */
+export async function runCompare(options: VerifyCliOptions & { compare: string[] }, deps: VerifyCliDeps, originalCwd: string = deps.cwd): Promise<number> {
+  const side = ([command, ...args]: readonly string[], signal: AbortSignal, cwd: string = deps.cwd): VerifyOptions => ({
     command: command as string,
     args,
-    cwd: deps.cwd,
+    cwd,
     env: deps.serverEnv ?? process.env,
     framing: options.framing,
     timeoutMs: options.timeoutMs,
@@ -57,7 +58,7 @@ export async function runCompare(options: VerifyCliOptions & { compare: string[]
   });
   // One after the other: two commands typed by hand may well share files a tool writes.
   const result = await withInterruptSignal(deps.signal, (signal) =>
-    compareServers({ original: side(options.compare, signal), migrated: side(options.command, signal), parallel: false }),
+    compareServers({ original: side(options.compare, signal, originalCwd), migrated: side(options.command, signal), parallel: false }),
   );
   const human = options.report === null ? deps.stdout : deps.stderr;
   const paint = createPaint(shouldColor(human.isTTY, deps.env));
@@ -166,6 +167,10 @@ export function renderDiffLines(diff: ContractDiff, paint: Paint, pad: string): 
   if (diff.fixes.length > 0) {
     lines.push(paint.added(`${pad}Fixes (${diff.fixes.length}), not differences:`));
     for (const f of diff.fixes) lines.push(`${pad}  ${f.what}`, paint.dim(`${pad}    original: ${f.original}`), paint.dim(`${pad}    migrated: ${f.migrated}`));
+  }
+  if (diff.expected.length > 0) {
+    lines.push(paint.dim(`${pad}Expected (${diff.expected.length}), wire changes the diff header lists:`));
+    for (const e of diff.expected) lines.push(paint.dim(`${pad}  ${e.what} (${e.change})`));
   }
   if (diff.unfixed.length > 0) lines.push(paint.warn(`${pad}Broken in both (${diff.unfixed.length}): ${diff.unfixed.map((u) => u.rule).join(', ')}`));
   for (const note of diff.notes) lines.push(paint.dim(`${pad}normalised: ${note}`));

@@ -2,7 +2,7 @@
 // and exit code. The only module that decides what goes to stdout/stderr; it never calls process.exit
 // (bin/mcp-migrate.js sets process.exitCode from the returned code). Every outside effect the tests
 // need to control — streams, terminal, environment, cwd, the prompt, git, the pipeline — is a CliDeps.
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
@@ -19,7 +19,7 @@ import {
   type LockOwner,
   type WriteLock,
 } from '../runner/commit.js';
-import { isCandidatePath, isInside, toPosix } from '../runner/discover.js';
+import { isCandidatePath, isInside, resolveGitRoot, toPosix } from '../runner/discover.js';
 import { createGitClient, getDirtyFiles, type GitClient } from '../runner/git.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
@@ -27,11 +27,14 @@ import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
 import { createProgressLine } from './progress.js';
 import { createTerminalPager, type Pager } from './pager.js';
 import { createTerminalPrompt } from './prompt.js';
+import { createTerminalEditor } from './editor.js';
 import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
-import { getPendingFiles, reviewChanges, type ReviewOutcome, type ReviewPrompt } from './review.js';
-import { buildRunSummary, collectErrors, getNonCompliant, renderSummary } from './summary.js';
+import type { Editor, EditProof, ReviewOutcome, ReviewPrompt } from './review.js';
+import type { FileResult } from '../model/types.js';
+import { buildRunSummary, collectErrors, getNonCompliant, getPendingFiles, getUnfollowed, renderFileLines, renderSummary } from './summary.js';
+import { buildPatch, getPatchEntries } from './patch.js';
 
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
@@ -64,6 +67,8 @@ export interface CliDeps {
   process?: ProcessFile;
   /** How long to wait for another run's write lock before refusing (default LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** The review's `e` (default: $VISUAL / $EDITOR on the terminal). */
+  editor?: Editor;
 }
 
 export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
@@ -97,7 +102,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
   }
   const options = parsed.options;
   // With a report on stdout, stdout carries only the report; everything for humans goes to stderr.
-  const human = options.report !== null && options.output === null ? stderr : stdout;
+  const human = (options.report !== null && options.output === null) || options.patch === '-' ? stderr : stdout;
   const resolved: CliDeps = {
     stdout,
     stderr,
@@ -110,6 +115,8 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
     git: deps.git ?? createGitClient(),
     process: deps.process,
     lockWaitMs: deps.lockWaitMs,
+    // the terminal editor goes with the terminal prompt (an injected prompt brings its own editor, or none)
+    editor: deps.editor ?? (deps.prompt === undefined ? createTerminalEditor(deps.env ?? process.env) : undefined),
   };
   try {
     return await runCli(options, resolved, human);
@@ -132,11 +139,21 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     );
     return EXIT_USAGE;
   }
+  // A path that does not exist is a typo on the command line (usage), not a file that failed (3).
+  for (const path of options.paths) {
+    // (a name Node.js could not decode is left to discovery, which says why)
+    if (!path.includes('\uFFFD') && (await lstat(resolve(cwd, path)).catch(() => null)) === null) {
+      stderr.write(`mcp-migrate: ${path}: no such file or directory\nRun "mcp-migrate --help" for usage.\n`);
+      return EXIT_USAGE;
+    }
+  }
   const reportTarget = options.output === null ? null : resolve(cwd, options.output);
-  if (reportTarget !== null) {
-    const refusal = await getOutputRefusal(reportTarget, options.paths.map((path) => resolve(cwd, path)), []);
+  const patchTarget = options.patch === null || options.patch === '-' ? null : resolve(cwd, options.patch);
+  for (const [flag, target] of [['--output', reportTarget], ['--patch', patchTarget]] as const) {
+    if (target === null) continue;
+    const refusal = await getOutputRefusal(target, options.paths.map((path) => resolve(cwd, path)), []);
     if (refusal !== null) {
-      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      stderr.write(`mcp-migrate: ${flag} ${toPosix(relative(cwd, target))}: ${refusal}\n`);
       return EXIT_USAGE;
     }
   }
@@ -172,6 +189,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     jobs: options.jobs ?? undefined,
     process: deps.process,
     only,
+    ignore: options.ignore,
+    include: options.include,
   };
   let scan: ScanResult;
   try {
@@ -207,14 +226,19 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   const scope = getWriteScope(scan);
-  if (reportTarget !== null) {
+  for (const [flag, target] of [['--output', reportTarget], ['--patch', patchTarget]] as const) {
+    if (target === null) continue;
     // Now that the scan knows every file it read and would write, the exact check.
-    const refusal = await getOutputRefusal(reportTarget, [], [...scan.results.map((r) => r.path), ...scope.paths]);
+    const refusal = await getOutputRefusal(target, [], [...scan.results.map((r) => r.path), ...scope.paths]);
     if (refusal !== null) {
-      stderr.write(`mcp-migrate: --output ${options.output}: ${refusal}\n`);
+      stderr.write(`mcp-migrate: ${flag} ${toPosix(relative(cwd, target))}: ${refusal}\n`);
       return EXIT_USAGE;
     }
   }
+  // The patch is what the run would write, taken before anything is: paths relative to the repository's
+  // top (where `git apply` reads them from), else to the run's root.
+  const patchBase = (await resolveGitRoot(scan.root)) ?? scan.root;
+  const patchText = options.patch === null ? '' : buildPatch(getPatchEntries(scan, (path) => toPosix(relative(patchBase, path))));
 
   // 3. Show (and in a real run, apply) each change. A real run writes under the tree's write lock, after
   //    removing the temp files an interrupted run left (a dry run only names them).
@@ -252,6 +276,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         for (const failure of swept.failed) stderr.write(paint.warn(`warning: ${display(failure.path)}: temp file left by an interrupted run; ${failure.message}\n`));
       }
     }
+    // loaded here: it loads the pipeline (partial re-checks), which a run with nothing to review never needs
+    const { reviewChanges } = await import('./review.js');
     outcome = await reviewChanges({
       scan,
       mode: options.mode,
@@ -263,6 +289,10 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       out,
       paint,
       display,
+      fullDiff: options.fullDiff,
+      quiet: options.summary,
+      editor: deps.editor,
+      ...(options.verify === 'off' ? {} : { verifyEdit: (result: FileResult, text: string) => proveEdit(scan, result, text, options, deps.env) }),
     });
   } finally {
     await lock?.release();
@@ -272,19 +302,31 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const errors = collectErrors(scan, options.mode === 'apply' ? outcome : null);
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
-  // --check fails while a migration is pending, or a server left alone still breaks the protocol
-  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0;
+  // --check fails while a migration is pending, a server left alone still breaks the protocol, or one was not followed
+  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0 || getUnfollowed(scan).length > 0;
   // a rewrite the proof refused or withheld is a migration that did not happen: 1, as for --check, unless only a dry run
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
-  out(renderSummary({ scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned }));
+  const summaryInput = { scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned };
+  out(options.summary ? renderFileLines(summaryInput) : renderSummary(summaryInput));
   // Ctrl-C: stop here; no report, no annotations for a run the user broke off.
   if (outcome.interrupted) return EXIT_INTERRUPTED;
   // Workflow commands ride with the human text: on stdout, or on stderr when stdout carries the report
   // (the runner reads commands from both).
   if (isGitHubActions(deps.env)) {
     out(renderAnnotations({ results: scan.results, errors, applied: new Set(outcome.applied), path: createWorkspacePath(deps.env, cwd) }));
+  }
+
+  if (options.patch === '-') deps.stdout.write(patchText);
+  else if (patchTarget !== null) {
+    try {
+      await writeReportFile(patchTarget, patchText);
+      out(`Patch written to ${toPosix(relative(cwd, patchTarget))}${patchText === '' ? ' (empty: nothing to change)' : ` (apply it with \`git apply\` in ${toPosix(relative(cwd, patchBase)) || '.'})`}.\n`);
+    } catch (err) {
+      stderr.write(`mcp-migrate: cannot write the patch to ${options.patch}: ${err instanceof Error ? err.message : String(err)}\n`);
+      exitCode = EXIT_FAILED;
+    }
   }
 
   if (options.report !== null) {
@@ -320,6 +362,32 @@ async function getOutputRefusal(target: string, scanned: readonly string[], file
     return 'is a source file this run scans or writes; refusing to replace it with the report (name a report file outside the sources, such as mcp-migrate-report.json)';
   }
   return null;
+}
+
+/** The proof a write gets, for the user's edit of a proposal: null when it answers as well as the original, else the differences. */
+async function proveEdit(scan: ScanResult, result: FileResult, text: string, options: CliOptions, env: NodeJS.ProcessEnv): Promise<EditProof> {
+  const { verifyRewrites, describeVerdictDifferences } = await import('../runner/verify-run.js');
+  const target: FileResult = { ...result, after: text };
+  const edited: ScanResult = { ...scan, results: scan.results.map((r) => (r.path === result.path ? target : r)) };
+  const [verdict] = await verifyRewrites(edited, {
+    targets: [target],
+    env,
+    clientInfo: { name: 'mcp-migrate', version: getToolVersion() },
+    calls: options.verify === 'calls' ? 'calls' : 'safe',
+    ...(options.verifyTimeoutMs === undefined ? {} : { timeoutMs: options.verifyTimeoutMs }),
+  });
+  if (verdict === undefined) return { ok: 'not run' };
+  switch (verdict.kind) {
+    case 'equal':
+      return { ok: 'proven: run next to the original, it answers as well' };
+    case 'different':
+      return { refused: describeVerdictDifferences(verdict) };
+    case 'not-verified':
+      // as for the tool's own proposal: shown with the reason, the user decides
+      return { ok: `NOT_VERIFIED: it could not be run (${verdict.reason})` };
+    default:
+      return assertNever(verdict);
+  }
 }
 
 function ignoreBrokenPipe(err: NodeJS.ErrnoException): void {

@@ -24,6 +24,7 @@ export const HUNK_KEYS: readonly KeyChoice[] = [
   { key: 'a', answer: 'rest', help: 'apply this hunk and the rest of this file' },
   { key: 'd', answer: 'none', help: 'do not apply this hunk nor the rest of this file' },
   { key: 'A', answer: 'all', help: 'apply this hunk, the rest of this file and every remaining file' },
+  { key: 'e', answer: 'edit', help: 'edit the whole proposed file in $VISUAL / $EDITOR; it is checked again, then asked about as a whole' },
   { key: 'q', answer: 'quit', help: 'quit: what was accepted so far is applied, nothing else' },
 ];
 
@@ -34,8 +35,15 @@ export const FILE_KEYS: readonly KeyChoice[] = [
   { key: 'a', answer: 'apply', help: 'apply this file (same as y)' },
   { key: 'd', answer: 'skip', help: 'do not apply this file (same as n)' },
   { key: 'A', answer: 'all', help: 'apply this file and every remaining file' },
+  { key: 'e', answer: 'edit', help: 'edit the proposed file in $VISUAL / $EDITOR; it is checked again, then offered again' },
   { key: 'q', answer: 'quit', help: 'quit: what was accepted so far is applied, nothing else' },
 ];
+
+/** The keys shown for a question (a file question hides a/d, which mean y/n there; `e` only with an editor). */
+export function getShownKeys(question: ReviewQuestion): readonly KeyChoice[] {
+  const choices = question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS;
+  return choices.filter((c) => (question.kind === 'hunk' || (c.key !== 'a' && c.key !== 'd')) && (c.key !== 'e' || question.editable === true));
+}
 
 const CTRL_C = '\x03';
 const CTRL_D = '\x04';
@@ -44,8 +52,9 @@ const CTRL_D = '\x04';
 export function createTerminalPrompt(output: NodeJS.WritableStream, input: KeyInput): ReviewPrompt {
   const keys = createKeyReader(input);
   return async (question) => {
-    const choices = question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS;
-    const shown = choices.filter((c) => question.kind === 'hunk' || (c.key !== 'a' && c.key !== 'd'));
+    const shown = getShownKeys(question);
+    // a and d still answer a file question (hidden there: they mean y and n)
+    const choices = (question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS).filter((c) => c.key !== 'e' || question.editable === true);
     const ask = `${describeQuestion(question)} [${shown.map((c) => c.key).join(',')},?] `;
     // Raw mode before the question is on screen: a Ctrl-C typed as soon as it shows is a key, not a signal.
     const raw = input.isTTY === true && typeof input.setRawMode === 'function';
@@ -81,7 +90,7 @@ export function createTerminalPrompt(output: NodeJS.WritableStream, input: KeyIn
 export function describeQuestion(question: ReviewQuestion): string {
   switch (question.kind) {
     case 'file':
-      return `Apply this change to ${question.path}? (${question.index}/${question.total})`;
+      return `Apply ${question.edited === true ? 'your edited version of' : 'this change to'} ${question.path}? (file ${question.index}/${question.total})`;
     case 'hunk':
       return `Apply ${question.groupSize > 1 ? `these ${question.groupSize} hunks (they go together)` : 'this hunk'} to ${question.path}? (part ${question.group}/${question.groups}, file ${question.index}/${question.total})`;
     default:

@@ -66,10 +66,19 @@ export function renderDiff(path: string, before: string | null, after: string, p
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * A server already on the SDK whose only change is its own stdout writes moving to stderr
+ * (src/rewrite/sdk-stdout.ts says so in its note): it is not moved onto the SDK, it is there already.
+ */
+export function isStdoutOnlyRewrite(decision: Decision): boolean {
+  return decision.kind === 'sdk' && decision.notes.some((note) => note.startsWith('already on the SDK'));
+}
+
 /** One line: what the tool decided for the file, with its reason code and hint. */
 export function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
+      if (isStdoutOnlyRewrite(decision)) return 'sdk: already on the SDK; its own stdout writes move to stderr';
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';
       return `sdk: moved onto ${pkg} (${style})`;
@@ -88,7 +97,7 @@ export function describeDecision(decision: Decision): string {
 /** The lines above a file's diff: path, decision and reasons, what was detected, what the rewrite fixes. */
 export function renderFileHeader(path: string, result: FileResult, paint: Paint, display: (path: string) => string = (p) => p): string {
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
-  if (result.decision.kind === 'sdk') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
+  if (result.decision.kind === 'sdk') for (const note of result.decision.notes) if (!isStdoutOnlyRewrite(result.decision) || !note.startsWith('already on the SDK')) lines.push(`   note: ${note}`);
   if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${result.detected}`);
   // User code the rewrite removes (a `notifications/initialized` branch that did more than return) is named.
   for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${dropped}`));

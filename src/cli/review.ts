@@ -14,14 +14,16 @@ import { createPartialChecker } from '../runner/partial.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { isTallerThan, NO_PAGER, type Pager } from './pager.js';
+import { describeQuestion, getShownKeys } from './prompt.js';
 import { renderDiff, renderFileHeader, renderNumberedHunks, type Paint } from './render.js';
+import { getPendingFiles } from './summary.js';
 
 /**
  * apply / skip: this hunk (or this file); rest / none: this and the rest of this file, or none of it;
  * all: this and everything remaining in every file; quit: stop, keep what was accepted; interrupt: Ctrl-C.
  * A file question treats rest as apply and none as skip.
  */
-export type ReviewAnswer = 'apply' | 'skip' | 'rest' | 'none' | 'all' | 'quit' | 'interrupt';
+export type ReviewAnswer = 'apply' | 'skip' | 'rest' | 'none' | 'all' | 'quit' | 'interrupt' | 'edit';
 
 export type ReviewQuestion =
   | {
@@ -33,6 +35,10 @@ export type ReviewQuestion =
       total: number;
       /** Why the file is asked about as a whole after its hunks were (the accepted ones cannot go alone). */
       why?: string;
+      /** `e` is an answer: the proposed file can be edited in $VISUAL / $EDITOR. */
+      editable?: boolean;
+      /** The file shown is the user's edit of the proposal. */
+      edited?: boolean;
     }
   | {
       kind: 'hunk';
@@ -44,6 +50,7 @@ export type ReviewQuestion =
       groups: number;
       /** How many hunks this part holds. */
       groupSize: number;
+      editable?: boolean;
     };
 
 /** Asks one question. Every answer has a flag: --yes (all), --dry-run / --check (none). */
@@ -63,6 +70,25 @@ export interface ReviewContext {
   /** The run's pipeline options and pipeline, for re-analysing a partly applied file. */
   options?: { sdk: SdkTarget | 'auto'; style: Style; guardStdout?: boolean };
   process?: ProcessFile;
+  /** `--full-diff`: new helper files the tool vendors (the envelope module) in full; by default one line each. */
+  fullDiff?: boolean;
+  /** `--summary`: no headers nor diffs (a run that does not ask); the caller prints one line per file. */
+  quiet?: boolean;
+  /** Opens a text in the user's editor (`e`); without it, `e` is not offered. */
+  editor?: Editor;
+  /**
+   * The proof a write gets (the side-by-side run), for an edited file: null when it answers as well as
+   * the original, else why not. Left out when the run does not prove (--no-verify).
+   */
+  verifyEdit?: (result: FileResult, text: string) => Promise<EditProof>;
+}
+
+/** The proof of an edit: `ok` with what to say about it, or `refused` with the differences. */
+export type EditProof = { ok: string } | { refused: string };
+
+/** Lets the user edit `text` (the proposed content of `path`); resolves with the saved text, or null when no editor ran. */
+export interface Editor {
+  edit(path: string, text: string): Promise<{ text: string } | { error: string }>;
 }
 
 export interface ReviewOutcome {
@@ -81,16 +107,17 @@ export interface ReviewOutcome {
   interrupted: boolean;
 }
 
-export function getPendingFiles(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.after !== undefined);
-}
+// (in summary.ts, which the CLI loads on every run: this module loads the pipeline for partial re-checks)
+export { getPendingFiles };
 
 /** What to write for one file: all of it, none of it, or an accepted subset of its hunks. */
 type FileChoice =
   | { kind: 'all' }
   | { kind: 'none' }
   /** `migrated`: the file is migrated without the skipped hunks; `original`: still the original server with some fixes. */
-  | { kind: 'partial'; text: string; state: 'migrated' | 'original'; accepted: number; hunks: number };
+  | { kind: 'partial'; text: string; state: 'migrated' | 'original'; accepted: number; hunks: number }
+  /** The user's edit of the proposal, re-checked (and proven when the run proves). */
+  | { kind: 'edited'; text: string };
 
 interface FileReview {
   choice: FileChoice;
@@ -114,9 +141,11 @@ export async function reviewChanges(ctx: ReviewContext): Promise<ReviewOutcome> 
     }
     const extras = renderExtras(ctx, applier, result, shownManifests, shownCompanions);
     if (ctx.mode !== 'apply' || applyAll) {
-      out(`\n${renderFileHeader(display(result.path), result, paint, display)}`);
-      out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
-      out(extras);
+      if (ctx.quiet !== true) {
+        out(`\n${renderFileHeader(display(result.path), result, paint, display)}`);
+        out(renderDiff(display(result.path), result.before, result.after ?? result.before, paint));
+        out(extras);
+      }
       if (ctx.mode === 'apply') await applyChoice(ctx, applier, outcome, result, { kind: 'all' });
       continue;
     }
@@ -151,16 +180,22 @@ function renderExtras(ctx: ReviewContext, applier: ChangeApplier, result: FileRe
   if (manifest !== null) {
     shownManifests.add(manifest.change.path);
     const names = Object.keys(manifest.change.added).join(', ');
-    text += `\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
+    text += `\n${paint.bold(`   ${display(manifest.change.path)}: adds ${names}`)}${ctx.mode === 'apply' ? " (written with this file's migration)" : ''}\n`;
     text += renderDiff(display(manifest.change.path), manifest.change.before, manifest.change.after, paint);
   }
   const companions = ctx.mode === 'apply' ? applier.pendingCompanionsFor(result.path) : scan.companions.filter((c) => c.files.includes(result.path) && !shownCompanions.has(c.path));
   for (const companion of companions) {
     shownCompanions.add(companion.path);
-    text += `\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? ' (written with this file)' : ''}\n`;
-    text += renderDiff(display(companion.path), null, companion.content, paint);
+    text += `\n${paint.bold(`   new file ${display(companion.path)}`)}${ctx.mode === 'apply' ? " (written with this file's migration)" : ''}\n`;
+    text += ctx.fullDiff === true ? renderDiff(display(companion.path), null, companion.content, paint) : `${describeVendored(companion.content, paint)}\n`;
   }
   return text;
+}
+
+/** The one line a vendored helper file gets in a diff (its content is the tool's, the same in every repository). */
+export function describeVendored(content: string, paint: Paint): string {
+  const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+  return paint.dim(`   +${lines} lines: the JSON-RPC envelope helper mcp-migrate vendors (the same in every repository; --full-diff shows it)`);
 }
 
 /** Asks about one file: per part when it has parts that can be applied apart, else as a whole. */
@@ -173,14 +208,24 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   const groups = getGroups(result, split, checker);
   const header = renderFileHeader(path, result, paint, ctx.display);
   const gutter = String(Math.max(countLines(result.before), countLines(after))).length;
-  const diff = renderNumberedHunks(split.hunks, paint, (h) => (split.hunks.length > 1 ? paint.dim(`hunk ${h.index + 1}/${split.hunks.length}`) : ''), gutter);
+  const editable = ctx.editor !== undefined;
+  // Hunks are labelled with the part they are asked in (`part 2/3`), never with a count of their own:
+  // the questions count parts and files.
+  const partOf = new Map<number, number>();
+  groups.forEach((group, g) => group.forEach((h) => partOf.set(h, g)));
+  const label = (h: { index: number }): string => (groups.length > 1 ? paint.dim(`part ${(partOf.get(h.index) ?? 0) + 1}/${groups.length}`) : '');
+  const diff = renderNumberedHunks(split.hunks, paint, label, gutter);
+  const fileQuestion: ReviewQuestion = { kind: 'file', path, index, total, ...(editable ? { editable } : {}) };
 
   // 1. The whole change: paged when taller than the terminal, so the header and findings are not lost.
+  //    The pager's last line says how to answer, and the question follows once it is closed.
   const whole = `\n${header}${groups.length > 1 ? `   ${describeParts(split, groups)}\n` : ''}${extras}`;
-  const paged = await showTall(ctx, `${whole}${groups.length > 1 ? '' : diff}`, groups.length > 1 ? `${whole}${diff}` : undefined);
+  const firstQuestion: ReviewQuestion = groups.length > 1 ? { kind: 'hunk', path, index, total, group: 1, groups: groups.length, groupSize: groups[0]!.length, ...(editable ? { editable } : {}) } : fileQuestion;
+  const paged = await showTall(ctx, `${whole}${groups.length > 1 ? '' : diff}`, groups.length > 1 ? `${whole}${diff}` : undefined, firstQuestion);
   if (groups.length <= 1) {
     if (paged) out(`${paint.bold(`━━ ${path}`)} (shown in the pager)\n`);
-    return fromFileAnswer(await ctx.prompt({ kind: 'file', path, index, total }));
+    const answer = await ctx.prompt(fileQuestion);
+    return answer === 'edit' ? editLoop(ctx, result, fileQuestion, checker) : fromFileAnswer(answer);
   }
 
   // 2. Part by part.
@@ -188,9 +233,12 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   let next: FileReview['next'] = 'ask';
   for (const [g, group] of groups.entries()) {
     const hunks = group.map((h) => split.hunks[h]!);
-    await showTall(ctx, renderNumberedHunks(hunks, paint, (h) => paint.dim(`hunk ${h.index + 1}/${split.hunks.length}${group.length > 1 ? ` (goes with ${group.filter((o) => o !== h.index).map((o) => o + 1).join(', ')})` : ''}`), gutter));
-    const answer = await ctx.prompt({ kind: 'hunk', path, index, total, group: g + 1, groups: groups.length, groupSize: group.length });
+    const question: ReviewQuestion = { kind: 'hunk', path, index, total, group: g + 1, groups: groups.length, groupSize: group.length, ...(editable ? { editable } : {}) };
+    await showTall(ctx, renderNumberedHunks(hunks, paint, (h) => paint.dim(`part ${g + 1}/${groups.length}${group.length > 1 ? `, hunk ${group.indexOf(h.index) + 1} of the ${group.length} that go together` : ''}`), gutter), undefined, question);
+    const answer = await ctx.prompt(question);
     if (answer === 'interrupt') return { choice: { kind: 'none' }, next: 'interrupt' };
+    // `e` edits the whole proposed file; what is answered then is about the whole file
+    if (answer === 'edit') return editLoop(ctx, result, fileQuestion, checker);
     if (answer === 'apply' || answer === 'rest' || answer === 'all') group.forEach((h) => accepted.add(h));
     if (answer === 'rest' || answer === 'all') for (const rest of groups.slice(g + 1)) rest.forEach((h) => accepted.add(h));
     if (answer === 'all') next = 'all';
@@ -205,8 +253,8 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   const verdict = checker.check(text);
   if (verdict.kind !== 'invalid') return { choice: { kind: 'partial', text, state: verdict.kind, accepted: accepted.size, hunks: split.hunks.length }, next };
   out(`${paint.warn(`   The accepted hunks cannot be applied without the others: ${verdict.reason}.`)}\n`);
-  const answer = await ctx.prompt({ kind: 'file', path, index, total, why: 'the accepted hunks cannot be applied alone' });
-  const whole2 = fromFileAnswer(answer);
+  const answer = await ctx.prompt({ ...fileQuestion, why: 'the accepted hunks cannot be applied alone' });
+  const whole2 = answer === 'edit' ? await editLoop(ctx, result, fileQuestion, checker) : fromFileAnswer(answer);
   // Quitting mid-file still ends the run after this answer.
   return next === 'quit' && whole2.next === 'ask' ? { ...whole2, next: 'quit' } : whole2;
 }
@@ -229,9 +277,64 @@ function fromFileAnswer(answer: ReviewAnswer): FileReview {
       return { choice: { kind: 'none' }, next: 'quit' };
     case 'interrupt':
       return { choice: { kind: 'none' }, next: 'interrupt' };
+    case 'edit':
+      // only reachable when the prompt offers `e` without an editor: nothing to edit with, so nothing applied
+      return { choice: { kind: 'none' }, next: 'ask' };
     default:
       return assertNever(answer);
   }
+}
+
+/**
+ * `e`: the proposed file opens in the editor; what is saved is checked as any output is (it parses, and
+ * re-analysed it is the migrated server: src/runner/partial.ts) and, when the run proves its writes,
+ * run next to the original. A text that passes is offered again (its diff, then the same question);
+ * one that does not is not offered, the last good proposal is, and `e` opens the edit again.
+ */
+async function editLoop(ctx: ReviewContext, result: FileResult, question: ReviewQuestion & { kind: 'file' }, checker: ReturnType<typeof createPartialChecker>): Promise<FileReview> {
+  const { paint, out } = ctx;
+  const proposal = result.after ?? result.before;
+  let offered = proposal;
+  let editing = proposal;
+  for (;;) {
+    if (ctx.editor === undefined) return fromFileAnswer('skip');
+    const edit = await ctx.editor.edit(result.path, editing);
+    if ('error' in edit) {
+      out(`${paint.warn(`   The editor did not run: ${edit.error}. The proposal stands.`)}\n`);
+    } else {
+      editing = edit.text;
+      const check = await checkEdit(ctx, result, edit.text, checker);
+      if ('ok' in check) {
+        offered = edit.text;
+        out(`\n${paint.bold(`━━ ${question.path}`)} (your edit)\n${paint.added('   re-checked: it parses and, re-analysed, is the migrated server')}${check.ok === '' ? '' : `\n   ${check.ok}`}\n`);
+        const gutter = String(Math.max(countLines(result.before), countLines(offered))).length;
+        await showTall(ctx, renderNumberedHunks(splitChange(result.before, offered).hunks, paint, () => '', gutter), undefined, { ...question, edited: true });
+      } else {
+        out(`${paint.warn(`   Your edit is not offered: ${check.refused}. ${offered === proposal ? "The tool's proposal" : 'Your last good edit'} is; e opens your edit again.`)}\n`);
+      }
+    }
+    const answer = await ctx.prompt(offered === proposal ? question : { ...question, edited: true });
+    if (answer === 'edit') continue;
+    const review = fromFileAnswer(answer);
+    if (offered === proposal || review.choice.kind !== 'all') return review;
+    return { ...review, choice: { kind: 'edited', text: offered } };
+  }
+}
+
+/** Whether an edited text may be offered: the re-check, then the proof when the run proves. */
+async function checkEdit(ctx: ReviewContext, result: FileResult, text: string, checker: ReturnType<typeof createPartialChecker>): Promise<EditProof> {
+  if (text === result.before) return { refused: 'it is the original file again (n skips the file)' };
+  let verdict;
+  try {
+    verdict = checker.check(text);
+  } catch (err) {
+    return { refused: `it could not be re-analysed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (verdict.kind === 'invalid') return { refused: verdict.reason };
+  if (verdict.kind === 'original') return { refused: 're-analysed, it is still the original server (the migration would be offered again)' };
+  if (ctx.verifyEdit === undefined) return { ok: '' };
+  const proof = await ctx.verifyEdit(result, text);
+  return 'ok' in proof ? proof : { refused: `run next to the original, it answers differently: ${proof.refused}` };
 }
 
 /**
@@ -265,10 +368,12 @@ function getPipelineOptions(ctx: ReviewContext, result: FileResult): PipelineOpt
  * Prints `text`, or shows it in the pager when it is taller than the terminal (`pagedText` instead, when
  * given: the pager can hold more than the screen). Returns whether it was paged.
  */
-async function showTall(ctx: ReviewContext, text: string, pagedText?: string): Promise<boolean> {
+async function showTall(ctx: ReviewContext, text: string, pagedText?: string, question?: ReviewQuestion): Promise<boolean> {
   const pager = ctx.pager ?? NO_PAGER;
   const candidate = pagedText ?? text;
-  if (isTallerThan(candidate, pager.rows(), pager.columns()) && (await pager.show(candidate))) return true;
+  // The pager hides the question: its last line says what comes after it.
+  const footer = question === undefined ? '' : `\n${ctx.paint.bold(`── Leave the pager (q) to answer: ${describeQuestion(question)} [${getShownKeys(question).map((k) => k.key).join(',')},?]`)}\n`;
+  if (isTallerThan(candidate, pager.rows(), pager.columns()) && (await pager.show(`${candidate}${footer}`))) return true;
   ctx.out(text);
   return false;
 }
@@ -281,7 +386,7 @@ async function applyChoice(ctx: ReviewContext, applier: ChangeApplier, outcome: 
   }
   // A partial result that is still the original server needs neither the SDK dependency nor the envelope helper.
   const target = choice.kind === 'all' ? result : { ...result, after: choice.text };
-  const applied = await applier.apply(target, { dependencies: choice.kind === 'all' || choice.state === 'migrated' });
+  const applied = await applier.apply(target, { dependencies: choice.kind !== 'partial' || choice.state === 'migrated' });
   outcome.written.push(...applied.written);
   if (applied.error !== undefined) {
     outcome.failed.push({ path: result.path, message: applied.error });
@@ -291,11 +396,14 @@ async function applyChoice(ctx: ReviewContext, applier: ChangeApplier, outcome: 
   if (choice.kind === 'all') {
     outcome.applied.push(result.path);
     out(`${paint.added(`   applied ${display(result.path)}`)}\n`);
+  } else if (choice.kind === 'edited') {
+    outcome.applied.push(result.path);
+    out(`${paint.added(`   applied your edited ${display(result.path)}`)}\n`);
   } else if (choice.state === 'migrated') {
     outcome.applied.push(result.path);
     out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)} (migrated without the others)`)}\n`);
   } else {
     outcome.partial.push(result.path);
-    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending`)}\n`);
+    out(`${paint.added(`   applied ${choice.accepted} of ${choice.hunks} hunks of ${display(result.path)}; the migration itself is still pending (its package.json change and new files were not written)`)}\n`);
   }
 }

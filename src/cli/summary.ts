@@ -3,9 +3,15 @@
 import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
 import { isInside, type ExcludedDirectory, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
+import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
-import { describeDecision, type Paint } from './render.js';
+import { describeDecision, isStdoutOnlyRewrite, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
+
+/** The files a run would change (their rewrite is pending). */
+export function getPendingFiles(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.after !== undefined);
+}
 
 /** Everything that could not be processed or written, in one list (each makes the run exit 3). */
 export function collectErrors(scan: ScanResult, outcome: ReviewOutcome | null): Problem[] {
@@ -65,7 +71,8 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
   const applied = new Set(outcome?.applied ?? []);
   const pending = scan.results.filter((r) => r.after !== undefined);
-  const sdk = pending.filter((r) => r.decision.kind === 'sdk');
+  const sdk = pending.filter((r) => r.decision.kind === 'sdk' && !isStdoutOnlyRewrite(r.decision));
+  const stdoutOnly = pending.filter((r) => isStdoutOnlyRewrite(r.decision));
   const envelope = pending.filter((r) => r.decision.kind === 'envelope');
   const leave = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined);
   const dry = mode !== 'apply';
@@ -73,11 +80,15 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   lines.push(paint.bold(`\nScanned ${plural(scan.scanned, 'file')}, ${plural(scan.candidates, 'candidate')}.`));
   const excluded = getExcludedDirectories(scan);
   if (excluded.length > 0) lines.push(`  not scanned, by rule: ${describeExcluded(excluded, display)}`);
+  const trees = scan.skippedTrees ?? [];
+  if (trees.length > 0) lines.push(`  not scanned, not part of this project: ${describeSkippedTrees(trees, display)} (name it or --include it to scan it)`);
+  if ((scan.ignoredByPattern ?? 0) > 0) lines.push(`  left out by --ignore/--include: ${plural(scan.ignoredByPattern ?? 0, 'file')}`);
   const counted = (label: string, files: FileResult[]): void => {
     const shown = dry ? files : files.filter((f) => applied.has(f.path));
     if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
   };
   counted(dry ? 'would move to the SDK' : 'moved to the SDK', sdk);
+  counted(dry ? 'already on the SDK, stdout writes would move to stderr' : 'already on the SDK, stdout writes moved to stderr', stdoutOnly);
   counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
   // Files whose change is pending but neither SDK nor envelope (a pipeline may still set `after`).
   counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'envelope'));
@@ -125,7 +136,73 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   if (mode === 'check' && broken.length > 0) {
     lines.push(`${plural(broken.length, 'server')} left alone ${broken.length === 1 ? 'breaks' : 'break'} the protocol (findings above); fix ${broken.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
   }
+  const unfollowed = getUnfollowed(scan);
+  if (mode === 'check' && unfollowed.length > 0) {
+    lines.push(`${plural(unfollowed.length, 'file')} ${unfollowed.length === 1 ? 'looks' : 'look'} like a hand-rolled MCP server the tool cannot follow (UNFOLLOWED_INPUT above); migrate ${unfollowed.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
+  }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Files that look like hand-rolled MCP servers whose input the analysis does not follow: neither migrated
+ * nor known compliant, so `--check` fails on them rather than pass a server it never looked into.
+ */
+export function getUnfollowed(scan: ScanResult): FileResult[] {
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason === 'UNFOLLOWED_INPUT');
+}
+
+/**
+ * `--summary`: one line per file with something to say, then one totals line and the install commands.
+ *   packages/a/server.js: would move to the SDK (v1, Server); 3 findings, 3 fixed
+ *   packages/b/server.js: left alone (UNSUPPORTED_RUNTIME); 1 finding, 0 fixed
+ */
+export function renderFileLines({ scan, mode, outcome, errors, display, paint }: SummaryInput): string {
+  const dry = mode !== 'apply';
+  const applied = new Set(outcome?.applied ?? []);
+  const partial = new Set(outcome?.partial ?? []);
+  const failed = new Map(errors.map((e) => [e.path, e.message]));
+  const lines: string[] = [];
+  const rows = [...scan.results.filter(isReportable).map((r) => r.path), ...scan.problems.map((p) => p.path)];
+  for (const path of [...new Set(rows)].sort()) {
+    const result = scan.results.find((r) => r.path === path);
+    const error = failed.get(path) ?? result?.error;
+    let what: string;
+    if (error !== undefined) what = paint.error(`error: ${error}`);
+    else if (result === undefined) continue;
+    else if (result.after !== undefined) {
+      const state = dry ? 'would ' : applied.has(path) ? '' : partial.has(path) ? 'partly applied, still pending: would ' : 'not applied: would ';
+      const done = state === '';
+      switch (result.decision.kind) {
+        case 'sdk':
+          what = isStdoutOnlyRewrite(result.decision)
+            ? `already on the SDK: stdout writes ${done ? 'moved' : `${state}move`} to stderr`
+            : `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
+          break;
+        case 'envelope':
+          what = `${done ? 'got' : `${state}get`} the JSON-RPC envelope (${result.decision.reason})`;
+          break;
+        default:
+          what = done ? 'changed' : `${state}change`;
+      }
+    } else if (result.decision.kind === 'leave') what = `left alone (${result.decision.reason})`;
+    else what = 'no change';
+    const findings = result?.findings ?? [];
+    const counts = findings.length === 0 ? '' : `; ${plural(findings.length, 'finding')}, ${findings.filter((f) => f.fixed).length} fixed`;
+    lines.push(`${display(path)}: ${what}${counts}`);
+  }
+  const pending = scan.results.filter((r) => r.after !== undefined);
+  const written = pending.filter((r) => applied.has(r.path)).length;
+  const left = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined).length;
+  const totals = [`${plural(scan.scanned, 'file')} scanned`, dry ? `${pending.length} pending` : `${written} written, ${pending.length - written} not`, `${left} left alone`, plural(errors.length, 'error')];
+  const trees = scan.skippedTrees ?? [];
+  if (trees.length > 0) totals.push(`${trees.length} nested ${trees.length === 1 ? 'tree' : 'trees'} not scanned`);
+  lines.push(paint.bold(`mcp-migrate: ${totals.join(', ')}.`));
+  const prefix = dry ? 'After applying, run' : 'Next, run';
+  for (const install of groupInstalls(scan, mode, outcome)) {
+    const dirs = install.dirs.map((dir) => display(dir) || '.');
+    lines.push(`${prefix} \`${install.command}\` in ${dirs.join(', ')} to install ${install.names.join(', ')}.`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -159,6 +236,18 @@ export function describeExcluded(excluded: readonly ExcludedDirectory[], display
   // Build output is only skipped by name outside a git work tree; inside one, git decides.
   const byName = excluded.some((e) => e.rule !== 'node_modules');
   return byName ? `${text}; not in a git work tree, so build folders are skipped by name (in one, committed files there are scanned)` : text;
+}
+
+/** `vendor/tool/ (nested git checkout), test/fixtures/pkg/ (package, not a workspace member)`; past three, counted. */
+export function describeSkippedTrees(trees: readonly SkippedTree[], display: (path: string) => string): string {
+  const why = (kind: SkippedTree['kind']): string => (kind === 'git' ? 'nested git checkout' : 'package, not a workspace member');
+  if (trees.length <= 3) return trees.map((t) => `${display(t.path)}/ (${why(t.kind)})`).join(', ');
+  const git = trees.filter((t) => t.kind === 'git');
+  const pkg = trees.filter((t) => t.kind === 'package');
+  const parts: string[] = [];
+  if (git.length > 0) parts.push(`${plural(git.length, 'nested git checkout')} (${git.slice(0, 2).map((t) => `${display(t.path)}/`).join(', ')}${git.length > 2 ? ', …' : ''})`);
+  if (pkg.length > 0) parts.push(`${plural(pkg.length, 'package')} that are not workspace members (${pkg.slice(0, 2).map((t) => `${display(t.path)}/`).join(', ')}${pkg.length > 2 ? ', …' : ''})`);
+  return parts.join(', ');
 }
 
 function isReportableOrError(scan: ScanResult, path: string): boolean {

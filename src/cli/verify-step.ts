@@ -91,6 +91,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
 }
 
 function describeRewrite(target: FileResult): string {
+  if (target.decision.kind === 'sdk' && target.decision.style === 'mcp-server') return 'the McpServer form';
   return target.decision.kind === 'envelope' ? 'the envelope' : 'the SDK rewrite';
 }
 
@@ -100,7 +101,8 @@ export function renderVerdict(verdict: VerifyVerdict, paint: Paint, display: (pa
   switch (verdict.kind) {
     case 'equal': {
       const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes: ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
-      return `  ${paint.added('same')}     ${display(verdict.path)}: answers like the original (${verdict.diff.compared} requests compared${fixes})${time}\n`;
+      const expected = verdict.diff.expected.length === 0 ? '' : `; ${verdict.diff.expected.length} expected: the wire changes its header lists`;
+      return `  ${paint.added('same')}     ${display(verdict.path)}: answers like the original (${verdict.diff.compared} requests compared${fixes}${expected})${time}\n`;
     }
     case 'different': {
       const lines = [`  ${paint.removed('DIFFERS')}  ${display(verdict.path)}: ${rewrite} is not offered, it answers differently from the original${time}`];

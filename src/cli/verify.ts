@@ -61,6 +61,24 @@ export async function runVerify(options: VerifyCliOptions, deps: VerifyCliDeps):
     const { runCompare } = await import('./compare.js');
     return runCompare({ ...options, compare: options.compare }, deps);
   }
+  if (options.compareRef !== undefined) {
+    // The original: the same command, run in a temp export of the repository at the ref.
+    const { checkoutRef } = await import('../runner/ref-checkout.js');
+    const checked = await checkoutRef(deps.cwd, options.compareRef, options.command);
+    if (checked.kind === 'error') {
+      deps.stderr.write(`mcp-migrate verify: --compare-ref: ${checked.message}.\n`);
+      return VERIFY_EXIT.usage;
+    }
+    const { checkout } = checked;
+    const human = options.report === null ? deps.stdout : deps.stderr;
+    human.write(`Original: ${options.compareRef} (${checkout.commit.slice(0, 12)}), exported to ${checkout.dir} with the installed packages linked.\n`);
+    try {
+      const { runCompare } = await import('./compare.js');
+      return await runCompare({ ...options, compare: checkout.command }, deps, checkout.cwd);
+    } finally {
+      await checkout.remove();
+    }
+  }
   let baseline: Baseline | null = null;
   if (options.baseline !== null) {
     const text = await readFile(resolve(deps.cwd, options.baseline), 'utf8').catch((err: NodeJS.ErrnoException) => err);
@@ -169,9 +187,11 @@ export function renderVerifyJson(report: VerifyReport): string {
 
 /**
  * The text report:
- *   Verified `node server.js` (ndjson, 3000 ms per reply): unit-converter 0.3.1
- *   PASS initialize-failed           initialize answered by unit-converter 0.3.1 (protocol "2024-11-05")
+ *   Checked node server.js (ndjson, 3000 ms per reply): unit-converter 0.3.1
+ *   PASS no initialize-failed        initialize answered by unit-converter 0.3.1 (protocol "2024-11-05")
  *   FAIL ping-unanswered             ping: no reply within 3000 ms
+ * Rule ids name what goes wrong, so a passing rule reads "no <rule>"; the heading says what was checked,
+ * not that it was verified (a command that is no server fails every rule under it).
  *        hint: Answer `ping` with `result: {}`; …
  *   4 of 10 rules fail: ping-unanswered, …
  */
@@ -183,12 +203,12 @@ export function renderVerifyText(
   baseline: JudgedBaseline | null = null,
 ): string {
   const server = result.serverInfo === null ? '' : `: ${result.serverInfo.name} ${result.serverInfo.version}`;
-  const lines = [paint.bold(`Verified ${shown} (${options.framing}, ${options.timeoutMs} ms per reply)${server}`)];
-  const width = Math.max(...result.results.map((r) => r.rule.length));
+  const lines = [paint.bold(`Checked ${shown} (${options.framing}, ${options.timeoutMs} ms per reply)${server}`)];
+  const width = Math.max(...result.results.map((r) => r.rule.length)) + 3;
   const expected = new Set(baseline?.verdict.expected ?? []);
   for (const r of result.results) {
     const status = r.skipped ? paint.dim('SKIP') : r.ok ? paint.added('PASS') : expected.has(r.rule) ? paint.warn('XFAIL') : paint.removed('FAIL');
-    lines.push(`${status} ${r.rule.padEnd(width)}  ${r.detail}`);
+    lines.push(`${status} ${(r.ok && !r.skipped ? `no ${r.rule}` : r.rule).padEnd(width)}  ${r.detail}`);
     if (!r.ok && !r.skipped && !expected.has(r.rule)) {
       lines.push(paint.dim(`     hint: ${VERIFY_RULES[r.rule].hint}`));
       lines.push(paint.dim(`     spec: ${VERIFY_RULES[r.rule].spec}`));
@@ -209,7 +229,11 @@ export function renderVerifyText(
       ? paint.added(`All ${result.results.length} rules pass${expected.size > 0 ? ', or fail as the baseline expects' : ''}.`)
       : failed.length === 0
         ? paint.removed(`The baseline is stale: ${stale} listed rule(s) pass.`)
-        : paint.removed(`${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`),
+        : paint.removed(
+            result.results.some((r) => r.rule === 'initialize-failed' && !r.ok)
+              ? `${shown} did not answer initialize as an MCP server: ${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`
+              : `${failed.length} of ${result.results.length} rules fail: ${failed.map((r) => r.rule).join(', ')}${notChecked}`,
+          ),
   );
   return `${lines.join('\n')}\n`;
 }

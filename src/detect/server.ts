@@ -45,6 +45,8 @@ export function detectServer(facts: FileFacts): Detection {
     return findForeignRuntime(facts) ?? findUnfollowedInput(facts) ?? { kind: 'none' };
   }
   const paths = collectMessagePaths(facts);
+  // an input loop found but no message followed from it to a parse: not followed, said so when the file looks like a server
+  if (paths.length === 0) return findUnfollowedInput(facts) ?? { kind: 'none' };
   if (!isMcp(facts, paths)) return { kind: 'none' };
 
   const model: ServerModel = {
@@ -77,7 +79,27 @@ function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
   if (paths.some((p) => declaresMcpCapabilities(facts, p))) return true;
   const hasJsonReplies = paths.some((p) => p.replies.length > 0) || facts.sinks.length > 0;
   if (!hasJsonReplies) return false;
-  return facts.program.modules.some((m) => namesMcpVocabulary(m.source));
+  // The text is read only where the dispatch hides its method names: a program whose dispatch names
+  // methods of its own (`format/text`, `session/new`), none of them MCP's, is another protocol, whatever
+  // its comments or strings quote.
+  if (paths.some((p) => p.method !== null && !GENERIC_JSON_RPC_METHODS.has(p.method))) return false;
+  return facts.program.modules.some((m) => namesMcpVocabulary(withoutComments(m)));
+}
+
+/** Methods many JSON-RPC protocols share (LSP, ACP, DAP-like services, MCP): naming one says nothing of MCP. */
+const GENERIC_JSON_RPC_METHODS: ReadonlySet<string> = new Set(['initialize', 'initialized', 'ping', 'shutdown', 'exit']);
+
+/** A module's text with its comments blanked (same length: offsets stay valid). */
+function withoutComments(mod: ModuleUnit): string {
+  const comments = mod.ast.comments ?? [];
+  if (comments.length === 0) return mod.source;
+  let out = '';
+  let at = 0;
+  for (const comment of comments) {
+    out += mod.source.slice(at, comment.start!) + mod.source.slice(comment.start!, comment.end!).replace(/[^\n]/g, ' ');
+    at = comment.end!;
+  }
+  return out + mod.source.slice(at);
 }
 
 /** A result reply of this path with `serverInfo` and `capabilities` that declare tools, resources or prompts. */
@@ -1736,23 +1758,74 @@ function isTypeScript(path: string): boolean {
 }
 
 /**
- * `Deno.stdin` / `Bun.stdin` (the global, not a local of that name) in a file that names MCP's
- * handshake: a hand-rolled MCP server the tool cannot rewrite, said so instead of passed over.
- */
-/**
- * A file that looks like an MCP stdio server (it reads `process.stdin`, parses JSON, writes to stdout and
- * names `initialize` and a tools method) although no input loop the analysis follows was found: it is
- * reported as left alone rather than passed over as "nothing to migrate".
+ * A file that looks like an MCP stdio server although the analysis follows no message of it: some module of
+ * its program reads the process's stdin (through any binding of `process`: the global, an import or require
+ * of `node:process`, a compiler's interop wrapper around one), it parses JSON, writes to stdout and names
+ * MCP's vocabulary. It is reported as left alone rather than passed over as "nothing to migrate".
  */
 function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfollowed-input' }> | null {
-  if (facts.parses.length === 0 || facts.sinks.length === 0) return null;
-  const sources = facts.program.modules.map((m) => m.source).join('\n');
-  if (!/['"`]initialize['"`]/.test(sources) || !/['"`]tools\/(list|call)['"`]/.test(sources)) return null;
-  const stdin = findGlobalStdin(facts.entry, ['process']);
-  return stdin ? { kind: 'unfollowed-input', line: getLine(stdin) } : null;
+  if (facts.parses.length === 0) return null;
+  const modules = facts.program.modules;
+  if (!modules.some((m) => namesMcpVocabulary(withoutComments(m)))) return null;
+  if (facts.sinks.length === 0 && !modules.some((m) => findProcessStream(facts, m, 'stdout') !== null)) return null;
+  // the entry's own read first: the line shown is in the file reported
+  for (const mod of [facts.entry, ...modules.filter((m) => m !== facts.entry)]) {
+    const stdin = findProcessStream(facts, mod, 'stdin');
+    // (read in an imported module: the line of the entry's first import names no read; the top of the file)
+    if (stdin) return { kind: 'unfollowed-input', line: mod === facts.entry ? getLine(stdin) : 1 };
+  }
+  return null;
 }
 
-/** The first `<global>.stdin` in the module, for one of the global names (`process`, `Deno`, `Bun`). */
+const PROCESS_MODULE = /^(?:node:)?process$/;
+
+/**
+ * The first `<process>.stdin` (or `.stdout`) in the module: what the interpreter evaluates to that stream,
+ * or, where it does not follow the binding, a member of the global `process` or of a value built from
+ * `require('node:process')` / an import of it (`import_node_process.default.stdin`,
+ * `__importDefault(require('node:process')).default.stdin`).
+ */
+function findProcessStream(facts: FileFacts, mod: ModuleUnit, stream: 'stdin' | 'stdout'): t.Node | null {
+  const fd = stream === 'stdin' ? 0 : 1;
+  for (const node of mod.index.members) {
+    if (node.type !== 'MemberExpression' || getMemberName(node) !== stream) continue;
+    const value = facts.interp.evalStatic(node, mod);
+    if (value.k === 'stream' && value.fd === fd) return node;
+    if (isProcessValue(mod, node.object, 0)) return node;
+  }
+  // `import { stdin } from 'node:process'`, `const { stdin } = process`
+  for (const id of mod.index.identifiers) {
+    if (id.name !== stream || !isReferenceIdentifier(mod.index, id)) continue;
+    const binding = resolveIdentifier(mod.index, id);
+    if (binding?.kind === 'import' && PROCESS_MODULE.test(binding.source) && binding.imported === stream) return id;
+    const value = binding ? facts.interp.evalStatic(id, mod) : null;
+    if (value?.k === 'stream' && value.fd === fd) return id;
+  }
+  return null;
+}
+
+/** Whether an expression is the process object by its syntax: the global, `.default` of one, a binding or call built from `require('node:process')`. */
+function isProcessValue(mod: ModuleUnit, node: t.Node, depth: number): boolean {
+  if (depth > 4) return false;
+  const expr = unwrapExpression(node);
+  if (expr.type === 'MemberExpression' && getMemberName(expr) === 'default') return isProcessValue(mod, expr.object, depth + 1);
+  if (expr.type === 'Identifier') {
+    const binding = resolveIdentifier(mod.index, expr);
+    if (binding === null) return expr.name === 'process';
+    if (binding.kind === 'import') return PROCESS_MODULE.test(binding.source);
+    if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.declarator.id.type === 'Identifier' && binding.declarator.init) return isProcessValue(mod, binding.declarator.init, depth + 1);
+    return false;
+  }
+  if (expr.type === 'CallExpression') {
+    const callee = unwrapExpression(expr.callee);
+    if (callee.type === 'Identifier' && callee.name === 'require') return expr.arguments[0]?.type === 'StringLiteral' && PROCESS_MODULE.test(expr.arguments[0].value);
+    // an interop wrapper around the require (`__importDefault(require(...))`, `__toESM(require(...))`)
+    return expr.arguments[0] !== undefined && isProcessValue(mod, expr.arguments[0], depth + 1);
+  }
+  return false;
+}
+
+/** The first `<global>.stdin` in the module, for one of the global names (`Deno`, `Bun`). */
 function findGlobalStdin(mod: ModuleUnit, globals: string[]): t.Identifier | null {
   for (const id of mod.index.identifiers) {
     if (!globals.includes(id.name) || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;

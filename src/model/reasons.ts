@@ -1,6 +1,7 @@
 // Reason codes: every decision that is not a plain SDK rewrite carries one, with a one-line hint.
 // One table. `envelope` reasons say why the SDK rewrite was not done (the server gets the envelope
-// instead); `leave` reasons say why a file is left alone. The diff header, the reports and the marker
+// instead); `leave` reasons say why a file is left alone; `style` reasons say why `--style mcp-server`
+// was not applied (the SDK rewrite is written in the server style). The diff header, the reports and the marker
 // comment all show the same code. Hints are one line and never contain " -- " (the marker comment
 // uses it as a separator).
 
@@ -102,13 +103,38 @@ export const REASONS = {
     kind: 'envelope',
     hint: 'entry files that start this server from one shared module need different SDK rewrites of that module; start the server the same way from every entry to get the SDK rewrite',
   },
+  // ---- `--style mcp-server` not applied: the SDK rewrite is written in the server style instead
+  MCP_SERVER_NO_TOOL_SPLIT: {
+    kind: 'style',
+    hint: 'give each tool its own branch of a switch or if-chain on params.name in tools/call, ending in its own return or throw and reading nothing of the request but the tool\'s arguments, to get the McpServer form',
+  },
+  MCP_SERVER_TOOL_TABLE: {
+    kind: 'style',
+    hint: 'return one literal tool table (name, title, description, inputSchema, annotations) from tools/list to get the McpServer form',
+  },
+  MCP_SERVER_SCHEMA_LOSSY: {
+    kind: 'style',
+    hint: 'SDK v1 registers tools with zod shapes and this inputSchema has no lossless zod form; --sdk v2 publishes it as written (fromJsonSchema)',
+  },
+  MCP_SERVER_ANSWERS_DIFFERENTLY: {
+    kind: 'style',
+    hint: 'run side by side with the original, the McpServer form answered differently beyond the wire changes it lists; the server style keeps every answer',
+  },
+  MCP_SERVER_SHAPE: {
+    kind: 'style',
+    hint: 'the McpServer form is built from one dispatcher function of the entry file; this server\'s SDK rewrite has another shape (a class method, several modules)',
+  },
   // ---- left alone
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
   IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
   UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
   UNFOLLOWED_INPUT: {
     kind: 'leave',
-    hint: 'The file parses JSON, writes to stdout and names MCP methods, but reads stdin in a way the tool does not follow (a pipe through a Transform stream, say); read stdin with readline, a data handler or for await to get a rewrite, or migrate it by hand.',
+    hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply (how it reads, dispatches or reaches the stream is beyond the analysis); migrate it by hand, or read stdin with readline, a data handler or for await in plain code to get a rewrite.',
+  },
+  COMPILED_OUTPUT: {
+    kind: 'leave',
+    hint: 'The file is build output whose TypeScript source is in the tree (named in this file\'s diagnostics): the source is what gets migrated, as any other file of the run; rebuild to update this file.',
   },
   ENVELOPE_UNPROVEN: {
     kind: 'leave',
@@ -126,12 +152,14 @@ export const REASONS = {
     kind: 'leave',
     hint: 'The rewrite could not be run next to the original (the reason is in this file\'s diagnostics), so it is not written under --yes; pass --allow-unverified to write it anyway, review it interactively, or make the server runnable here.',
   },
-} as const satisfies Record<string, { kind: 'envelope' | 'leave'; hint: string }>;
+} as const satisfies Record<string, { kind: 'envelope' | 'leave' | 'style'; hint: string }>;
 
 export type ReasonCode = keyof typeof REASONS;
 
 export type EnvelopeReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'envelope' ? K : never }[ReasonCode];
 export type LeaveReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'leave' ? K : never }[ReasonCode];
+/** Why `--style mcp-server` was not applied (the file gets the server style, said in the diff header). */
+export type StyleReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'style' ? K : never }[ReasonCode];
 
 export function isReasonCode(value: string): value is ReasonCode {
   return Object.prototype.hasOwnProperty.call(REASONS, value);

@@ -1,4 +1,6 @@
 // Types shared by every phase. No logic lives here.
+import type { StyleReason } from './reasons.js';
+import type { WireChange } from './wire-changes.js';
 
 export type ModuleKind = 'esm' | 'cjs';
 export type SdkTarget = 'v1' | 'v2';
@@ -33,7 +35,11 @@ export interface Diagnostic {
 }
 
 export type Decision =
-  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[] }
+  /**
+   * `wireChanges`: how the written style answers differently from the original (McpServer's, listed in
+   * the diff header; the proof expects exactly these). `styleReason`: why `--style mcp-server` was not applied.
+   */
+  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason }
   | { kind: 'envelope'; reason: string; hint: string; line?: number }
   | { kind: 'leave'; reason: string; hint: string; line?: number }
   | { kind: 'none' };
@@ -66,6 +72,8 @@ export interface PipelineOptions {
 }
 
 export interface RefusedRewrites {
+  /** The `--style mcp-server` form answered worse than its listed wire changes allow: the server style is tried next. */
+  mcpServer?: string;
   sdk?: string;
   envelope?: string;
 }
@@ -109,6 +117,12 @@ export interface FileResult {
    * once): the entries besides `partOf`. Each of them is migrated only together with this file.
    */
   alsoPartOf?: string[];
+  /**
+   * The file's stdin loop runs only when a function it exports is called by a file importing it (its own
+   * program never calls it): when an entry that imports it is migrated, it is part of that entry's
+   * server, not an entry of its own (scan.ts).
+   */
+  startedByImporter?: boolean;
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

@@ -11,8 +11,8 @@ export type Plan =
   /** Already on the SDK: only its own stdout writes move to stderr. */
   | { kind: 'sdk-server'; line: number }
   | { kind: 'leave'; reason: LeaveReason; line: number; model: ServerModel | null }
-  /** `notes` say what of the request was not done (a style this version does not write). */
-  | { kind: 'sdk'; model: ServerModel; style: 'server'; notes: string[] }
+  /** `style`: the requested one; the pipeline writes mcp-server only where the tool split is proven. */
+  | { kind: 'sdk'; model: ServerModel; style: Style }
   | { kind: 'envelope'; blocker: Blocker; model: ServerModel };
 
 /** `refused`: the rewrites a side-by-side run already showed to answer worse; the chain goes on past them. */
@@ -30,23 +30,13 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
       if (model.sdk && model.blockers.length === 0) {
-        if (refused.sdk === undefined) return { kind: 'sdk', model, style: 'server', notes: getStyleNotes(requestedStyle) };
+        if (refused.sdk === undefined) return { kind: 'sdk', model, style: requestedStyle };
         return { kind: 'envelope', blocker: { code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the SDK rewrite answered worse than the original: ${refused.sdk}` }, model };
       }
       const blocker = model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' };
       return { kind: 'envelope', blocker, model };
     }
   }
-}
-
-/**
- * `--style mcp-server` (McpServer.registerTool per tool) is not written by this version: the low-level
- * Server keeps every reply, error code and tool schema exactly as the original sent them, which the
- * McpServer form does not (it turns thrown tool errors into isError results and rebuilds the schemas).
- */
-function getStyleNotes(requested: Style): string[] {
-  if (requested === 'server') return [];
-  return ['--style mcp-server not applied: this version writes the low-level Server only (wire-exact replies, error codes and tool schemas)'];
 }
 
 /**

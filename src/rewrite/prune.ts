@@ -7,6 +7,7 @@ import * as t from '@babel/types';
 import { parseSource } from '../parse.js';
 import { forEachChildWithTypes, isFunctionNode } from '../analysis/ast.js';
 import { EditList } from './edits.js';
+import { pruneUnusedTypes } from './prune-types.js';
 import { getRemovalRange } from './text.js';
 
 interface BindingInfo {
@@ -112,7 +113,8 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
       for (const specifier of specifiers) removeListItem(rewritten, edits, specifier);
     }
   }
-  return edits.apply(rewritten);
+  // types are pruned on their own: this model counts no `: T` annotation (prune-types.ts)
+  return pruneUnusedTypes(path, original, edits.apply(rewritten));
 }
 
 /** Removes one item of a comma list with the comma after it (or, for the last item, the one before it). */

@@ -21,6 +21,7 @@ import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/serv
 import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource } from '../parse.js';
 import { EditList } from './edits.js';
+import { removeUnreachableBreaks } from './unreachable.js';
 import { pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
 import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, reindentExpression, renderRange } from './text.js';
@@ -229,6 +230,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     try {
       after = list.apply(mod.source);
       after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
+      after = removeUnreachableBreaks(mod.path, mod.source, after);
       parseSource(mod.path, after);
     } catch (err) {
       if (process.env['MCP_MIGRATE_DEBUG']) process.stderr.write(`--- ${mod.path}\n${after || list.apply(mod.source)}\n`);
@@ -677,7 +679,18 @@ function getDeclaredType(mod: ModuleUnit, call: t.CallExpression): string {
   const id = binding.declarator.id;
   const annotation = id.type === 'Identifier' ? id.typeAnnotation : null;
   if (annotation && annotation.type === 'TSTypeAnnotation') return mod.source.slice(annotation.start!, annotation.end!);
-  return '';
+  // `const msg = JSON.parse(line) as RpcRequest` (or `<RpcRequest>JSON.parse(line)`): the cast is the type
+  const cast = getCastType(mod, call);
+  return cast === null ? '' : `: ${mod.source.slice(cast.start!, cast.end!)}`;
+}
+
+/** The type the parsed message is cast to (the outermost cast around `call`), unless it is `unknown`. */
+function getCastType(mod: ModuleUnit, call: t.CallExpression): t.TSType | null {
+  let type: t.TSType | null = null;
+  for (let node = mod.index.parent.get(call); node && (node.type === 'TSAsExpression' || node.type === 'TSTypeAssertion' || node.type === 'ParenthesizedExpression' || node.type === 'TSNonNullExpression'); node = mod.index.parent.get(node)) {
+    if (node.type === 'TSAsExpression' || node.type === 'TSTypeAssertion') type = node.typeAnnotation;
+  }
+  return type === null || type.type === 'TSUnknownKeyword' ? null : type;
 }
 
 /** The name `JSON.parse(...)` is stored in (`const msg = ...`, `msg = ...`). */

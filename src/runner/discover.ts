@@ -53,11 +53,18 @@ export interface DiscoveryResult {
   skipped: Problem[];
   /** Directories not entered because of their name, sorted by path. */
   excluded: ExcludedDirectory[];
+  /** Python sources met on the way (not candidates: the scan says which look like MCP servers), sorted. */
+  python: string[];
 }
 
 /** A JavaScript or TypeScript source file (declaration files are not: they hold types only). */
 export function isCandidatePath(path: string): boolean {
   return CANDIDATE_EXTENSIONS.includes(extname(path).toLowerCase()) && !isDeclarationFile(path);
+}
+
+/** A Python source: never migrated, but one that looks like an MCP server is named (scan.ts). */
+export function isPythonPath(path: string): boolean {
+  return extname(path).toLowerCase() === '.py';
 }
 
 export function isDeclarationFile(path: string): boolean {
@@ -79,11 +86,12 @@ interface Found {
   warnings: string[];
   skipped: Problem[];
   excluded: ExcludedDirectory[];
+  python: Set<string>;
 }
 
 /** Finds candidate source files under `paths` (files or directories, resolved against `cwd`). */
 export async function discoverFiles(paths: readonly string[], cwd: string): Promise<DiscoveryResult> {
-  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [] };
+  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [], python: new Set<string>() };
   const { problems, warnings } = found;
   for (const given of paths) {
     const target = resolve(cwd, given);
@@ -118,7 +126,7 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
     }
   }
   const excluded = [...new Map(found.excluded.map((e) => [e.path, e])).values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped, excluded };
+  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped, excluded, python: [...found.python].sort() };
 }
 
 /**
@@ -151,7 +159,11 @@ async function addGitFiles(dir: string, found: Found): Promise<boolean> {
       if (isCandidatePath(bytes.toString('latin1'))) found.warnings.push(`${found.shown(join(dir, escapeName(bytes)))}: its name is not valid UTF-8; skipped (rename it to migrate it)`);
       continue;
     }
-    if (!isCandidatePath(name)) continue;
+    if (!isCandidatePath(name)) {
+      // (not the ones under node_modules: node-gyp ships Python of its own)
+      if (isPythonPath(name) && !name.split('/').some((part) => SKIPPED_IN_GIT.includes(part))) found.python.add(join(dir, ...name.split('/')));
+      continue;
+    }
     const parts = name.split('/');
     const rule = parts.slice(0, -1).findIndex((part) => SKIPPED_IN_GIT.includes(part));
     if (rule !== -1) {
@@ -250,7 +262,10 @@ async function walk(dir: string, base: string, inherited: readonly IgnoreRule[],
       if (isIgnored(rules, rel, true)) continue;
       await walk(full, base, rules, found);
     } else if (entry.isFile()) {
-      if (!isCandidatePath(name)) continue;
+      if (!isCandidatePath(name)) {
+        if (isPythonPath(name) && !isIgnored(rules, rel, false)) found.python.add(full);
+        continue;
+      }
       if (isIgnored(rules, rel, false)) continue;
       // Synchronous on purpose: one stat per candidate, several times faster than a promise round trip.
       const size = statSync(full, { throwIfNoEntry: false })?.size ?? 0;

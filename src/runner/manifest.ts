@@ -283,6 +283,12 @@ function insertEntries(
   fallbackSeparator: string,
 ): string {
   const { members } = object;
+  if (members.length === 0 && !text.trimEnd().includes('\n')) {
+    // `"dependencies": {}` inside a one-line file stays on its line
+    const style = getInlineStyle(text, object, fallbackSeparator);
+    const body = names.map((name) => renderEntry(name, add[name], style.sep)).join(style.between);
+    return text.slice(0, object.open + 1) + style.pad + body + style.pad + text.slice(object.close);
+  }
   if (members.length === 0) {
     const inner = outerIndent + unit;
     const sep = fallbackSeparator.includes(' ') ? ': ' : ':';
@@ -291,7 +297,8 @@ function insertEntries(
   }
   const multiline = isOnOwnLine(text, members[0].keyStart);
   const entryIndent = multiline ? lineIndentAt(text, members[0].keyStart) : '';
-  const between = multiline ? `,${eol}${entryIndent}` : ', ';
+  // on one line, entries are joined the way the object joins its own (`,` or `, `)
+  const between = multiline ? `,${eol}${entryIndent}` : getInlineStyle(text, object, separatorOf(text, members[0])).between;
   const sep = separatorOf(text, members[0]);
   const sorted = members.every((m, i) => i === 0 || compareNames(members[i - 1].key, m.key) <= 0);
   // slot i < members.length: before members[i]; slot members.length: after the last member.
@@ -312,6 +319,15 @@ function insertEntries(
 function insertDependenciesMember(text: string, root: JsonObjectSpan, names: string[], add: Record<string, string>, unit: string, eol: string): string {
   const { members } = root;
   const sep = members.length > 0 ? separatorOf(text, members[0]) : ': ';
+  if (members.length > 0 && !text.slice(root.open, root.close).includes('\n')) {
+    // a one-line package.json stays one line: `{ "name": "x", "dependencies": { "a": "^1" } }`
+    const style = getInlineStyle(text, root, sep);
+    const entries = names.map((name) => renderEntry(name, add[name], style.sep)).join(style.between);
+    const member = `"dependencies"${style.sep}{${style.pad}${entries}${style.pad}}`;
+    const devIndex = members.findIndex((m) => m.key === 'devDependencies');
+    if (devIndex !== -1) return applyEdits(text, [{ at: members[devIndex].keyStart, insert: `${member}${style.between}` }]);
+    return applyEdits(text, [{ at: members[members.length - 1].valueEnd, insert: `${style.between}${member}` }]);
+  }
   const memberIndent = members.length > 0 && isOnOwnLine(text, members[0].keyStart) ? lineIndentAt(text, members[0].keyStart) : unit;
   const entries = names.map((name) => memberIndent + unit + renderEntry(name, add[name], sep)).join(`,${eol}`);
   const member = `"dependencies"${sep}{${eol}${entries}${eol}${memberIndent}}`;
@@ -321,6 +337,21 @@ function insertDependenciesMember(text: string, root: JsonObjectSpan, names: str
   const devIndex = members.findIndex((m) => m.key === 'devDependencies');
   if (devIndex !== -1) return applyEdits(text, [{ at: members[devIndex].keyStart, insert: `${member},${eol}${memberIndent}` }]);
   return applyEdits(text, [{ at: members[members.length - 1].valueEnd, insert: `,${eol}${memberIndent}${member}` }]);
+}
+
+/**
+ * How a one-line object is written: what joins two members (`,` or `, `, from its own first two members,
+ * else from whether `key: value` has a space), what sits between a key and its value, and the padding
+ * inside its braces (`{ "a": 1 }` or `{"a":1}`).
+ */
+function getInlineStyle(text: string, object: JsonObjectSpan, fallbackSeparator: string): { between: string; sep: string; pad: string } {
+  const { members } = object;
+  const sep = members.length > 0 ? separatorOf(text, members[0]) : fallbackSeparator.replace(/\s+$/, ' ').replace(/^\s+/, '');
+  const spaced = sep.includes(' ');
+  const joint = members.length >= 2 ? text.slice(members[0].valueEnd, members[1].keyStart) : null;
+  const between = joint !== null && /^\s*,[ \t]*$/.test(joint) ? joint.trimStart() : spaced ? ', ' : ',';
+  const pad = members.length > 0 ? (text[object.open + 1] === ' ' ? ' ' : '') : spaced ? ' ' : '';
+  return { between, sep, pad };
 }
 
 function indexOrEnd(index: number, end: number): number {

@@ -25,7 +25,7 @@ export interface ProveOutcome {
   /** The verdicts on what is now planned, one per rewritten server. */
   verdicts: VerifyVerdict[];
   /** Every rewrite that answered worse, the ones the chain replaced included. */
-  refused: Array<Extract<VerifyVerdict, { kind: 'different' }> & { rewrite: 'sdk' | 'envelope' }>;
+  refused: Array<Extract<VerifyVerdict, { kind: 'different' }> & { rewrite: 'mcpServer' | 'sdk' | 'envelope' }>;
   /** Servers left alone because nothing the tool could write answered as well as the original. */
   leftAlone: number;
   /** Rewrites not written because they could not be run (withholdUnverified). */
@@ -33,8 +33,8 @@ export interface ProveOutcome {
   interrupted: boolean;
 }
 
-/** SDK -> envelope -> left alone: at most this many rounds of proof. */
-const MAX_ROUNDS = 3;
+/** McpServer form -> SDK server style -> envelope -> left alone: at most this many rounds of proof. */
+const MAX_ROUNDS = 4;
 
 export async function proveRewrites(initial: ScanResult, options: ProveOptions): Promise<ProveOutcome> {
   const refusals = new Map<string, RefusedRewrites>();
@@ -52,7 +52,7 @@ export async function proveRewrites(initial: ScanResult, options: ProveOptions):
       const target = targets.find((t) => t.path === verdict.path)!;
       proven.set(verdict.path, { after: target.after as string, verdict });
       if (verdict.kind !== 'different') continue;
-      const rewrite = target.decision.kind === 'envelope' ? 'envelope' : 'sdk';
+      const rewrite = target.decision.kind === 'envelope' ? 'envelope' : target.decision.kind === 'sdk' && target.decision.style === 'mcp-server' ? 'mcpServer' : 'sdk';
       refused.push({ ...verdict, rewrite });
       const before = refusals.get(verdict.path) ?? {};
       if (before[rewrite] !== undefined) continue; // the plan did not move past it: it is refused below

@@ -1,18 +1,28 @@
 // The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
 // -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
 // nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
-import { mayContainServer, processSource, READS_STDIN, USES_SDK_STDIO } from '../pipeline.js';
+import { mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
-import { describeFsError, discoverFiles, resolveGitRoot, isInside, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
+import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
+import { scopeFiles, type SkippedTree } from './scope.js';
 import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
+
+/**
+ * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
+ * whose files the prefilter all rejects (their load is most of what such a run would cost).
+ */
+async function loadInlinePipeline(): Promise<ProcessFile> {
+  const { processSource } = await import('../pipeline.js');
+  return (p, s, o) => processSource(p, s, o, readModuleSync);
+}
 
 /** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
 export type ProcessFile = (path: string, source: string, options: PipelineOptions) => FileResult | Promise<FileResult>;
@@ -40,6 +50,9 @@ export interface ScanOptions {
   onProgress?: (progress: ScanProgress) => void;
   /** Rewrites a side-by-side run refused, per file (absolute path): the plan goes on down the chain. */
   refused?: ReadonlyMap<string, RefusedRewrites>;
+  /** `--ignore` / `--include` globs (gitignore syntax, relative to the scanned directory). */
+  ignore?: readonly string[];
+  include?: readonly string[];
 }
 
 export interface ScanProgress {
@@ -88,16 +101,21 @@ export interface ScanResult {
   workspace: Workspace | null;
   /** Directories discovery did not enter because of their name (node_modules, build output outside git). */
   excluded: ExcludedDirectory[];
+  /** Nested git checkouts and non-member packages inside a scanned directory, not looked into (scope.ts). */
+  skippedTrees?: SkippedTree[];
+  /** Discovered files `--ignore` / `--include` left out. */
+  ignoredByPattern?: number;
 }
 
 /** Computes every change a run would make, without writing anything. */
 export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const root = await resolveRoot(options.paths, options.cwd);
   const discovery = await discoverFiles(options.paths, options.cwd);
+  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include });
   const only = options.only;
-  const files = only === undefined ? discovery.files : discovery.files.filter((path) => only.has(path));
+  const files = only === undefined ? scoped.files : scoped.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];
-  const warnings: string[] = [...discovery.warnings];
+  const warnings: string[] = [...discovery.warnings, ...notePythonServers(discovery.python, options.cwd)];
   const progress: ScanProgress = { scanned: 0, candidates: 0 };
   const report = (): void => options.onProgress?.({ ...progress });
 
@@ -135,7 +153,9 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
   const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(Math.min(jobs, candidates.length), workerUrl);
-  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? ((p, s, o) => processSource(p, s, o, readModuleSync)));
+  // (with no candidate nothing is run: the pipeline is not even loaded)
+  const inline = pool !== null || options.process !== undefined || candidates.length === 0 ? null : await loadInlinePipeline();
+  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? inline ?? (() => Promise.reject(new Error('no pipeline loaded'))));
   let results: FileResult[];
   const optionsOf = new Map<string, PipelineOptions>();
   try {
@@ -150,6 +170,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
         return normalizeResult(path, source, await runSafely(run, path, source, fileOptions));
       }),
     );
+    results = results.map((r) => (isPartOfImporter(r, results) ? { path: r.path, before: r.before, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] } : r));
     results = await resolveSharedModules(results, async (path, sdkDeclined) => {
       const source = sources.get(path) ?? '';
       return normalizeResult(path, source, await runSafely(run, path, source, { ...optionsOf.get(path)!, sdkDeclined }));
@@ -157,6 +178,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   } finally {
     await pool?.close();
   }
+  results = results.map(preferSources);
   results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
   // 3. Plan the package.json changes and the companion files; refuse what cannot be done.
@@ -186,6 +208,8 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     packages,
     workspace,
     excluded: discovery.excluded,
+    skippedTrees: scoped.skippedTrees,
+    ignoredByPattern: scoped.ignored,
   };
 }
 
@@ -233,6 +257,17 @@ async function resolveSharedModules(results: FileResult[], retry: (path: string,
     }
   }
   return out;
+}
+
+/**
+ * A candidate whose stdin loop runs only when an importer calls it (startedByImporter), imported by an
+ * entry whose rewrite changes it: part of that entry's server, not an entry of its own. Analysed alone,
+ * the function starting its loop is never called (NO_DISPATCH, and a rewrite of the shared modules that
+ * differs from the entry's); its change comes from the entry's result (expandRelated).
+ */
+function isPartOfImporter(result: FileResult, results: readonly FileResult[]): boolean {
+  if (result.startedByImporter !== true || result.error !== undefined) return false;
+  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter !== true && (other.related ?? []).some((r) => r.path === result.path));
 }
 
 interface SharedGroup {
@@ -611,4 +646,78 @@ export function resolveModuleKind(path: string, manifest: Manifest | null): Modu
   if (/\.m[jt]s$/i.test(path)) return 'esm';
   if (/\.c[jt]s$/i.test(path)) return 'cjs';
   return manifest?.json?.['type'] === 'module' ? 'esm' : 'cjs';
+}
+
+/** A Python file that imports json, reads sys.stdin and names MCP's handshake or tools list: most likely an MCP server. */
+const PYTHON_MCP_SERVER = [/^\s*(?:import\s+[\w, ]*\bjson\b|from\s+json\s+import)/m, /\bsys\.stdin\b/, /['"](?:initialize|tools\/list)['"]/];
+
+/** One line per Python file that looks like an MCP server: the tool handles JavaScript and TypeScript only, and says so rather than pass it over. */
+function notePythonServers(paths: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  for (const path of paths) {
+    let source: string;
+    try {
+      if (statSync(path).size > MAX_SOURCE_BYTES) continue;
+      source = readFileSync(path, 'utf8');
+    } catch {
+      continue;
+    }
+    if (PYTHON_MCP_SERVER.every((re) => re.test(source))) out.push(`${toPosix(relative(cwd, path)) || path}: looks like an MCP server written in Python; not handled (mcp-migrate rewrites JavaScript and TypeScript servers only)`);
+  }
+  return out;
+}
+
+/** Folders compilers write to: a file in one whose source is in the tree is not the file to migrate. */
+const BUILD_FOLDER = /[\\/](?:dist|build|out|lib)[\\/]/;
+const SOURCE_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
+
+/**
+ * A server found in build output (a committed `dist/server.js`) whose TypeScript source is in the tree
+ * (named by its `//# sourceMappingURL` map, or the same path under `src/`): the source is what gets
+ * migrated (it is scanned like any other file); the build output is left alone with COMPILED_OUTPUT,
+ * named as compiled output of that source, so a rebuild makes it again rather than overwrite the rewrite.
+ */
+function preferSources(result: FileResult): FileResult {
+  if (result.decision.kind === 'none' || result.error !== undefined || !BUILD_FOLDER.test(result.path)) return result;
+  const source = findCompiledSource(result.path, result.before);
+  if (source === null) return result;
+  // named from the folder holding the build folder (`src/server.ts` for `dist/server.js`)
+  const shown = toPosix(relative(result.path.slice(0, BUILD_FOLDER.exec(result.path)!.index) || '/', source));
+  const { after: _after, related: _related, companions: _companions, ...rest } = result;
+  return {
+    ...rest,
+    decision: { kind: 'leave', reason: 'COMPILED_OUTPUT', hint: getHint('COMPILED_OUTPUT') },
+    fixes: [],
+    diagnostics: [...result.diagnostics, { code: 'COMPILED_OUTPUT', message: `compiled output of ${shown}: the source is what gets migrated; rebuild to update this file` }],
+  };
+}
+
+/** The TypeScript source a compiled file was built from, when it is in the tree: its source map's first source, or the same path under src/. */
+function findCompiledSource(path: string, text: string): string | null {
+  const mapUrl = /\/\/[#@] sourceMappingURL=([^\s'"]+)\s*$/.exec(text)?.[1];
+  if (mapUrl !== undefined && !mapUrl.startsWith('data:')) {
+    try {
+      const mapPath = resolve(dirname(path), mapUrl);
+      const map = JSON.parse(readFileSync(mapPath, 'utf8')) as { sources?: unknown; sourceRoot?: unknown };
+      const first = Array.isArray(map.sources) && typeof map.sources[0] === 'string' ? map.sources[0] : null;
+      const root = typeof map.sourceRoot === 'string' ? map.sourceRoot : '';
+      const candidate = first === null ? null : resolve(dirname(mapPath), root, first);
+      if (candidate !== null && SOURCE_EXTENSIONS.some((ext) => candidate.endsWith(ext)) && isFile(candidate)) return candidate;
+    } catch {
+      // no readable map: try the conventional layout
+    }
+  }
+  const match = BUILD_FOLDER.exec(path);
+  if (match === null) return null;
+  const stem = `${path.slice(0, match.index)}${path[match.index]}src${path.slice(match.index + match[0].length - 1)}`.replace(/\.[cm]?js$/, '');
+  for (const ext of SOURCE_EXTENSIONS) if (isFile(stem + ext)) return stem + ext;
+  return null;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

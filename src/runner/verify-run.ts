@@ -16,9 +16,9 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
-import { compareServers, type CompareResult, type ContractDiff } from '../verify/compare.js';
+import { compareContracts, compareServers, type CompareResult, type ContractDiff } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
-import type { VerifyOptions } from '../verify/probe.js';
+import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
@@ -139,13 +139,28 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       calls: options.calls ?? 'safe',
       signal: options.signal,
     });
-    let compared = await compareServers({ original: side(original), migrated: side(migrated) });
+    // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
+    const expected = result.decision.kind === 'sdk' ? (result.decision.wireChanges ?? []) : [];
+    let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,
     // the two servers one after the other and with three times the wait, before it counts.
     const slower = (options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS) * 3;
     if (compared.kind === 'compared' && restsOnTimeout(compared)) {
-      compared = await compareServers({ original: { ...side(original), timeoutMs: slower }, migrated: { ...side(migrated), timeoutMs: slower }, parallel: false });
+      compared = await compareServers({ original: { ...side(original), timeoutMs: slower }, migrated: { ...side(migrated), timeoutMs: slower }, parallel: false, expected });
+    }
+    // An answer that changes from run to run (an id or a time a tool made up when called without its
+    // required arguments) is no difference the rewrite made: the original is run once more, and what it
+    // answers differently from itself is taken out of the comparison.
+    if (compared.kind === 'compared' && !compared.equal && compared.differences.some((d) => d.aspect === 'result' || d.aspect === 'error message' || d.aspect === 'error data')) {
+      const again = await verifyServer({ ...side(original), timeoutMs: slower });
+      if (again.kind === 'checked') {
+        const volatile = new Set(compareContracts(compared.original, again).differences.map((d) => d.what));
+        const differences = compared.differences.filter((d) => !volatile.has(d.what));
+        if (differences.length < compared.differences.length) {
+          compared = { ...compared, differences, equal: differences.length === 0, notes: [...compared.notes, `answers the original gives differently from run to run, not compared: ${[...volatile].join(', ')}`] };
+        }
+      }
     }
     const ms = Date.now() - started;
     switch (compared.kind) {

@@ -9,6 +9,7 @@
 //   list order of listings, `isError: false` against no `isError`.
 // Returns data; it prints nothing (src/cli/compare.ts and src/cli/verify-run.ts say it).
 import { assertNever } from '../model/assert-never.js';
+import type { WireChange } from '../model/wire-changes.js';
 import { isJsonObject, type JsonObject } from './connection.js';
 import { verifyServer, type Exchange, type Outcome, type VerifyOptions, type VerifyResult } from './probe.js';
 import { VERIFY_RULE_IDS, type VerifyRuleId } from './rules.js';
@@ -40,6 +41,11 @@ export interface ContractDiff {
   unfixed: Array<{ rule: VerifyRuleId; original: string; migrated: string }>;
   /** What was normalised, e.g. the protocol version. */
   notes: string[];
+  /**
+   * Differences the rewrite lists as its wire changes (`--style mcp-server`: McpServer's answers,
+   * src/model/wire-changes.ts), each matched to one listed change: expected, so not differences.
+   */
+  expected: Array<Difference & { change: WireChange }>;
   /** How many requests were compared. */
   compared: number;
 }
@@ -57,6 +63,8 @@ export interface CompareOptions {
    * files, the same database): then the original runs first.
    */
   parallel?: boolean;
+  /** The wire changes the rewrite lists (its diff header): differences that match one exactly are expected. */
+  expected?: readonly WireChange[];
 }
 
 export async function compareServers(options: CompareOptions): Promise<CompareResult> {
@@ -67,7 +75,7 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
   if (original.kind === 'aborted' || migrated.kind === 'aborted') return { kind: 'aborted' };
   if (original.kind === 'not-started') return { kind: 'not-started', side: 'original', reason: original.reason, stderrTail: original.stderrTail };
   if (migrated.kind === 'not-started') return { kind: 'not-started', side: 'migrated', reason: migrated.reason, stderrTail: migrated.stderrTail };
-  const diff = compareContracts(original, migrated);
+  const diff = compareContracts(original, migrated, options.expected);
   return { kind: 'compared', equal: diff.differences.length === 0, original, migrated, ...diff };
 }
 
@@ -80,8 +88,8 @@ const LISTINGS: Readonly<Record<string, { field: string; id: string; noun: strin
   'prompts/list': { field: 'prompts', id: 'name', noun: 'prompt' },
 };
 
-export function compareContracts(original: Checked, migrated: Checked): ContractDiff {
-  const diff: ContractDiff = { differences: [], fixes: [], unfixed: [], notes: [], compared: 0 };
+export function compareContracts(original: Checked, migrated: Checked, expected: readonly WireChange[] = []): ContractDiff {
+  const diff: ContractDiff = { differences: [], fixes: [], unfixed: [], notes: [], expected: [], compared: 0 };
   compareInitialize(original, migrated, diff);
 
   const theirs = new Map(migrated.contract.exchanges.map((e) => [e.key, e]));
@@ -103,6 +111,8 @@ export function compareContracts(original: Checked, migrated: Checked): Contract
     diff.differences.push({ what: exchange.key, aspect: 'answer', original: 'not asked', migrated: describeOutcome(exchange.outcome) });
   }
 
+  sortOutExpected(diff, expected, original, migrated);
+
   const rules = new Map(migrated.results.map((r) => [r.rule, r]));
   for (const rule of VERIFY_RULE_IDS) {
     const before = original.results.find((r) => r.rule === rule);
@@ -113,6 +123,86 @@ export function compareContracts(original: Checked, migrated: Checked): Contract
     else if (!before.ok && !after.ok) diff.unfixed.push({ rule, original: before.detail, migrated: after.detail });
   }
   return diff;
+}
+
+/**
+ * Moves each difference that one of the listed wire changes explains, and only such, to `expected`.
+ * Each change is matched by what McpServer answers (read from SDK 1.32 server/mcp.js and v2's mcp.mjs):
+ *   TOOLS_LIST_CHANGED     capabilities.tools is the original's plus `listChanged: true`;
+ *   SCHEMAS_REPUBLISHED    a tool's inputSchema equal to the original's once zod's additions are taken
+ *                          off (`$schema` at the root; an empty `properties` or `required`, the order
+ *                          of `required`);
+ *                          `execution: {"taskSupport":"forbidden"}` on a tool that had none;
+ *   TOOL_ERRORS_AS_RESULTS a tool call the original answered with an error, now an isError result whose
+ *                          text holds the original message;
+ *   ARGUMENTS_VALIDATED    a call with invalid arguments now answered with McpServer's isError result
+ *                          "Input validation error: ...".
+ */
+function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], original: Checked, migrated: Checked): void {
+  if (expected.length === 0) return;
+  const exchanges = (side: Checked) => new Map(side.contract.exchanges.map((e) => [e.key, e]));
+  const [before, after] = [exchanges(original), exchanges(migrated)];
+  const toolItem = (side: Checked, name: string): JsonObject | undefined => {
+    const listed = side.contract.exchanges.find((e) => e.key === 'tools/list');
+    const tools = listed?.outcome.kind === 'result' && isJsonObject(listed.outcome.value) && Array.isArray(listed.outcome.value.tools) ? listed.outcome.value.tools : [];
+    return tools.filter(isJsonObject).find((tool) => tool.name === name);
+  };
+  const explain = (d: Difference): WireChange | null => {
+    if (d.what === 'initialize: capabilities.tools' && expected.includes('TOOLS_LIST_CHANGED')) {
+      const [a, b] = [original.contract.initialize?.capabilities, migrated.contract.initialize?.capabilities];
+      const [x, y] = [isJsonObject(a) ? a.tools : undefined, isJsonObject(b) ? b.tools : undefined];
+      if (isJsonObject(x) && isJsonObject(y) && isSame({ ...x, listChanged: true }, y)) return 'TOOLS_LIST_CHANGED';
+    }
+    const field = /^tools\/list: tool (.*): (inputSchema|execution)$/.exec(d.what);
+    if (field && expected.includes('SCHEMAS_REPUBLISHED')) {
+      const [a, b] = [toolItem(original, field[1]!), toolItem(migrated, field[1]!)];
+      if (field[2] === 'execution' && a?.execution === undefined && isSame(b?.execution, { taskSupport: 'forbidden' })) return 'SCHEMAS_REPUBLISHED';
+      if (field[2] === 'inputSchema' && a !== undefined && b !== undefined && isSame(normalizeSchema(a.inputSchema, true), normalizeSchema(b.inputSchema, true))) return 'SCHEMAS_REPUBLISHED';
+    }
+    const [a, b] = [before.get(d.what), after.get(d.what)];
+    if (a?.method !== 'tools/call' || b === undefined || b.outcome.kind !== 'result' || !isJsonObject(b.outcome.value) || b.outcome.value.isError !== true) return null;
+    const text = getResultText(b.outcome.value);
+    if (expected.includes('ARGUMENTS_VALIDATED') && / \(invalid: /.test(d.what) && text.includes('Input validation error: ')) return 'ARGUMENTS_VALIDATED';
+    if (expected.includes('TOOL_ERRORS_AS_RESULTS') && a.outcome.kind === 'error') {
+      const message = readError(a.outcome.error).message;
+      if (message !== null && message !== '' && text.includes(message)) return 'TOOL_ERRORS_AS_RESULTS';
+    }
+    return null;
+  };
+  const kept: Difference[] = [];
+  for (const d of diff.differences) {
+    const change = explain(d);
+    if (change === null) kept.push(d);
+    else diff.expected.push({ ...d, change });
+  }
+  diff.differences = kept;
+}
+
+/** A JSON Schema without what zod's printer adds to an equal one (see src/rewrite/zod-schema.ts). */
+function normalizeSchema(value: unknown, root: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => normalizeSchema(v, false));
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (root && key === '$schema') continue;
+    if (key === 'required' && Array.isArray(v)) {
+      if (v.length > 0) out[key] = [...v].map(String).sort();
+      continue;
+    }
+    if (key === 'properties' && isJsonObject(v)) {
+      if (Object.keys(v).length > 0) out[key] = Object.fromEntries(Object.entries(v).map(([k, p]) => [k, normalizeSchema(p, false)]));
+      continue;
+    }
+    out[key] = normalizeSchema(v, false);
+  }
+  return out;
+}
+
+function getResultText(value: JsonObject): string {
+  return (Array.isArray(value.content) ? value.content : [])
+    .filter(isJsonObject)
+    .map((c) => (typeof c.text === 'string' ? c.text : ''))
+    .join('\n');
 }
 
 /** A request about one listed item (a tool call, a resource read, a prompt get). */

@@ -889,6 +889,8 @@ export interface CompareOptions {
   /** McpServer style: a JSON-RPC error from a tool may come back as an `isError` result whose
    *  text carries the same message. */
   readonly toolErrorsMayBecomeIsError?: boolean;
+  /** McpServer style (SDK v1, zod): tools/list publishes each inputSchema with a root `$schema` added. */
+  readonly schemaMayGainDialect?: boolean;
 }
 
 /** JSON with sorted keys and `undefined` dropped: equal values give equal strings. */
@@ -959,7 +961,7 @@ function compareEntry(original: TranscriptEntry, migrated: TranscriptEntry, opti
   if (migrated.timeout || migrated.failure !== undefined || migrated.error !== undefined) {
     return [`${step}: original answered ${describeOutcome(original)}; migrated: ${describeOutcome(migrated)}`];
   }
-  return compareResult(step, original.result, migrated.result);
+  return compareResult(step, original.result, migrated.result, options);
 }
 
 function compareError(step: string, error: RecordedError, migrated: TranscriptEntry, options: CompareOptions): string[] {
@@ -983,12 +985,12 @@ function isErrorResultCarrying(result: unknown, message: string): boolean {
   return texts.some((text) => typeof text === 'string' && (text === message || text.endsWith(`: ${message}`)));
 }
 
-function compareResult(step: string, original: unknown, migrated: unknown): string[] {
+function compareResult(step: string, original: unknown, migrated: unknown, options: CompareOptions = {}): string[] {
   switch (getStepKind(step)) {
     case 'initialize':
       return compareInitialize(step, original, migrated);
     case 'tools/list':
-      return compareToolLists(step, original, migrated);
+      return compareToolLists(step, original, migrated, options);
     case 'tools/call':
       return [
         ...differ(step, 'content', field(original, 'content'), field(migrated, 'content')),
@@ -1036,9 +1038,13 @@ function compareInitialize(step: string, original: unknown, migrated: unknown): 
 
 const TOOL_FIELDS_ALWAYS_COMPARED = ['description', 'inputSchema'] as const;
 
-function compareToolLists(step: string, original: unknown, migrated: unknown): string[] {
+function compareToolLists(step: string, original: unknown, migrated: unknown, options: CompareOptions = {}): string[] {
   const before = getTools(original);
-  const after = getTools(migrated);
+  const after = getTools(migrated).map((tool) => {
+    if (!options.schemaMayGainDialect || !isJsonObject(tool.inputSchema)) return tool;
+    const { $schema: _dialect, ...schema } = tool.inputSchema;
+    return { ...tool, inputSchema: schema };
+  });
   const differences = differ(step, 'tool names (in order)', before.map((tool) => tool.name), after.map((tool) => tool.name));
   for (const tool of before) {
     const counterpart = after.find((candidate) => candidate.name === tool.name);

@@ -4,7 +4,8 @@
 import { isRuleId, RULES, type Severity } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, RunSummary } from '../../model/types.js';
-import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getToolVersion, getTotals, TOOL_NAME, type Totals } from './model.js';
+import { buildFilePatch } from '../patch.js';
+import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getToolVersion, getTotals, TOOL_NAME, toPosix, type Totals } from './model.js';
 
 export interface JsonFinding {
   rule: string;
@@ -42,6 +43,11 @@ export interface JsonFile {
   diagnostics: { code: string; message: string; line: number | null; column: number | null }[];
   error: string | null;
   companions: string[];
+  /**
+   * The file's change as a git patch (paths relative to `root`), with the new companion files it is the
+   * first to list; null when the run has no change for it (left alone, unchanged, error).
+   */
+  patch: string | null;
 }
 
 export interface JsonReport {
@@ -52,11 +58,23 @@ export interface JsonReport {
   root: string;
   totals: Totals;
   files: JsonFile[];
-  manifests: { path: string; package: string | null; added: Record<string, string>; installCommand: string; written: boolean }[];
+  manifests: { path: string; package: string | null; added: Record<string, string>; installCommand: string; written: boolean; patch: string }[];
 }
 
 export function buildJsonReport(summary: RunSummary): JsonReport {
   const packages = getPackageDirs(summary);
+  // A companion two files share is created by the patch of the first that lists it, once.
+  const companionsPatched = new Set<string>();
+  const patchOf = (file: RunSummary['files'][number]): string | null => {
+    if (file.after === undefined || file.error !== undefined) return null;
+    let patch = buildFilePatch({ path: toPosix(file.path), before: file.before, after: file.after });
+    for (const companion of file.companions ?? []) {
+      if (companionsPatched.has(companion.path)) continue;
+      companionsPatched.add(companion.path);
+      patch += buildFilePatch({ path: toPosix(companion.path), before: null, after: companion.content });
+    }
+    return patch === '' ? null : patch;
+  };
   return {
     schemaVersion: 1,
     tool: { name: TOOL_NAME, version: getToolVersion() },
@@ -85,6 +103,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       diagnostics: file.diagnostics.map((d) => ({ code: d.code, message: d.message, line: d.line ?? null, column: d.column ?? null })),
       error: file.error ?? null,
       companions: (file.companions ?? []).map((c) => c.path),
+      patch: patchOf(file),
     })),
     manifests: summary.manifests.map((m) => ({
       path: m.path,
@@ -92,6 +111,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       added: m.added,
       installCommand: m.installCommand,
       written: summary.written.includes(m.path),
+      patch: buildFilePatch({ path: toPosix(m.path), before: m.before, after: m.after }),
     })),
   };
 }

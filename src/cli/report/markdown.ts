@@ -5,15 +5,37 @@
 import { isRuleId, RULES } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
+import { buildFilePatch } from '../patch.js';
+import { isStdoutOnlyRewrite } from '../render.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';
 
 /** GitHub rejects comments over 65,536 characters; stop adding file sections well before. */
 const MAX_LENGTH = 60_000;
 
+/** Below this much room left, a diff is not started (a few lines would say little). */
+const MIN_DIFF_ROOM = 1_500;
+
+/**
+ * Each changed file's diff goes in a collapsed `<details>` block under its section, as long as the whole
+ * comment stays under MAX_LENGTH: first the sections without diffs, then the diffs in file order with the
+ * room that is left; a diff that does not fit is cut (the block says how many lines are shown) or left
+ * out (the section says so). With sections already cut, no diff is added.
+ */
 export function renderMarkdown(summary: RunSummary): string {
+  const plain = renderComment(summary, () => []);
+  if (plain.omitted > 0) return plain.text;
+  let room = MAX_LENGTH - plain.text.length;
+  return renderComment(summary, (file) => {
+    const block = renderDiffBlock(file, room);
+    room -= block.join('\n').length + 1;
+    return block;
+  }).text;
+}
+
+function renderComment(summary: RunSummary, diffOf: (file: FileResult) => string[]): { text: string; omitted: number } {
   const head = [...renderHeadline(summary), ''];
   const tail = renderRulesFound(summary);
-  const sections = renderGroups(summary);
+  const sections = renderGroups(summary, diffOf);
   const out = [...head];
   let length = [...head, ...tail].join('\n').length;
   let omitted = 0;
@@ -28,7 +50,34 @@ export function renderMarkdown(summary: RunSummary): string {
   }
   if (omitted > 0) out.push(`_…and ${omitted} more ${omitted === 1 ? 'file' : 'files'}: this comment is too long for all of them; see the JSON report._`, '');
   out.push(...tail);
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return { text: `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`, omitted };
+}
+
+/** The diff of a changed file in a collapsed block, within `room` characters (cut, or left out, saying so). */
+function renderDiffBlock(file: FileResult, room: number): string[] {
+  if (file.after === undefined || file.error !== undefined) return [];
+  const diff = buildFilePatch({ path: file.path, before: file.before, after: file.after }).replace(/\r$/gm, '').split('\n').slice(1, -1);
+  if (diff.length === 0) return [];
+  const added = diff.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length;
+  const removed = diff.filter((l) => l.startsWith('-') && !l.startsWith('---')).length;
+  const helpers = (file.companions ?? []).map((c) => `New file ${codeSpan(c.path, false)}: the JSON-RPC envelope helper mcp-migrate vendors (${c.content.split('\n').length - 1} lines, the same in every repository), not shown.`);
+  const fence = '`'.repeat(Math.max(3, ...(diff.join('\n').match(/`+/g) ?? []).map((r) => r.length + 1)));
+  const open = ['', `<details><summary>Diff (+${added} −${removed})</summary>`, '', `${fence}diff`];
+  const close = [fence, '', ...helpers, ...(helpers.length > 0 ? [''] : []), '</details>', ''];
+  const frame = [...open, ...close].join('\n').length + 200;
+  if (room - frame < MIN_DIFF_ROOM) {
+    return ['', `_Diff left out: this comment would pass GitHub's 65,536-character limit. \`--patch\` or the JSON report's \`patch\` has it._`, ''];
+  }
+  let length = 0;
+  let shown = 0;
+  for (const line of diff) {
+    if (length + line.length + 1 > room - frame) break;
+    length += line.length + 1;
+    shown++;
+  }
+  if (shown === diff.length) return [...open, ...diff, ...close];
+  const note = `_Cut: the first ${shown} of ${diff.length} diff lines are shown, to stay within GitHub's 65,536-character comment limit. \`--patch\` or the JSON report's \`patch\` has all of it._`;
+  return [...open, ...diff.slice(0, shown), fence, '', note, '', ...helpers, ...(helpers.length > 0 ? [''] : []), '</details>', ''];
 }
 
 function renderHeadline(summary: RunSummary): string[] {
@@ -55,7 +104,7 @@ function renderHeadline(summary: RunSummary): string[] {
 }
 
 /** One section per package: its heading, its files, its manifest changes. */
-function renderGroups(summary: RunSummary): string[][] {
+function renderGroups(summary: RunSummary, diffOf: (file: FileResult) => string[]): string[][] {
   const dirs = getPackageDirs(summary);
   const groups = new Map<string | null, { files: FileResult[]; manifests: ManifestChange[] }>();
   const groupOf = (key: string | null) => {
@@ -75,7 +124,7 @@ function renderGroups(summary: RunSummary): string[][] {
     const group = groups.get(key)!;
     const heading = headed ? [key === null ? '### Other files' : `### Package ${codeSpan(key, false)}`, ''] : [];
     const sorted = [...group.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const files = sorted.map((file) => renderFile(summary, file));
+    const files = sorted.map((file) => [...renderFile(summary, file), ...diffOf(file)]);
     // The heading travels with the first file, so a cut never leaves a heading without files.
     if (files.length > 0) files[0] = [...heading, ...files[0]!];
     else files.push(heading);
@@ -139,6 +188,7 @@ function renderRulesFound(summary: RunSummary): string[] {
 function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
+      if (isStdoutOnlyRewrite(decision)) return '**Already on the SDK**: its own stdout writes move to stderr';
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? '`Server` + `setRequestHandler`' : '`McpServer.registerTool`';
       return `**SDK rewrite** onto ${codeSpan(pkg, false)} (${style})`;

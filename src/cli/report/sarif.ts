@@ -9,6 +9,7 @@ import type * as Sarif from 'sarif';
 import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, RunSummary } from '../../model/types.js';
+import { isStdoutOnlyRewrite } from '../render.js';
 import { getFileStatus, getToolVersion, TOOL_NAME, toPosix } from './model.js';
 
 /** The tool's page: code scanning links the tool name to it (SARIF `tool.driver.informationUri`). */
@@ -21,7 +22,7 @@ const PENDING_RULE = {
   id: 'migration-pending',
   name: 'MigrationPending',
   description: 'A hand-rolled MCP stdio server has a planned rewrite that has not been applied yet.',
-  hint: 'Run `npx mcp-migrate` on the file (or `--yes` to apply without review), then review the diff.',
+  hint: 'Run `mcp-migrate` on the file (or `--yes` to apply without review), then review the diff.',
 } as const;
 
 const SRCROOT = 'SRCROOT';
@@ -126,6 +127,7 @@ function describePending(decision: Decision, file: FileResult): string {
   const fixes = file.fixes.length > 0 ? ` It fixes: ${file.fixes.join('; ')}.` : '';
   switch (decision.kind) {
     case 'sdk':
+      if (isStdoutOnlyRewrite(decision)) return `This server is already on the SDK; mcp-migrate would move its own stdout writes to stderr.${fixes}`;
       return `mcp-migrate would move this server onto ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'}.${fixes}`;
     case 'envelope':
       return `mcp-migrate would route this server's writes through a compliant JSON-RPC envelope (${decision.reason}: ${decision.hint}).${fixes}`;

@@ -59,6 +59,12 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
     return picked;
   };
 
+  // No half envelope: the helper answers ping, bad JSON and unknown methods at the parse, so a server
+  // whose own writes it cannot take (written by a package, or a module behind an import the analysis
+  // could not resolve) would answer those twice, and its notifications still. Both sides or neither.
+  if (facts.sinks.length === 0) {
+    return { failed: 'no write to stdout was found in the modules the analysis reads (the replies are written by code it cannot see: a package, or an import it could not resolve), so the envelope could take the parse but not the replies' };
+  }
   let helper: HelperModule;
   try {
     // 2. writes to fd 1

@@ -1,0 +1,44 @@
+// What `--style mcp-server` changes on the wire, as McpServer (SDK 1.32 `server/mcp.js`, v2
+// `@modelcontextprotocol/server` 2.4) answers: one table. The diff header lists each change a file's
+// rewrite makes (its text); the proof (src/verify/compare.ts) takes exactly those, and nothing else,
+// as expected differences of that file. The server style (`Server` + `setRequestHandler`) makes none.
+import type { SdkTarget } from './types.js';
+
+export const WIRE_CHANGES = {
+  /** McpServer's tools/call wraps the handler in a try and answers what it throws as a tool result. */
+  TOOL_ERRORS_AS_RESULTS: {
+    v1: 'an error a tool throws (a JSON-RPC error reply before) comes back as an isError result whose text is the error message; its code is not sent',
+    v2: 'an error a tool throws (a JSON-RPC error reply before) comes back as an isError result whose text is the error message; its code is not sent',
+  },
+  /** validateToolInput runs before the handler; its McpError is caught like any other. */
+  ARGUMENTS_VALIDATED: {
+    v1: 'arguments that do not fit a tool\'s inputSchema are refused before the tool runs, with an isError result "MCP error -32602: Input validation error: ..."',
+    v2: 'arguments that do not fit a tool\'s inputSchema are refused before the tool runs, with an isError result "Input validation error: ..."',
+  },
+  /** The unknown-tool check: inside the try in v1 (an isError result), outside it in v2 (an error). */
+  UNKNOWN_TOOL: {
+    v1: 'a call of a tool that is not registered gets an isError result "MCP error -32602: Tool <name> not found" instead of the server\'s own answer',
+    v2: 'a call of a tool that is not registered gets the error -32602 "Tool <name> not found" instead of the server\'s own answer',
+  },
+  /** zod parses the arguments: `z.object` strips what the shape does not declare and fills defaults. */
+  ARGUMENTS_PARSED: {
+    v1: 'a tool sees its arguments as zod parsed them: properties the inputSchema does not declare are dropped, declared defaults are filled in',
+    v2: 'a tool sees its arguments as fromJsonSchema\'s validator returns them',
+  },
+  /** tools/list is built from the registrations. */
+  SCHEMAS_REPUBLISHED: {
+    v1: 'tools/list publishes each inputSchema as zod prints it (the same schema plus "$schema": draft-07) and "execution": {"taskSupport": "forbidden"} on each tool',
+    v2: 'tools/list publishes each inputSchema through fromJsonSchema (the same JSON Schema) and each tool as registerTool describes it',
+  },
+  /** setToolRequestHandlers registers `tools: { listChanged: true }`. */
+  TOOLS_LIST_CHANGED: {
+    v1: 'initialize declares tools.listChanged: true (McpServer can change its tool list)',
+    v2: 'initialize declares tools.listChanged: true (McpServer can change its tool list)',
+  },
+} as const satisfies Record<string, Record<SdkTarget, string>>;
+
+export type WireChange = keyof typeof WIRE_CHANGES;
+
+export function describeWireChange(change: WireChange, sdk: SdkTarget): string {
+  return WIRE_CHANGES[change][sdk];
+}

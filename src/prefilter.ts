@@ -1,0 +1,23 @@
+// The prefilter: cheap text tests that decide, before anything is parsed, whether a file may hold a
+// server. It imports nothing, so that a run over a tree whose files it rejects never loads the parser
+// or the analysis (the runner loads the pipeline on the first candidate).
+// Deliberately not: parsing. False negatives are bugs; false positives only cost a parse.
+
+/**
+ * Cheap text test run before parsing. A hand-rolled server reads stdin (`process.stdin`, a destructured
+ * `stdin`, a stream handed in) and speaks JSON-RPC; an SDK server is only a candidate when it also writes
+ * to stdout itself. False negatives are bugs; false positives only cost a parse.
+ */
+export function mayContainServer(source: string): boolean {
+  // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
+  if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
+  // a server already on the SDK: said so (left alone), and its own stdout writes moved if it has any
+  if (source.includes(USES_SDK_STDIO)) return true;
+  // an entry whose server (and stdin loop) live in modules it imports
+  return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
+}
+
+/** The words a file that may hold a server says itself: it reads stdin, or it is on the SDK's stdio transport. */
+export const READS_STDIN = 'stdin';
+export const USES_SDK_STDIO = 'StdioServerTransport';
+export const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;

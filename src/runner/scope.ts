@@ -1,0 +1,149 @@
+// The scope of a run after discovery: `--ignore` / `--include` globs (gitignore syntax, relative to the
+// scanned directory that holds the file), and the trees inside a scanned directory that are not part of
+// its project: a nested git checkout (a clone of a tool, a vendored repository, a submodule) and, in a
+// declared workspace, a package root that is not one of its members (a fixture package under `test/`).
+// Those are skipped and come back as data, so the summary can name them. A tree named on the command
+// line, or matched by an `--include`, is scanned all the same.
+// Deliberately a filter over discovery's file list: discovery decides what exists, this decides what the
+// user meant. Reads only directory entries (`.git`, `package.json`) and the workspace manifest.
+import { lstat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { isInside, toPosix } from './discover.js';
+import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
+import { resolveWorkspace } from './workspaces.js';
+
+export interface ScopeOptions {
+  /** `--ignore` globs (gitignore syntax). */
+  ignore?: readonly string[];
+  /** `--include` globs: when any is given, only files they match are looked at. */
+  include?: readonly string[];
+}
+
+/** A directory below a scanned one that was not looked into, and why. */
+export interface SkippedTree {
+  path: string;
+  /** `git`: it holds its own `.git`; `package`: a package.json that is not a member of the scanned workspace. */
+  kind: 'git' | 'package';
+}
+
+export interface ScopedFiles {
+  files: string[];
+  /** How many discovered files `--ignore` (or a missing `--include` match) left out. */
+  ignored: number;
+  skippedTrees: SkippedTree[];
+}
+
+/** The patterns as rules; one parse per run. Exported for tests. */
+export function parsePatterns(patterns: readonly string[]): IgnoreRule[] {
+  return parseGitignore(patterns.join('\n'), '');
+}
+
+/** Whether `rel` (`/`-separated) or one of the directories above it matches `rules` (gitignore: an ignored directory ignores all below it). */
+export function matchesPath(rules: readonly IgnoreRule[], rel: string): boolean {
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    if (isIgnored(rules, parts.slice(0, i).join('/'), true)) return true;
+  }
+  return isIgnored(rules, rel, false);
+}
+
+/**
+ * Filters discovered `files` (absolute). `targets`: the scanned paths (absolute); a file is matched against
+ * the globs relative to the deepest scanned directory holding it (else `cwd`).
+ */
+export async function scopeFiles(files: readonly string[], targets: readonly string[], cwd: string, options: ScopeOptions): Promise<ScopedFiles> {
+  const ignoreRules = parsePatterns(options.ignore ?? []);
+  const includeRules = parsePatterns(options.include ?? []);
+  const dirTargets: string[] = [];
+  for (const target of targets) if (await isDirectory(target)) dirTargets.push(target);
+  // deepest first, so a file is matched relative to the closest scanned directory
+  dirTargets.sort((a, b) => b.length - a.length);
+  const baseOf = (file: string): string => dirTargets.find((t) => isInside(t, file)) ?? cwd;
+
+  const trees = new TreeIndex(dirTargets);
+  const out: string[] = [];
+  let ignored = 0;
+  for (const file of files) {
+    const rel = toPosix(relative(baseOf(file), file));
+    const included = includeRules.length > 0 && matchesPath(includeRules, rel);
+    if (includeRules.length > 0 && !included) {
+      ignored++;
+      continue;
+    }
+    if (ignoreRules.length > 0 && matchesPath(ignoreRules, rel)) {
+      ignored++;
+      continue;
+    }
+    // An --include names what the user wants: a nested tree it reaches is scanned.
+    if (!included && (await trees.getSkippedTree(file)) !== null) continue;
+    out.push(file);
+  }
+  return { files: out, ignored, skippedTrees: trees.skipped() };
+}
+
+/** Per directory, whether it opens a tree that is not the scanned project's (memoised: one lstat per directory). */
+class TreeIndex {
+  private readonly memo = new Map<string, Promise<SkippedTree | null>>();
+  private readonly members: Promise<Map<string, ReadonlySet<string> | null>>;
+  private readonly found = new Map<string, SkippedTree>();
+
+  constructor(private readonly targets: readonly string[]) {
+    this.members = (async () => {
+      // per scanned directory: its workspace's member directories (null: no workspace declared there)
+      const map = new Map<string, ReadonlySet<string> | null>();
+      for (const target of targets) {
+        const workspace = await resolveWorkspace(target, null).catch(() => null);
+        map.set(target, workspace === null ? null : new Set([workspace.root, ...workspace.packages.map((p) => p.dir)]));
+      }
+      return map;
+    })();
+  }
+
+  /** The outermost skipped tree between the file's scanned directory (exclusive) and the file, or null. */
+  async getSkippedTree(file: string): Promise<SkippedTree | null> {
+    const target = this.targets.find((t) => isInside(t, file));
+    if (target === undefined) return null;
+    const chain: string[] = [];
+    for (let dir = dirname(file); dir !== target && isInside(target, dir); dir = dirname(dir)) chain.unshift(dir);
+    for (const dir of chain) {
+      const tree = await this.check(target, dir);
+      if (tree !== null) {
+        this.found.set(tree.path, tree);
+        return tree;
+      }
+    }
+    return null;
+  }
+
+  skipped(): SkippedTree[] {
+    return [...this.found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  private check(target: string, dir: string): Promise<SkippedTree | null> {
+    let pending = this.memo.get(dir);
+    if (pending === undefined) {
+      pending = (async () => {
+        if (await exists(join(dir, '.git'))) return { path: dir, kind: 'git' };
+        const members = (await this.members).get(target) ?? null;
+        if (members !== null && !members.has(dir) && (await exists(join(dir, 'package.json')))) return { path: dir, kind: 'package' };
+        return null;
+      })();
+      this.memo.set(dir, pending);
+    }
+    return pending;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return lstat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}

@@ -1,0 +1,242 @@
+// Servers that were missed in silence or planned wrongly (issue 16): the safety net that reports a
+// server the analysis does not follow (UNFOLLOWED_INPUT, in any module, through any binding of process),
+// the one line for Python servers, build output whose TypeScript source is in the tree (COMPILED_OUTPUT),
+// and a server module that only runs when its importer calls it (not an entry of its own). The pipeline
+// and the scan run for real on small programs written here.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getUnfollowed } from '../src/cli/summary.js';
+import type { FileResult, PipelineOptions } from '../src/model/types.js';
+import { processSource } from '../src/pipeline.js';
+import { scanFiles, type ScanResult } from '../src/runner/scan.js';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function makeTree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'mcp-migrate-missed-'));
+  roots.push(root);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const readModule = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+const OPTIONS: PipelineOptions = { sdk: 'v1', style: 'server' };
+
+function run(root: string, entry: string): FileResult {
+  const path = join(root, entry);
+  return processSource(path, readFileSync(path, 'utf8'), OPTIONS, readModule);
+}
+
+// A dispatcher that names MCP's methods and writes through a helper: what every program below shares.
+const DISPATCH = `
+function reply(id, result) {
+  out.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\\n');
+}
+function dispatch(req) {
+  if (req.method === 'initialize') return reply(req.id, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'n', version: '1' } });
+  if (req.method === 'tools/list') return reply(req.id, { tools: [] });
+}
+`;
+
+describe('a server the analysis does not follow is reported, never passed over', () => {
+  it('stdin reached through an interop wrapper of node:process and piped through a stream the analysis does not model', () => {
+    const root = makeTree({
+      'server.js': `"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) { return (mod && mod.__esModule) ? mod : { "default": mod }; };
+const { Transform } = require("node:stream");
+const proc = __importDefault(require("node:process")).default;
+const out = proc.stdout;
+${DISPATCH}
+const splitter = new Transform({ readableObjectMode: true, transform(chunk, _enc, done) { for (const l of String(chunk).split('\\n')) if (l) this.push(JSON.parse(l)); done(); } });
+proc.stdin.pipe(splitter).on('data', (req) => dispatch(req));
+`,
+    });
+    const result = run(root, 'server.js');
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+  });
+
+  it('stdin read in an imported module (a base transport), the vocabulary in the entry', () => {
+    const root = makeTree({
+      'transport.js': `const { Transform } = require('stream');
+exports.open = function open(onMessage) {
+  const t = new Transform({ transform(c, e, done) { done(null, c); } });
+  process.stdin.pipe(t).on('data', (c) => onMessage(JSON.parse(String(c))));
+};
+`,
+      'server.js': `const { open } = require('./transport');
+const out = process.stdout;
+${DISPATCH}
+open(dispatch);
+`,
+    });
+    const result = run(root, 'server.js');
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+  });
+
+  it('an input loop found but no message followed from it (the chunk goes to a parser object of a package)', () => {
+    const root = makeTree({
+      'server.js': `const { createParser } = require('some-json-stream');
+const out = process.stdout;
+${DISPATCH}
+const parser = createParser((text) => dispatch(JSON.parse(text)));
+process.stdin.on('data', (chunk) => parser.feed(chunk));
+`,
+    });
+    const result = run(root, 'server.js');
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+  });
+
+  it('a JSON-over-stdio program without MCP vocabulary is still nothing to report', () => {
+    const root = makeTree({
+      'worker.js': `const { Transform } = require('stream');
+const t = new Transform({ transform(c, e, done) { done(null, c); } });
+process.stdin.pipe(t).on('data', (c) => { const job = JSON.parse(String(c)); process.stdout.write(JSON.stringify({ done: job.name }) + '\\n'); });
+`,
+    });
+    expect(run(root, 'worker.js').decision.kind).toBe('none');
+  });
+
+  it('fails --check: the scan lists it among the unfollowed', async () => {
+    const root = makeTree({
+      'server.js': `const { Transform } = require('stream');
+const out = process.stdout;
+${DISPATCH}
+process.stdin.pipe(new Transform({ transform(c, e, done) { done(null, c); } })).on('data', (c) => dispatch(JSON.parse(String(c))));
+`,
+    });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    expect(getUnfollowed(scan).map((r) => r.path)).toEqual([join(root, 'server.js')]);
+  });
+});
+
+describe('Python files that look like MCP servers', () => {
+  it('get one warning line each; other Python files get none', async () => {
+    const root = makeTree({
+      'tools/server.py': `import json\nimport sys\n\nfor line in sys.stdin:\n    msg = json.loads(line)\n    if msg.get("method") == "tools/list":\n        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": []}}))\n`,
+      'scripts/build.py': `import json\nprint(json.dumps({"ok": True}))\n`,
+      'index.js': `console.log('hello');\n`,
+    });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    const python = scan.warnings.filter((w) => w.includes('Python'));
+    expect(python).toEqual(['tools/server.py: looks like an MCP server written in Python; not handled (mcp-migrate rewrites JavaScript and TypeScript servers only)']);
+  });
+});
+
+describe('build output whose TypeScript source is in the tree', () => {
+  const SERVER_JS = `"use strict";
+const readline = require("node:readline");
+const out = process.stdout;
+${DISPATCH}
+readline.createInterface({ input: process.stdin }).on("line", (line) => dispatch(JSON.parse(line)));
+`;
+
+  // committed build output is scanned inside a git work tree (outside one, dist/ and build/ are skipped by name)
+  const makeRepo = (files: Record<string, string>): string => {
+    const root = makeTree(files);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    return root;
+  };
+
+  it('is left alone as compiled output of its source (same path under src/), and the source is scanned', async () => {
+    const root = makeRepo({ 'dist/server.js': SERVER_JS, 'src/server.ts': SERVER_JS.replace('"use strict";\n', '') });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    const dist = scan.results.find((r) => r.path === join(root, 'dist/server.js'))!;
+    expect(dist.decision).toMatchObject({ kind: 'leave', reason: 'COMPILED_OUTPUT' });
+    expect(dist.after).toBeUndefined();
+    expect(dist.diagnostics.map((d) => d.message)).toContain('compiled output of src/server.ts: the source is what gets migrated; rebuild to update this file');
+    expect(scan.results.find((r) => r.path === join(root, 'src/server.ts'))?.decision.kind).toBe('sdk');
+  });
+
+  it('names the source its source map points to', async () => {
+    const root = makeRepo({
+      'build/main.js': `${SERVER_JS}//# sourceMappingURL=main.js.map\n`,
+      'build/main.js.map': JSON.stringify({ version: 3, sources: ['../app/entry.ts'], mappings: '' }),
+      'app/entry.ts': `export const unused = 1;\n`,
+    });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    const built = scan.results.find((r) => r.path === join(root, 'build/main.js'))!;
+    expect(built.decision).toMatchObject({ kind: 'leave', reason: 'COMPILED_OUTPUT' });
+    expect(built.diagnostics.at(-1)?.message).toMatch(/^compiled output of app\/entry\.ts:/);
+  });
+
+  it('without a source in the tree, build output is migrated as before', async () => {
+    const scan = await scanFiles({ paths: ['.'], cwd: makeRepo({ 'dist/server.js': SERVER_JS }), sdk: 'v1', style: 'server', jobs: 1 });
+    expect(scan.results.map((r) => r.decision.kind)).toEqual(['sdk']);
+  });
+});
+
+describe('a server module that only runs when its importer calls it', () => {
+  const MODULE = `import { createInterface } from 'node:readline';
+import { frame } from './frame.js';
+
+export function serve(handle) {
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const m = JSON.parse(line);
+    if (m.method === 'initialize') process.stdout.write(frame({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } }));
+    else handle(m);
+  });
+}
+`;
+
+  it('is marked started by its importer; a module that starts itself, and an entry, are not', () => {
+    const root = makeTree({
+      'lib/serve.js': MODULE,
+      'lib/self.js': `${MODULE}\nserve((m) => process.stdout.write(frame({ jsonrpc: '2.0', id: m.id, result: { tools: [] } })));\n`,
+      'lib/frame.js': `export const frame = (m) => JSON.stringify(m) + '\\n';\n`,
+      'bin.js': `import { serve } from './lib/serve.js';
+import { frame } from './lib/frame.js';
+serve((m) => {
+  if (m.method === 'tools/list') process.stdout.write(frame({ jsonrpc: '2.0', id: m.id, result: { tools: [] } }));
+});
+`,
+    });
+    // the module alone (its handler unknown) is still analysed; what matters is who starts it
+    const own = run(root, 'lib/serve.js');
+    expect(own.decision.kind).not.toBe('none');
+    expect(own.startedByImporter).toBe(true);
+    expect(run(root, 'lib/self.js').startedByImporter).toBeUndefined();
+    expect(run(root, 'bin.js').startedByImporter).toBeUndefined();
+  });
+
+  it('is not an entry of its own: its change and the shared module come from the entry that starts it (no conflict)', async () => {
+    const root = makeTree({
+      'bin.js': `import { serve } from './lib/serve.js';\n// jsonrpc method\nserve();\n`,
+      'lib/serve.js': `// reads process.stdin; jsonrpc method\nexport function serve() {}\n`,
+      'lib/frame.js': `export const frame = 1;\n`,
+    });
+    const at = (p: string): string => join(root, p);
+    const base = { fixes: [], findings: [], diagnostics: [] };
+    // the entry plans the SDK and changes both modules; the module alone would plan the envelope and
+    // change the shared module differently (as it did: NO_DISPATCH, then SHARED_MODULE_CONFLICT)
+    const fake = (path: string, source: string): FileResult => {
+      if (path === at('bin.js')) {
+        return { ...base, path, before: source, after: 'bin-sdk', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] }, related: [{ path: at('lib/serve.js'), before: 'b', after: 'serve-sdk' }, { path: at('lib/frame.js'), before: 'f', after: 'frame-sdk' }] };
+      }
+      if (path === at('lib/serve.js')) {
+        return { ...base, path, before: source, after: 'serve-envelope', decision: { kind: 'envelope', reason: 'NO_DISPATCH', hint: '' }, related: [{ path: at('lib/frame.js'), before: 'f', after: 'frame-envelope' }], startedByImporter: true };
+      }
+      return { ...base, path, before: source, decision: { kind: 'none' } };
+    };
+    const scan: ScanResult = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1, process: fake });
+    const by = Object.fromEntries(scan.results.map((r) => [r.path.slice(root.length + 1), r]));
+    expect(by['bin.js']).toMatchObject({ after: 'bin-sdk', decision: { kind: 'sdk' } });
+    expect(by['lib/serve.js']).toMatchObject({ after: 'serve-sdk', partOf: at('bin.js'), decision: { kind: 'sdk' } });
+    expect(by['lib/frame.js']).toMatchObject({ after: 'frame-sdk', partOf: at('bin.js') });
+  });
+});
