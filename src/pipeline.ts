@@ -115,7 +115,11 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         detected: model.summary,
         methods: model.methods,
         fixes: rewritten.fixes,
-        dropped: model.sdk!.dropped.map((d) => `${d.mod.path === path ? '' : `${basename(d.mod.path)}:`}line ${d.line}: \`${d.text}\`, run only for ${d.method}: the SDK answers ${d.method} itself and never runs the server's code for it`),
+        dropped: model.sdk!.dropped.map((d) => {
+          const where = `${d.mod.path === path ? '' : `${basename(d.mod.path)}:`}line ${d.line}: \`${d.text}\``;
+          if (d.method !== null) return `${where}, run only for ${d.method}: the SDK answers ${d.method} itself and never runs the server's code for it`;
+          return `${where}, logging in the writer ${d.writer}: the SDK writes the replies itself, and the writer goes`;
+        }),
       };
     }
     case 'envelope': {

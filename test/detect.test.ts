@@ -281,6 +281,132 @@ process.stdin.on('data', (chunk) => {
   }
 });
 
+// A writer helper that also logs what it sends to stderr is still a writer helper: the SDK rewrite turns its
+// calls into returns and removes it, naming the logging it drops. Logging that might reach stdout, or
+// anything else the helper does, keeps it from being one.
+describe('writer helpers that log', () => {
+  const server = (helper: string) => `
+const readline = require('readline');
+class Tracer {
+  constructor(tag) { this.tag = tag; }
+  debug(...parts) { process.stderr.write(this.tag + ' ' + parts.join(' ') + '\\n'); }
+}
+const rpc = new Tracer('[rpc]');
+function trace(...a) { if (process.env.TRACE) console.error('trace', ...a); }
+let sent = 0;
+${helper}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  else if (msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});`;
+
+  it.each([
+    ['console.error', "function send(m) {\n  const text = JSON.stringify(m);\n  console.error('send', text);\n  process.stdout.write(text + '\\n');\n}", [12, "console.error('send', text)"]],
+    ['a function that only logs', "function send(m) {\n  trace('->', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}", [11, "trace('->', m.id)"]],
+    ['a logger method writing to stderr', "function send(m) {\n  rpc.debug('send', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}", [11, "rpc.debug('send', m.id)"]],
+  ])('a helper logging through %s is a writer helper; its logging is named as dropped', (_, helper, [line, text]) => {
+    const m = model('traced-send.js', server(helper as string));
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk!.dropped.map((d) => [d.line, d.text, d.writer, d.method])).toEqual([[line, text, 'send', null]]);
+  });
+
+  it('a helper that also counts what it sent, or logs to stdout, is not one', () => {
+    const counts = model('counting-send.js', server("function send(m) {\n  sent++;\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}"));
+    expect(counts.blockers.length).toBeGreaterThan(0);
+    const stdout = model('stdout-send.js', server("function send(m) {\n  console.log('send', m.id);\n  process.stdout.write(JSON.stringify(m) + '\\n');\n}"));
+    expect(stdout.blockers.length).toBeGreaterThan(0);
+  });
+});
+
+// A handler table filled by a loop at the top of the module over a constant list or object is the table
+// those constants make; a loop whose iterations cannot be told apart (a condition in it, a list not
+// constant, a loop in a function) leaves the table unknown.
+describe('handler tables filled by a loop', () => {
+  const server = (fill: string) => `
+const readline = require('readline');
+const HANDLERS = {
+  initialize: () => ({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } }),
+  'tools/list': () => ({ tools: [] }),
+  'tools/call': (params) => ({ content: [{ type: 'text', text: String(params.name) }] }),
+};
+const NAMES = ['initialize', 'tools/list', 'tools/call'];
+${fill}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.id === undefined) return;
+  const fn = lookup(msg.method);
+  if (!fn) return process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }) + '\\n');
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: fn(msg.params || {}) }) + '\\n');
+});`;
+
+  it.each([
+    ['a Map over Object.entries', 'const table = new Map();\nfor (const [method, fn] of Object.entries(HANDLERS)) table.set(method, fn);\nconst lookup = (m) => table.get(m);'],
+    ['an object over for...in', 'const table = {};\nfor (const key in HANDLERS) {\n  table[key] = HANDLERS[key];\n}\nconst lookup = (m) => table[m];'],
+    ['an object over a constant list of names', 'const table = {};\nfor (const name of NAMES) table[name] = HANDLERS[name];\nconst lookup = (m) => (Object.hasOwn(table, m) ? table[m] : undefined);'],
+    ['a Map over Object.keys', 'const table = new Map();\nfor (const name of Object.keys(HANDLERS)) table.set(name, HANDLERS[name]);\nconst lookup = (m) => table.get(m);'],
+  ])('%s is the table the constants make', (_, fill) => {
+    const m = model('table-loop.js', server(fill));
+    expect(m.blockers).toEqual([]);
+    expect(m.methods).toEqual(['initialize', 'tools/list', 'tools/call']);
+  });
+
+  it.each([
+    ['a condition in the loop', "const table = new Map();\nfor (const [method, fn] of Object.entries(HANDLERS)) { if (method !== 'x') table.set(method, fn); }\nconst lookup = (m) => table.get(m);"],
+    ['a list that is not constant', 'const table = new Map();\nfor (const name of process.argv.slice(2)) table.set(name, HANDLERS[name]);\nconst lookup = (m) => table.get(m);'],
+    ['a loop in a function', 'const table = new Map();\nfunction fill() { for (const [method, fn] of Object.entries(HANDLERS)) table.set(method, fn); }\nfill();\nconst lookup = (m) => table.get(m);'],
+  ])('%s leaves the table unknown (NO_DISPATCH)', (_, fill) => {
+    const m = model('table-open.js', server(fill));
+    expect(m.blockers[0]).toMatchObject({ code: 'NO_DISPATCH' });
+  });
+});
+
+// Logger methods installed on a prototype (`Logger.prototype.info = function ...`, or in a loop over constant
+// level names) are methods of its instances: one that only writes to stderr is logging.
+describe('methods installed on a prototype', () => {
+  const server = (install: string) => `
+const readline = require('readline');
+const LEVELS = ['debug', 'info'];
+let lines = 0;
+class Logger {
+  constructor(out = process.stderr) { this.out = out; }
+  emit(level, text) { this.out.write(level + ': ' + text + '\\n'); }
+}
+${install}
+const log = new Logger();
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg;
+  try { msg = JSON.parse(line); } catch { return; }
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'x', version: '1' } } });
+  else if (msg.method === 'notifications/initialized') log.info('ready');
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});`;
+
+  it.each([
+    ['in a loop over constant level names', 'for (const level of LEVELS) {\n  Logger.prototype[level] = function (text) { this.emit(level, text); };\n}'],
+    ['in a loop over a literal list', "for (const level of ['warn', 'info']) Logger.prototype[level] = function (text) { this.emit(level, text); };"],
+    ['one by one', "Logger.prototype.debug = function (text) { this.emit('debug', text); };\nLogger.prototype.info = function (text) { this.emit('info', text); };"],
+  ])('a stderr-only method installed %s is logging: dropped with its branch', (_, install) => {
+    const m = model('proto-logger.js', server(install));
+    expect(m.blockers).toEqual([]);
+    expect(m.sdk!.dropped.map((d) => [d.text, d.method])).toEqual([["log.info('ready')", 'notifications/initialized']]);
+  });
+
+  it.each([
+    ['a method that also counts', "Logger.prototype.info = function (text) { lines++; this.emit('info', text); };"],
+    ['a method that also calls something unknown', "Logger.prototype.info = function (text) { globalThis.report(text); this.emit('info', text); };"],
+    ['a key from a list that is not constant', 'for (const level of process.argv.slice(2)) Logger.prototype[level] = function (text) { this.emit(level, text); };'],
+    ['an install inside a condition', "if (process.env.QUIET) Logger.prototype.info = function () {};\nelse Logger.prototype.info = function (text) { this.emit('info', text); };"],
+  ])('%s is not logging: the server stays on the envelope', (_, install) => {
+    const m = model('proto-effect.js', server(install));
+    expect(m.blockers[0]).toMatchObject({ code: 'SDK_OWNED_SIDE_EFFECTS' });
+  });
+});
+
 // The SDK answers initialize, ping and notifications/initialized itself and never runs the server's code
 // for them: logging only they ran is dropped and named; an effect keeps the server on the envelope.
 describe('code only the SDK-owned methods ran', () => {

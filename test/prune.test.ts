@@ -55,6 +55,19 @@ describe('pruneUnusedDeclarations', () => {
     expect(prune('channel.js', commented(original), commented(rewritten), ['send', 'reply', 'fail'])).not.toMatch(/send|reply|fail/);
   });
 
+  it('removes private writer methods and fields (#send, #out) nothing reads any more, keeping a private member still read', () => {
+    const cls = (body: string) =>
+      ['class Channel {', '  #out = process.stdout;', '  #count = 0;', '  #send(m) { this.#out.write(JSON.stringify(m)); }', '  #reply(id, result) { this.#send({ id, result }); }', '  listen() {', body, '    this.#count++;', '  }', '}', 'new Channel().listen();', ''].join('\n');
+    const original = cls("    rl.on('line', (line) => this.#reply(1, line));");
+    const rewritten = cls('    server.connect(transport);');
+    expect(prune('channel.js', original, rewritten, ['#send', '#reply'])).toBe(
+      ['class Channel {', '  #count = 0;', '  listen() {', '    server.connect(transport);', '    this.#count++;', '  }', '}', 'new Channel().listen();', ''].join('\n'),
+    );
+    // a public `send` is another member: reading it does not keep `#send`
+    const both = (body: string) => ['class Channel {', '  #send(m) { process.stdout.write(m); }', '  send(m) { console.error(m); }', '  listen() {', body, '  }', '}', ''].join('\n');
+    expect(prune('channel.js', both('    this.#send(1); this.send(2);'), both('    this.send(2);'), ['#send'])).toBe(['class Channel {', '  send(m) { console.error(m); }', '  listen() {', '    this.send(2);', '  }', '}', ''].join('\n'));
+  });
+
   it('keeps what the user left unused on purpose', () => {
     const text = "function debugDump() { console.error('state'); }\nmain();\n";
     expect(prune('server.js', text + LOOP, text)).toBe(text);

@@ -141,6 +141,37 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain('return { tools: TOOLS };');
   });
 
+  it('private writer methods and the private stdout field go; the SDK Server is imported under another name beside the class Server (private-writer-methods)', () => {
+    const { result } = migrate('private-writer-methods');
+    // (the header comment names them; the code does not)
+    expect(result.after).not.toMatch(/#write\(|#reply\(|#fail\(|#out =|this\.#out|process\.stdout/);
+    expect(result.after).toContain("import { Server as SdkServer } from '@modelcontextprotocol/sdk/server/index.js';");
+    expect(result.after).toContain('const server = new SdkServer(');
+    expect(result.after).toContain('class Server {');
+    expect(result.after).toContain("throw Object.assign(new Error('f must be a number'), { code: -32602 });");
+  });
+
+  it('a writer that traces to stderr goes with its logger method; the header names the trace it drops (traced-writer-helper)', () => {
+    const { result } = migrate('traced-writer-helper');
+    expect(result.after).not.toMatch(/function emit\(|fs\.writeSync\(|const respond|const fail/);
+    expect(result.dropped).toEqual(["line 22: `log.debug('out', text.length, 'bytes')`, logging in the writer emit: the SDK writes the replies itself, and the writer goes"]);
+  });
+
+  it('level methods installed on a prototype in a loop only log: their calls in initialize and notifications/initialized are dropped and named (prototype-level-logger)', () => {
+    const { result } = migrate('prototype-level-logger');
+    expect(result.dropped?.map((d) => d.split(',')[0])).toEqual(["line 43: `log.debug('client'", "line 47: `log.info('client ready')`"]);
+    // the loop that installs them stays: tools/call still logs through log.warn
+    expect(result.after).toContain('Log.prototype[level] = function (...args) {');
+    expect(result.after).toContain("log.warn('bad sides', sides);");
+  });
+
+  it('a registry filled by a loop over a constant object keeps its loop; the initialize entry goes (registry-filled-by-loop)', () => {
+    const { result } = migrate('registry-filled-by-loop');
+    expect(result.after).toContain('for (const [method, handler] of Object.entries(ROUTES)) {');
+    expect(result.after).toContain("const ROUTES = {\n  'tools/list': listTools,");
+    expect(result.after).toContain('server.setRequestHandler(CallToolRequestSchema, handleMessage);');
+  });
+
   it('a dispatcher in another module is imported where the loop was (split-dispatch-module)', () => {
     const { result } = migrate('split-dispatch-module');
     expect(result.after).toContain("import { dispatch } from './lib/dispatch.js';");

@@ -4,12 +4,12 @@
 // reads as unknown.
 // Deliberately not: a model of prototype chains beyond `extends` of a class the program defines.
 import type * as t from '@babel/types';
-import { type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, unwrapExpression } from './ast.js';
+import { type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, resolveIdentifier, unwrapExpression } from './ast.js';
 import { type ClassNode, type Frame, UNDEFINED, UNKNOWN, type Val } from './values.js';
 import { type PathState } from './interp-types.js';
 import { findEnclosingFunction, LISTEN_METHODS, nextFrameId, queueFieldsOf } from './interp-helpers.js';
 import type { Interpreter } from './interp.js';
-import { getCallsOfMember, getThisAssignments, isMutatedMember } from './lookups.js';
+import { getCallsOfMember, getPrototypeAssignmentsOf, getThisAssignments, isMutatedMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class ClassMembers {
@@ -108,6 +108,9 @@ export class ClassMembers {
 
   /** A method or a field initializer of a class (or its superclasses). */
   findMember(cls: ClassNode, mod: ModuleUnit, name: string, isStatic: boolean, inst?: Val): Val | null {
+    // installed on the prototype after the class was made: it replaces a method of the class body
+    const installed = isStatic ? null : this.findPrototypeMember(cls, mod, name, inst);
+    if (installed) return installed;
     for (const member of cls.body.body) {
       if ((member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod') && member.kind !== 'constructor' && Boolean(member.static) === isStatic) {
         const key = member.type === 'ClassPrivateMethod' ? `#${member.key.id.name}` : getStaticKey(member);
@@ -127,6 +130,47 @@ export class ClassMembers {
       if (parent.k === 'class') return this.findMember(parent.node, parent.mod, name, isStatic, inst);
     }
     return null;
+  }
+
+  /**
+   * A method installed on the class's prototype at the top of its module, after the class:
+   * `Logger.prototype.info = function (msg) { ... }`, or in a loop over constant names
+   * (`for (const level of ['debug', 'info']) Logger.prototype[level] = function (msg) { ... }`), the
+   * last such assignment winning. UNKNOWN where one might install `name` and it cannot be told whether
+   * or with what (inside a function or a condition, a key not from a constant list); null where none does.
+   */
+  private findPrototypeMember(cls: ClassNode, mod: ModuleUnit, name: string, inst?: Val): Val | null {
+    const className = getClassBindingName(cls, mod);
+    if (className === null) return null;
+    let found: Val | null = null;
+    for (const assignment of getPrototypeAssignmentsOf(mod.index, className)) {
+      const left = assignment.left as t.MemberExpression;
+      const owner = this.interp.evalStatic((left.object as t.MemberExpression).object, mod);
+      if (owner.k !== 'class' || owner.node !== cls) continue;
+      const keys = this.getInstalledKeys(left, mod);
+      if (keys !== null && !keys.includes(name)) continue;
+      if (keys === null || assignment.operator !== '=' || !isRunOnceAtTop(mod, assignment)) return UNKNOWN;
+      const value = this.interp.evalStatic(assignment.right, mod);
+      found = value.k === 'func' && value.fn.type !== 'ArrowFunctionExpression' ? { ...value, thisVal: inst } : value;
+    }
+    return found;
+  }
+
+  /** The names `X.prototype.<key> = ...` installs: its static key, or the items of the constant list a loop takes the key from (null: not known). */
+  private getInstalledKeys(left: t.MemberExpression, mod: ModuleUnit): string[] | null {
+    const key = getMemberName(left);
+    if (key !== null) return [key];
+    if (left.property.type !== 'Identifier') return null;
+    const binding = resolveIdentifier(mod.index, left.property);
+    const declarator = binding && 'declarator' in binding ? binding.declarator : null;
+    const declaration = declarator ? mod.index.parent.get(declarator) : null;
+    const loop = declaration ? mod.index.parent.get(declaration) : null;
+    if (loop?.type !== 'ForOfStatement' || loop.left !== declaration || declaration?.type !== 'VariableDeclaration' || declaration.kind !== 'const') return null;
+    if (declarator?.type !== 'VariableDeclarator' || declarator.id.type !== 'Identifier') return null;
+    const list = this.interp.evalStatic(loop.right, mod);
+    if (list.k !== 'arr' || list.items === null) return null;
+    const names = list.items.map((item) => (item.k === 'lit' && typeof item.value === 'string' ? item.value : null));
+    return names.every((n): n is string => n !== null) ? names : null;
   }
 
   /** `this.name = <expr>` in the constructor, evaluated with the constructor's arguments at the `new` site. */
@@ -313,4 +357,27 @@ export class ClassMembers {
     }
     return null;
   }
+}
+
+/** The name a class is bound to in its module: `class Logger {}`, `const Logger = class {}`. */
+function getClassBindingName(cls: ClassNode, mod: ModuleUnit): string | null {
+  if (cls.type === 'ClassDeclaration' && cls.id) return cls.id.name;
+  const parent = mod.index.parent.get(cls);
+  return parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' ? parent.id.name : null;
+}
+
+/**
+ * The assignment runs once when the module loads, whatever happens: a statement at the top of the
+ * module, or the body of a `for...of` there (the loop's list is constant: see getInstalledKeys).
+ */
+function isRunOnceAtTop(mod: ModuleUnit, assignment: t.AssignmentExpression): boolean {
+  let node: t.Node = assignment;
+  let parent = mod.index.parent.get(node);
+  if (parent?.type !== 'ExpressionStatement') return false;
+  for (node = parent, parent = mod.index.parent.get(node); parent && parent.type !== 'Program'; node = parent, parent = mod.index.parent.get(node)) {
+    if (parent.type === 'BlockStatement' && mod.index.parent.get(parent)?.type === 'ForOfStatement') continue;
+    if (parent.type === 'ForOfStatement' && parent.body === node && !parent.await) continue;
+    return false;
+  }
+  return parent?.type === 'Program';
 }

@@ -202,7 +202,7 @@ export function getClassMethodNames(cls: ClassNode): string[] | null {
 }
 
 /** Methods that only compute a value from their receiver (used to format a log line). */
-export const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat']);
+export const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat', 'indexOf', 'includes']);
 
 /** Whether `node` lies inside `fn` (one lookup in the module's index). */
 export function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {

@@ -19,6 +19,7 @@ import {
   getStaticKey,
   getThisScope,
   isFunctionNode,
+  isInside,
   resolveIdentifier,
   unwrapExpression,
 } from './ast.js';
@@ -1766,19 +1767,79 @@ export class Interpreter {
     return current;
   }
 
-  /** `handlers.set('tools/list', fn)` statements at the top level of the module that declares the Map. */
+  /**
+   * `handlers.set('tools/list', fn)` statements at the top level of the module that declares the Map,
+   * or in a loop there over a constant list or object (`for (const [m, fn] of Object.entries(ROUTES)) handlers.set(m, fn)`).
+   */
   private withMapSets(entries: Map<string, Val>, binding: Binding, mod: ModuleUnit, s: PathState, top: Frame): Map<string, Val> | null {
     const out = new Map(entries);
     for (const call of getCallsOfMember(mod.index, 'set')) {
       const callee = unwrapExpression(call.callee) as t.MemberExpression;
       if (callee.object.type !== 'Identifier') continue;
       if (resolveIdentifier(mod.index, callee.object) !== binding) continue;
-      if (findEnclosingFunction(mod, call) !== null) return null;
-      const key = this.evalPure(call.arguments[0]!, s, top);
-      if (key.k !== 'lit' || typeof key.value !== 'string') return null;
-      out.set(key.value, call.arguments[1] ? this.evalPure(call.arguments[1], s, top) : UNDEFINED);
+      const runs = this.getTopLevelRuns(call, mod, s, top);
+      if (runs === null) return null;
+      for (const run of runs) {
+        const key = this.evalPure(call.arguments[0]!, run, top);
+        if (key.k !== 'lit' || typeof key.value !== 'string') return null;
+        out.set(key.value, call.arguments[1] ? this.evalPure(call.arguments[1], run, top) : UNDEFINED);
+      }
     }
     return out;
+  }
+
+  /**
+   * The states code at the top of the module runs in: the one given, for code outside loops; one per
+   * iteration, its loop variable bound, for a statement of the body of a `for...of` over a constant list
+   * (or `Object.entries/keys/values` of a constant object) or a `for...in` over a constant object, a body of
+   * plain expression statements. Null: it runs in a function, or in a loop that cannot be unrolled so.
+   */
+  private getTopLevelRuns(node: t.Node, mod: ModuleUnit, s: PathState, top: Frame): PathState[] | null {
+    if (findEnclosingFunction(mod, node) !== null) return null;
+    let loop: t.ForOfStatement | t.ForInStatement | null = null;
+    let child: t.Node = node;
+    for (let parent = mod.index.parent.get(node); parent && parent.type !== 'Program'; child = parent, parent = mod.index.parent.get(parent)) {
+      if (!t.isLoop(parent)) continue;
+      if (loop !== null || (parent.type !== 'ForOfStatement' && parent.type !== 'ForInStatement') || parent.body !== child) return null;
+      loop = parent;
+    }
+    if (loop === null) return [s];
+    // the loop body: the statement itself, or a block of expression statements (no condition, no early exit)
+    const body = loop.body.type === 'BlockStatement' ? loop.body.body : [loop.body];
+    if (!body.every((st) => st.type === 'ExpressionStatement') || !body.some((st) => isInside(mod.index, node, st) || st === node)) return null;
+    if (mod.index.parent.get(loop)?.type !== 'Program' || (loop.type === 'ForOfStatement' && loop.await)) return null;
+    const items = this.getConstantIterations(loop, mod, top);
+    if (items === null) return null;
+    const target = loop.left.type === 'VariableDeclaration' ? loop.left.declarations[0]!.id : loop.left;
+    return items.map((item) => {
+      const run = this.fork(s);
+      this.bindPattern(target, item, run, top);
+      return run;
+    });
+  }
+
+  /** What each iteration of a loop at the top level binds: the items of a constant list, or the keys / entries / values of a constant object. */
+  private getConstantIterations(loop: t.ForOfStatement | t.ForInStatement, mod: ModuleUnit, top: Frame): Val[] | null {
+    const fieldsOf = (node: t.Node): Map<string, Val> | null => {
+      const fields = this.getFields(this.evalStatic(node, mod), this.newState(), top);
+      return fields === null || fields.has('\0spread') ? null : fields;
+    };
+    if (loop.type === 'ForInStatement') {
+      const fields = fieldsOf(loop.right);
+      return fields && [...fields.keys()].map((k) => lit(k));
+    }
+    const right = unwrapExpression(loop.right);
+    if (right.type === 'CallExpression' && right.arguments.length === 1 && right.arguments[0]!.type !== 'SpreadElement' && right.callee.type === 'MemberExpression') {
+      const owner = this.evalStatic(right.callee.object, mod);
+      const name = getMemberName(right.callee);
+      if (owner.k === 'global' && owner.name === 'Object' && (name === 'entries' || name === 'keys' || name === 'values')) {
+        const fields = fieldsOf(right.arguments[0]!);
+        if (fields === null) return null;
+        return [...fields].map(([k, v]): Val => (name === 'keys' ? lit(k) : name === 'values' ? v : { k: 'arr', items: [lit(k), v] }));
+      }
+    }
+    const list = this.evalStatic(loop.right, mod);
+    return list.k === 'arr' && list.items !== null ? list.items : null;
   }
 
   private readonly staticMemberWrites = new Map<t.ObjectExpression, Map<string, Val> | null>();
@@ -1792,12 +1853,20 @@ export class Interpreter {
     for (const assignment of getMemberAssignmentsOf(mod.index, binding.name)) {
       const left = assignment.left as t.MemberExpression;
       if (resolveIdentifier(mod.index, left.object as t.Identifier) !== binding) continue;
-      const key = left.computed ? this.evalStatic(left.property, mod) : lit(getMemberName(left) ?? undefined);
-      if (key.k !== 'lit' || findEnclosingFunction(mod, assignment) !== null) {
+      // at the top, or once per iteration of a loop there over a constant list (`for (const k in X) table[k] = X[k]`)
+      const runs = this.getTopLevelRuns(assignment, mod, this.newState(), top);
+      if (runs === null) {
         open = true;
         continue;
       }
-      extra.set(String(key.value), this.evalPure(assignment.right, this.newState(), top));
+      for (const run of runs) {
+        const key = left.computed ? this.evalPure(left.property, run, top) : lit(getMemberName(left) ?? undefined);
+        if (key.k !== 'lit') {
+          open = true;
+          continue;
+        }
+        extra.set(String(key.value), this.evalPure(assignment.right, run, top));
+      }
     }
     this.staticMemberWrites.set(value.node, open ? null : extra);
   }
@@ -1840,6 +1909,18 @@ export class Interpreter {
     return this.projectPattern(binding.pattern, value, this.newState(), this.topFrame(mod));
   }
 
+  /** The instance of a class that `this` is where no call says which: made where the program makes one (one per class). */
+  private getStaticInstance(cls: ClassNode, mod: ModuleUnit): Val {
+    // a base class only its one subclass is instantiated from: `this` is that subclass's instance
+    const actual = this.members.findOnlyInstantiatedSubclass(cls, mod) ?? { cls, mod };
+    let inst = this.classInstances.get(actual.cls);
+    if (!inst) {
+      inst = this.makeInstance(actual.cls, actual.mod, this.sites.findNewSite(actual.cls, actual.mod), null);
+      this.classInstances.set(actual.cls, inst);
+    }
+    return inst;
+  }
+
   /** `this` where no call says what it is: the instance of the enclosing class, or the enclosing object literal. */
   getStaticThis(mod: ModuleUnit, node: t.Node): Val | undefined {
     const scope = isFunctionNode(node) && node.type !== 'ArrowFunctionExpression' ? node : getThisScope(mod.index, node);
@@ -1847,16 +1928,15 @@ export class Interpreter {
     const cls = getEnclosingClass(mod.index, scope);
     if (cls && (scope.type === 'ClassMethod' || scope.type === 'ClassPrivateMethod' || scope.type === 'ClassProperty' || scope.type === 'ClassPrivateProperty')) {
       if ((scope as { static?: boolean }).static) return { k: 'class', node: cls, mod };
-      // a base class only its one subclass is instantiated from: `this` is that subclass's instance
-      const actual = this.members.findOnlyInstantiatedSubclass(cls, mod) ?? { cls, mod };
-      let inst = this.classInstances.get(actual.cls);
-      if (!inst) {
-        inst = this.makeInstance(actual.cls, actual.mod, this.sites.findNewSite(actual.cls, actual.mod), null);
-        this.classInstances.set(actual.cls, inst);
-      }
-      return inst;
+      return this.getStaticInstance(cls, mod);
     }
     const parent = mod.index.parent.get(scope);
+    // `Logger.prototype.info = function () { this.write(...) }`: an instance of the class
+    if (scope.type === 'FunctionExpression' && parent?.type === 'AssignmentExpression' && parent.right === scope && parent.left.type === 'MemberExpression') {
+      const holder = unwrapExpression(parent.left.object);
+      const owner = holder.type === 'MemberExpression' && getMemberName(holder) === 'prototype' ? this.evalStatic(holder.object, mod) : null;
+      if (owner?.k === 'class') return this.getStaticInstance(owner.node, owner.mod);
+    }
     if (scope.type === 'ObjectMethod' && parent?.type === 'ObjectExpression') return this.buildObject(parent, this.newState(), this.topFrame(mod), { node: parent, frame: null }, true);
     if (parent?.type === 'ObjectProperty') {
       const holder = mod.index.parent.get(parent);

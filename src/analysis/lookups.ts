@@ -17,6 +17,8 @@ interface Lookups {
   callsByMember: Map<string, t.CallExpression[]>;
   /** Assignments to a member of a plain name (`handlers.x = ...`, `handlers[k] = ...`) by that name. */
   memberAssignmentsByObject: Map<string, t.AssignmentExpression[]>;
+  /** Assignments to a member of a name's prototype (`Logger.prototype.info = ...`, `Logger.prototype[k] = ...`) by that name. */
+  prototypeAssignments: Map<string, t.AssignmentExpression[]>;
   /** Assignments to a member of `this` (`this.x = ...`) by the member's static name. */
   thisAssignments: Map<string, t.AssignmentExpression[]>;
   /**
@@ -39,7 +41,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 function getLookups(index: AstIndex): Lookups {
   let lookups = cache.get(index);
   if (lookups) return lookups;
-  lookups = { callsIn: new Map(), callsByName: new Map(), callsByBinding: new Map(), callsByMember: new Map(), memberAssignmentsByObject: new Map(), thisAssignments: new Map(), mutatedMembers: new Set() };
+  lookups = { callsIn: new Map(), callsByName: new Map(), callsByBinding: new Map(), callsByMember: new Map(), memberAssignmentsByObject: new Map(), prototypeAssignments: new Map(), thisAssignments: new Map(), mutatedMembers: new Set() };
   for (const call of index.calls) {
     push(lookups.callsIn, getEnclosingFunction(index, call), call);
     const callee = unwrapExpression(call.callee);
@@ -58,6 +60,7 @@ function getLookups(index: AstIndex): Lookups {
     const left = assignment.left;
     if (left.type !== 'MemberExpression') continue;
     if (left.object.type === 'Identifier') push(lookups.memberAssignmentsByObject, left.object.name, assignment);
+    if (left.object.type === 'MemberExpression' && left.object.object.type === 'Identifier' && getMemberName(left.object) === 'prototype') push(lookups.prototypeAssignments, left.object.object.name, assignment);
     if (left.object.type === 'ThisExpression') {
       const name = getMemberName(left);
       if (name !== null) push(lookups.thisAssignments, name, assignment);
@@ -118,4 +121,9 @@ export function getThisAssignments(index: AstIndex, name: string): readonly t.As
 /** Whether a member named `name` holds a table that code changes (`this.tools.set(...)`, `state.tools[k] = ...`). */
 export function isMutatedMember(index: AstIndex, name: string): boolean {
   return getLookups(index).mutatedMembers.has(name);
+}
+
+/** The assignments to a member of `<object>.prototype` (`Logger.prototype.info = ...`); document order. */
+export function getPrototypeAssignmentsOf(index: AstIndex, object: string): readonly t.AssignmentExpression[] {
+  return getLookups(index).prototypeAssignments.get(object) ?? NONE;
 }

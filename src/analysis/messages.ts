@@ -5,6 +5,7 @@
 import type * as t from '@babel/types';
 import type { FunctionNode } from './ast.js';
 import type { FileFacts } from './facts.js';
+import type { ModuleUnit } from './program.js';
 import type { Event, PathResult, WriteData } from './interp.js';
 import type { Frame } from './values.js';
 
@@ -85,7 +86,7 @@ export function isWithinFrame(frame: Frame | null, outer: Frame): boolean {
  * nothing else (`send(msg)`, `respond(id, result)`). A call is a helper call when it always calls the
  * same helper: a handler looked up in a table that happens to only write is not one.
  */
-export function findWriterHelpers(paths: MessagePath[]): (frame: Frame) => boolean {
+export function findWriterHelpers(facts: FileFacts, paths: MessagePath[]): (frame: Frame) => boolean {
   const candidates = new Set<FunctionNode>();
   const rejected = new Set<FunctionNode>();
   const callees = new Map<t.Node, Set<FunctionNode>>();
@@ -95,20 +96,25 @@ export function findWriterHelpers(paths: MessagePath[]): (frame: Frame) => boole
       const set = callees.get(e.frame.call) ?? new Set();
       set.add(e.frame.fn);
       callees.set(e.frame.call, set);
-      if (writesOneMessage(p.events, i, e.frame)) candidates.add(e.frame.fn);
+      if (writesOneMessage(facts, p.events, i, e.frame)) candidates.add(e.frame.fn);
       else rejected.add(e.frame.fn);
     });
   }
   return (frame) => frame.fn !== null && frame.call !== null && candidates.has(frame.fn) && !rejected.has(frame.fn) && callees.get(frame.call)?.size === 1;
 }
 
-/** Between its enter and leave, the frame writes one JSON text (and its framing) and does nothing else. */
-function writesOneMessage(events: Event[], start: number, frame: Frame): boolean {
+/**
+ * Between its enter and leave, the frame writes one JSON text (and its framing) and does nothing else
+ * but log to stderr (`console.error('send', json)`, `debug(...)` of a function that only logs): the
+ * SDK rewrite removes such a helper, and names the logging it drops.
+ */
+function writesOneMessage(facts: FileFacts, events: Event[], start: number, frame: Frame): boolean {
   let json = 0;
   for (let i = start + 1; i < events.length; i++) {
     const e = events[i]!;
     if (e.e === 'leave' && e.frame === frame) return json === 1;
-    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct' || e.e === 'branch') continue;
+    if (e.e === 'enter' || e.e === 'leave' || e.e === 'construct' || e.e === 'branch' || e.e === 'log') continue;
+    if (e.e === 'effect' && e.what === 'call' && isLoggingHelperCall(facts, e.frame.mod, e.node)) continue;
     if (e.e === 'write' && (e.data.kind === 'newline' || e.data.kind === 'header')) continue;
     if (e.e === 'write' && e.data.kind === 'json') {
       json++;
@@ -119,3 +125,9 @@ function writesOneMessage(events: Event[], start: number, frame: Frame): boolean
   return json === 1;
 }
 
+/** `log('ready')`, `logger.debug(...)`: a call of the program's own function that can only write to stderr. */
+export function isLoggingHelperCall(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
+  if (node.type !== 'CallExpression') return false;
+  const target = facts.interp.evalStatic(node.callee, mod);
+  return target.k === 'func' && facts.interp.onlyLogs(target.fn);
+}

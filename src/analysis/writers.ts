@@ -96,6 +96,8 @@ export class WriterAnalysis {
     const target = this.interp.evalStatic(call.callee, mod);
     if (target.k === 'native') {
       if (target.name === 'console.err' || target.name === 'noop' || target.name === 'JSON.stringify' || target.name.startsWith('pure')) return true;
+      // `LEVELS.indexOf(level)` on an array the program holds: a value only
+      if (target.name.startsWith('array.') && VALUE_METHODS.has(target.name.slice('array.'.length))) return true;
       if (target.name === 'stream.write' && call.callee.type === 'MemberExpression') {
         const stream = this.interp.evalStatic(call.callee.object, mod);
         return stream.k === 'stream' && stream.fd === 2;

@@ -162,7 +162,7 @@ class ReplySites {
     private readonly facts: FileFacts,
     paths: MessagePath[],
   ) {
-    const helpers = findWriterHelpers(paths);
+    const helpers = findWriterHelpers(facts, paths);
     for (const path of paths) this.collect(path.path.state, path.parseIndex, path, helpers);
     // what a line that is not JSON is answered with
     for (const result of facts.paths) {

@@ -7,7 +7,7 @@ import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMe
 import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
-import { collectMessagePaths, findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
+import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
@@ -303,7 +303,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   }
   const real = answered.filter((p) => p.method === null || !isSdkOwned(p.method));
   const basis = real.length > 0 ? real : answered;
-  const helpers = findWriterHelpers(paths);
+  const helpers = findWriterHelpers(facts, paths);
   const options = new Map(answered.map((p) => [p, getDispatcherOptions(p, helpers)]));
   for (const p of basis) {
     if (options.get(p)!.length === 0) {
@@ -410,7 +410,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
   const removable = [...findSdkOwnedBranches(facts, paths, dispatcher), ...findDeadReplyGuards(facts, paths, dispatcher)];
-  const ownedCode = findSdkOwnedCode(facts, paths);
+  const ownedCode = findSdkOwnedCode(facts, paths, helpers);
   if (ownedCode.effect) {
     const { node, mod, method } = ownedCode.effect;
     block('SDK_OWNED_SIDE_EFFECTS', node, `the code for ${method} also runs \`${shorten(sourceOf(mod, node))}\`; the SDK answers ${method} itself and would never run it`);
@@ -484,7 +484,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     fallback,
     noReplyEnds,
     removableBranches: removable,
-    dropped: ownedCode.dropped,
+    dropped: [...ownedCode.dropped, ...findWriterLogging(facts, inDispatcher, helpers)],
     initialize,
     usesMessageId,
     runtimeMethods,
@@ -1035,6 +1035,8 @@ function analyseSite(
     if (i === reply.index) continue;
     // a second reply to the same request: clients never see it
     if (e.e === 'write' && p.replies.some((r) => r.index === i)) continue;
+    // the writer helpers' own logging goes with them (named in the header as dropped)
+    if (m > 0 && (e.e === 'log' || e.e === 'effect') && isWithinFrame(e.frame, chain[m - 1]!)) continue;
     if ((e.e === 'effect' && !isDeadStore(facts, e)) || e.e === 'log' || (e.e === 'write' && e.data.kind !== 'newline' && e.data.kind !== 'header')) {
       block('EFFECTS_AFTER_REPLY', e.e === 'write' ? e.call : e.node, 'code with side effects runs after the reply is written');
       return null;
@@ -1463,7 +1465,7 @@ function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatc
  * lost, so it keeps the server off the SDK rewrite. "Only": neither the code nor any call on the way to
  * it from the parse is run by another method's path (a log before the dispatch is everyone's).
  */
-function findSdkOwnedCode(facts: FileFacts, paths: MessagePath[]): { dropped: DroppedCode[]; effect: { node: t.Node; mod: ModuleUnit; method: string } | null } {
+function findSdkOwnedCode(facts: FileFacts, paths: MessagePath[], helpers: (frame: Frame) => boolean): { dropped: DroppedCode[]; effect: { node: t.Node; mod: ModuleUnit; method: string } | null } {
   type Link = { node: t.Node; mod: ModuleUnit };
   const chainOf = (node: t.Node | null, frame: Frame, stop: Frame): Link[] => {
     const out: Link[] = node ? [{ node, mod: frame.mod }] : [];
@@ -1486,22 +1488,43 @@ function findSdkOwnedCode(facts: FileFacts, paths: MessagePath[]): { dropped: Dr
     for (const e of p.events.slice(p.parseIndex)) {
       if (e.e !== 'log' && e.e !== 'effect') continue;
       if (!isWithinFrame(e.frame, p.parseFrame) || (e.e === 'effect' && e.what === 'callback') || isDeadStore(facts, e)) continue;
+      // logging inside a writer helper is the writer's (named once as such by findWriterLogging)
+      if (isInWriterHelper(e.frame, p.parseFrame, helpers)) continue;
       // the outermost link no other method runs: the code in the SDK-owned branch
       const own = chainOf(e.node, e.frame, p.parseFrame).filter((link) => !shared.has(link.node)).pop();
       if (!own) continue;
       const logs = e.e === 'log' || (e.what === 'call' && isLoggingHelperCall(facts, e.frame.mod, e.node));
       if (!logs && (e.what !== 'call' || isValueDiscarded(e.frame.mod, e.node))) return { dropped: [], effect: { node: own.node, mod: own.mod, method: p.method } };
-      if (logs && !dropped.has(own.node)) dropped.set(own.node, { mod: own.mod, line: getLine(own.node), text: shorten(sourceOf(own.mod, own.node)), method: p.method });
+      if (logs && !dropped.has(own.node)) dropped.set(own.node, { mod: own.mod, line: getLine(own.node), text: shorten(sourceOf(own.mod, own.node)), method: p.method, writer: null });
     }
   }
   return { dropped: [...dropped.values()], effect: null };
 }
 
-/** `log('ready')` where `log` can only write to stderr. */
-function isLoggingHelperCall(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
-  if (node.type !== 'CallExpression') return false;
-  const target = facts.interp.evalStatic(node.callee, mod);
-  return target.k === 'func' && facts.interp.onlyLogs(target.fn);
+function isInWriterHelper(frame: Frame, stop: Frame, helpers: (frame: Frame) => boolean): boolean {
+  for (let f: Frame | null = frame; f && f !== stop; f = f.caller) if (helpers(f)) return true;
+  return false;
+}
+
+/**
+ * The logging inside the writer helpers the replies go through (`function send(m) { console.error('send',
+ * m); process.stdout.write(...) }`): the rewrite turns the calls of the helper into returns and removes
+ * it, so those lines are no longer written. Each is named at the statement in the helper that logs.
+ */
+function findWriterLogging(facts: FileFacts, paths: MessagePath[], helpers: (frame: Frame) => boolean): DroppedCode[] {
+  const dropped = new Map<t.Node, DroppedCode>();
+  for (const p of paths) {
+    for (const e of p.events.slice(p.parseIndex)) {
+      if (e.e !== 'log' && !(e.e === 'effect' && e.what === 'call' && isLoggingHelperCall(facts, e.frame.mod, e.node))) continue;
+      let node: t.Node | null = e.node;
+      for (let f: Frame | null = e.frame; f && f !== p.parseFrame && node; node = f.call, f = f.caller) {
+        if (!helpers(f)) continue;
+        if (!dropped.has(node)) dropped.set(node, { mod: f.mod, line: getLine(node), text: shorten(sourceOf(f.mod, node)), method: null, writer: shorten(sourceOf(f.caller!.mod, (f.call as t.CallExpression).callee)) });
+        break;
+      }
+    }
+  }
+  return [...dropped.values()];
 }
 
 /** `f();`, `await f();`: a call made for its effect, whose value nobody reads. */

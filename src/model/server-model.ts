@@ -93,12 +93,16 @@ export interface RemovableBranch {
   mod: ModuleUnit;
 }
 
+/** Logging the SDK rewrite drops: code only an SDK-owned method ran, or a log line inside a writer helper the rewrite removes. */
 export interface DroppedCode {
   mod: ModuleUnit;
   line: number;
   /** The statement, shortened to one line. */
   text: string;
-  method: string;
+  /** The SDK-owned method that alone ran it (null: it logs inside a writer helper). */
+  method: string | null;
+  /** The writer helper it logs in, as its callers name it (`send`, `this.#send`); null for SDK-owned code. */
+  writer: string | null;
 }
 
 export interface InitializeInfo {
@@ -152,7 +156,7 @@ export interface SdkShape {
   runtimeMethods: boolean;
   noReplyEnds: NoReplyEnd[];
   removableBranches: RemovableBranch[];
-  /** Logging only initialize, ping or notifications/initialized ran: it goes with their branches (said in the header). */
+  /** Logging only initialize, ping or notifications/initialized ran (it goes with their branches), and logging inside the writer helpers the rewrite removes: said in the header. */
   dropped: DroppedCode[];
   initialize: InitializeInfo;
   usesMessageId: boolean;

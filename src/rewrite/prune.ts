@@ -145,12 +145,19 @@ function collectClassMembers(model: ScopeModel, externalMembers: ReadonlySet<str
     } else if (node.type === 'MemberExpression') {
       const property = node.property;
       if (node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(node.object)) dynamic = true;
-      const name = !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
+      // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
+      const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
       // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
       if (name !== null && !isOtherObject(model, node)) accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
     } else if (node.type === 'OptionalMemberExpression') {
       const property = node.property;
-      if (!node.computed && t.isIdentifier(property)) accesses.set(property.name, [...(accesses.get(property.name) ?? []), [node.start!, node.end!]]);
+      // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
+      const name = (property as t.Node).type === 'PrivateName' ? `#${(property as unknown as t.PrivateName).id.name}` : !node.computed && t.isIdentifier(property) ? property.name : null;
+      if (name !== null) accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
+    } else if (node.type === 'BinaryExpression' && node.operator === 'in' && t.isPrivateName(node.left)) {
+      // `#send in obj`: a brand check reads the private name too
+      const name = `#${node.left.id.name}`;
+      accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
     } else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') {
       classes.push({ name: node.id?.name ?? `@${node.start}`, node });
     }
@@ -161,13 +168,18 @@ function collectClassMembers(model: ScopeModel, externalMembers: ReadonlySet<str
     // code outside the program may call the methods of an exported class: only its writers go
     const isExported = exported.has(className);
     for (const member of node.body.body) {
-      if (member.type !== 'ClassMethod' && member.type !== 'ClassProperty') continue;
-      if (member.static || member.computed || member.key.type !== 'Identifier') continue;
-      if (member.type === 'ClassMethod' && member.kind !== 'method') continue;
-      const name = member.key.name;
-      if (externalMembers.has(name) || (isExported && !writers.has(name))) continue;
+      // public and private (`#send(msg) { ... }`, `#out = process.stdout`) members alike
+      if (member.type !== 'ClassMethod' && member.type !== 'ClassProperty' && member.type !== 'ClassPrivateMethod' && member.type !== 'ClassPrivateProperty') continue;
+      if (member.static) continue;
+      const isPrivate = member.type === 'ClassPrivateMethod' || member.type === 'ClassPrivateProperty';
+      if (!isPrivate && (member.computed || member.key.type !== 'Identifier')) continue;
+      if ((member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod') && member.kind !== 'method') continue;
+      const name = member.key.type === 'PrivateName' ? `#${member.key.id.name}` : (member.key as t.Identifier).name;
+      // a private member is read only inside its class: other modules and exports cannot reach it
+      if (!isPrivate && (externalMembers.has(name) || (isExported && !writers.has(name)))) continue;
       const ranges = accesses.get(name) ?? [];
-      members.set(`class:${className}.${name}`, { references: ranges.length, referenceRanges: ranges, node: member, removable: member.type === 'ClassMethod' || !member.value || isPure(member.value) });
+      const isMethod = member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod';
+      members.set(`class:${className}.${name}`, { references: ranges.length, referenceRanges: ranges, node: member, removable: isMethod || !member.value || isPure(member.value) });
     }
   }
   return members;
@@ -241,6 +253,7 @@ function getOwnerChain(model: ScopeModel, scope: t.Node): string {
   for (let node: t.Node | undefined = scope; node; node = model.parent.get(node)) {
     if ((t.isFunctionDeclaration(node) || t.isClassDeclaration(node)) && node.id) names.push(node.id.name);
     else if (t.isClassMethod(node) && t.isIdentifier(node.key)) names.push(node.key.name);
+    else if (t.isClassPrivateMethod(node)) names.push(`#${node.key.id.name}`);
     else if (t.isVariableDeclarator(node) && t.isIdentifier(node.id)) names.push(node.id.name);
     else if (t.isFunction(node)) names.push(`@${node.loc?.start.line ?? 0}`);
   }

@@ -389,9 +389,12 @@ function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   for (const fn of writers) {
     if ((fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression') && fn.id) names.add(fn.id.name);
     if ((fn.type === 'ClassMethod' || fn.type === 'ObjectMethod') && fn.key.type === 'Identifier') names.add(fn.key.name);
+    // a private writer (`#send(msg) { ... }`, `#send = (msg) => ...`) is named as prune keys it
+    if (fn.type === 'ClassPrivateMethod') names.add(`#${fn.key.id.name}`);
     const parent = mod.index.parent.get(fn);
     if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') names.add(parent.id.name);
     if (parent?.type === 'ClassProperty' && parent.key.type === 'Identifier') names.add(parent.key.name);
+    if (parent?.type === 'ClassPrivateProperty') names.add(`#${parent.key.id.name}`);
   }
   return names;
 }
@@ -565,7 +568,8 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
     case 'property':
     case 'element': {
       const range = getNodeRange(source, node);
-      const after = /^\s*,/.exec(source.slice(range.end));
+      // with its comma; and the space after it when the next item follows on the same line (`{ a: 1, b: 2 }` -> `{ b: 2 }`)
+      const after = /^\s*,(?:[ \t]+(?=[^\s]))?/.exec(source.slice(range.end));
       const end = after ? range.end + after[0].length : range.end;
       return { ...getRemovalRange(source, range.start, end), replacement: null };
     }
@@ -745,14 +749,23 @@ function reindentBlock(text: string, unit: string): string {
 interface Names {
   server: string;
   transport: string;
+  /** The SDK's classes as this module names them: `Server`, or `SdkServer` where the module declares a `Server` of its own. */
+  serverClass: string;
+  transportClass: string;
 }
 
-/** `server` and `transport`, unless the module already uses those names for something. */
+/** `server` and `transport` (and the SDK classes' own names), unless the module already uses those names for something. */
 function pickNames(mod: ModuleUnit): Names {
   const taken = new Set<string>();
   for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
   const pick = (options: string[]): string => options.find((n) => !taken.has(n)) ?? `${options[0]}_${Math.abs(hash(mod.path)) % 1000}`;
-  return { server: pick(['server', 'mcpServer', 'sdkServer']), transport: pick(['transport', 'stdioTransport', 'sdkTransport']) };
+  return {
+    server: pick(['server', 'mcpServer', 'sdkServer']),
+    transport: pick(['transport', 'stdioTransport', 'sdkTransport']),
+    // `class Server { ... }` of the user's own: the SDK's is imported under another name
+    serverClass: pick(['Server', 'SdkServer', 'McpSdkServer']),
+    transportClass: pick(['StdioServerTransport', 'SdkStdioServerTransport']),
+  };
 }
 
 function hash(text: string): number {
@@ -783,7 +796,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   const options = [`capabilities: ${capabilities}`];
   if (construct.instructions) options.push(`instructions: ${construct.instructions}`);
   const optionsText = options.join(', ').length > 60 || options.some((o) => o.includes('\n')) ? `{${eol}${options.map((o) => `${indent}${unit}${o}`).join(`,${eol}`)}${style.trailingComma ? ',' : ''}${eol}${indent}}` : `{ ${options.join(', ')} }`;
-  lines.push(`${indent}const ${names.server} = new Server(${construct.serverInfo}, ${optionsText})${s}`);
+  lines.push(`${indent}const ${names.server} = new ${names.serverClass}(${construct.serverInfo}, ${optionsText})${s}`);
   const missing = construct.capabilities === null ? [] : construct.capabilityKeys === null ? needed : needed.filter((c) => !construct.capabilityKeys!.includes(c));
   if (missing.length > 0) {
     lines.push(`${indent}${names.server}.registerCapabilities({ ${missing.map((c) => `${c}: {}`).join(', ')} })${s}`);
@@ -864,7 +877,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     return [`${indent}serveStdio(() => {`, ...body, `${indent}${unit}return ${names.server}${s}`, `${indent}})${s}`].join(eol);
   }
   const t = names.transport;
-  lines.push(`${indent}const ${t} = new StdioServerTransport()${s}`);
+  lines.push(`${indent}const ${t} = new ${names.transportClass}()${s}`);
   if (sdk === 'v1') {
     const ts = /\.[cm]?tsx?$/.test(shape.anchor.mod.path);
     lines.push(
@@ -905,12 +918,12 @@ function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names)
     if (useImport) return `import { ${list.join(', ')} } from ${q(from)}${s}`;
     // require() brings values; a type comes with `import type` (TypeScript only)
     const types = list.filter((n) => n.startsWith('type ')).map((n) => n.slice(5));
-    const values = list.filter((n) => !n.startsWith('type '));
+    const values = list.filter((n) => !n.startsWith('type ')).map(asDestructured);
     return [...(types.length > 0 ? [`import type { ${types.join(', ')} } from ${q(from)}${s}`] : []), ...(values.length > 0 ? [`const { ${values.join(', ')} } = require(${q(from)})${s}`] : [])].join(style.eol);
   };
   const lines: string[] = [];
-  if (/\.cts$/i.test(mod.path)) return buildCtsImports(ctx, style, mod);
-  for (const [list, from] of getSdkImports(ctx)) lines.push(line(list, from));
+  if (/\.cts$/i.test(mod.path)) return buildCtsImports(ctx, style, mod, names);
+  for (const [list, from] of getSdkImports(ctx, names)) lines.push(line(list, from));
   void names;
   const eol = style.eol;
   return lines.join(eol) + eol + (hasTopImports(mod) ? '' : eol);
@@ -921,7 +934,7 @@ function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names)
 // const { Server } = sdkRequire('@modelcontextprotocol/sdk/server/index.js') as typeof import('@modelcontextprotocol/sdk/server/index.js');
 // tsx runs a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build
 // (its circular requires fail on Node 20); a require made with createRequire is Node's own.
-function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit): string {
+function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
   const target = SDK_TARGETS[ctx.sdk];
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
@@ -933,10 +946,10 @@ function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit): string {
     `import { createRequire } from ${q('node:module')}${s}`,
     `// tsx loads a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build: use Node's own`,
     `const ${req} = createRequire(__filename)${s}`,
-    ...getSdkImports(ctx).flatMap(([list, from]) => {
+    ...getSdkImports(ctx, names).flatMap(([list, from]) => {
       // types are imported as types (erased); values come through Node's require
       const types = list.filter((n) => n.startsWith('type ')).map((n) => n.slice(5));
-      const values = list.filter((n) => !n.startsWith('type '));
+      const values = list.filter((n) => !n.startsWith('type ')).map(asDestructured);
       return [...(types.length > 0 ? [`import type { ${types.join(', ')} } from ${q(from)}${s}`] : []), ...(values.length > 0 ? [load(values, from)] : [])];
     }),
   ];
@@ -948,14 +961,16 @@ function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit): string {
  *   v1: Server; StdioServerTransport; the request schemas it registers
  *   v2: Server (and ProtocolError when it throws one); serveStdio, which serves both protocol eras
  */
-function getSdkImports(ctx: Ctx): [string[], string][] {
+function getSdkImports(ctx: Ctx, local: Names): [string[], string][] {
   const target = SDK_TARGETS[ctx.sdk];
+  const server = local.serverClass === 'Server' ? 'Server' : `Server as ${local.serverClass}`;
   if (ctx.sdk === 'v2') {
-    const names = usesProtocolError(ctx) ? ['ProtocolError', 'Server'] : ['Server'];
+    const names = usesProtocolError(ctx) ? ['ProtocolError', server] : [server];
     if (isTypeScriptPath(ctx.shape.anchor.mod.path)) names.push('type ServerResult');
     return [[names, target.serverModule], [['serveStdio'], target.stdioModule]];
   }
-  const out: [string[], string][] = [[['Server'], target.serverModule], [['StdioServerTransport'], target.stdioModule]];
+  const transport = local.transportClass === 'StdioServerTransport' ? 'StdioServerTransport' : `StdioServerTransport as ${local.transportClass}`;
+  const out: [string[], string][] = [[[server], target.serverModule], [[transport], target.stdioModule]];
   const schemas: string[] = [
     ...ctx.shape.registrations.map((m) => MCP_REQUESTS[m as keyof typeof MCP_REQUESTS].schema),
     ...ctx.shape.notifications.filter(isMcpNotification).map((m) => MCP_NOTIFICATIONS[m].schema),
@@ -963,6 +978,11 @@ function getSdkImports(ctx: Ctx): [string[], string][] {
   if (isTypeScriptPath(ctx.shape.anchor.mod.path)) schemas.push('type ServerResult');
   if (schemas.length > 0) out.push([schemas, target.typesModule!]);
   return out;
+}
+
+/** An import specifier as a destructuring property: `Server as SdkServer` -> `Server: SdkServer`. */
+function asDestructured(specifier: string): string {
+  return specifier.replace(' as ', ': ');
 }
 
 function hasTopImports(mod: ModuleUnit): boolean {
