@@ -222,14 +222,16 @@ serve((m) => {
     });
     const at = (p: string): string => join(root, p);
     const base = { fixes: [], findings: [], diagnostics: [] };
+    // (a change's `before` is what the file holds: a run writes nothing over a file whose bytes differ)
+    const [serveText, frameText] = [readFileSync(at('lib/serve.js'), 'utf8'), readFileSync(at('lib/frame.js'), 'utf8')];
     // the entry plans the SDK and changes both modules; the module alone would plan the envelope and
     // change the shared module differently (as it did: NO_DISPATCH, then SHARED_MODULE_CONFLICT)
     const fake = (path: string, source: string): FileResult => {
       if (path === at('bin.js')) {
-        return { ...base, path, before: source, after: 'bin-sdk', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] }, related: [{ path: at('lib/serve.js'), before: 'b', after: 'serve-sdk' }, { path: at('lib/frame.js'), before: 'f', after: 'frame-sdk' }] };
+        return { ...base, path, before: source, after: 'bin-sdk', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] }, related: [{ path: at('lib/serve.js'), before: serveText, after: 'serve-sdk' }, { path: at('lib/frame.js'), before: frameText, after: 'frame-sdk' }] };
       }
       if (path === at('lib/serve.js')) {
-        return { ...base, path, before: source, after: 'serve-envelope', decision: { kind: 'envelope', reason: 'NO_DISPATCH', hint: '' }, related: [{ path: at('lib/frame.js'), before: 'f', after: 'frame-envelope' }], startedByImporter: true };
+        return { ...base, path, before: source, after: 'serve-envelope', decision: { kind: 'envelope', reason: 'NO_DISPATCH', hint: '' }, related: [{ path: at('lib/frame.js'), before: frameText, after: 'frame-envelope' }], startedByImporter: true };
       }
       return { ...base, path, before: source, decision: { kind: 'none' } };
     };

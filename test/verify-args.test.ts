@@ -95,6 +95,7 @@ describe('verify rules table', () => {
       'initialize-failed',
       'pre-initialize-unanswered',
       'ping-unanswered',
+      'duplicate-reply',
       'no-reply',
       'tool-call-crashed',
       // same id as the static rule, but a dropped line passes at run time (the SDK transports drop it)
