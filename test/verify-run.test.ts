@@ -120,7 +120,7 @@ describe('--verify-timeout', () => {
 
   it('a difference that rests on a reply not yet come is measured again with a longer wait: an original slow to start is no reason to refuse', async () => {
     // the original busy-waits 1 s before it reads anything: under 200 ms (0.6 s for initialize) its
-    // initialize goes unanswered while the migrated one answers; measured again (0.6 s a reply, 1.8 s
+    // initialize goes unanswered while the migrated one answers; measured again (0.4 s a reply, 1.8 s
     // for initialize) both answer alike
     const slow = 'const start = Date.now();\nwhile (Date.now() - start < 1000);\n';
     const pkg = await makePackage({ ...HONEST, 'honest.cjs': slow + fixture('honest.cjs') });

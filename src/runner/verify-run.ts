@@ -148,16 +148,19 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,
-    // the two servers one after the other and with three times the wait, before it counts.
-    const slower = (options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS) * 3;
+    // the two servers one after the other, with twice the wait for each reply and three times as long
+    // for the start (a server that leaves many requests unanswered pays the wait once per request, within
+    // the exploration's time limit).
+    const base = options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS;
+    const slower = (dir: string): VerifyOptions => ({ ...side(dir), timeoutMs: base * 2, startTimeoutMs: base * 9 });
     if (compared.kind === 'compared' && restsOnTimeout(compared)) {
-      compared = await compareServers({ original: { ...side(original), timeoutMs: slower }, migrated: { ...side(migrated), timeoutMs: slower }, parallel: false, expected });
+      compared = await compareServers({ original: slower(original), migrated: slower(migrated), parallel: false, expected });
     }
     // An answer that changes from run to run (an id or a time a tool made up when called without its
     // required arguments) is no difference the rewrite made: the original is run once more, and what it
     // answers differently from itself is taken out of the comparison.
     if (compared.kind === 'compared' && !compared.equal && compared.differences.some((d) => d.aspect === 'result' || d.aspect === 'error message' || d.aspect === 'error data')) {
-      const again = await verifyServer({ ...side(original), timeoutMs: slower });
+      const again = await verifyServer(slower(original));
       if (again.kind === 'checked') {
         const volatile = new Set(compareContracts(compared.original, again).differences.map((d) => d.what));
         const differences = compared.differences.filter((d) => !volatile.has(d.what));
@@ -183,7 +186,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         // no request answered by both (both too slow for the wait, say): equal only because nothing was seen
         if (compared.compared === 0 && compared.equal) return notVerified(`no request was answered by both servers within the wait (${options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS} ms per reply, --verify-timeout): nothing was compared`);
         // the original never answered initialize, even with the longer wait: there is nothing to compare with
-        if (compared.original.contract.initialize === null) return notVerified(`the original did not answer initialize within ${3 * slower} ms: nothing to compare with`);
+        if (compared.original.contract.initialize === null) return notVerified(`the original did not answer initialize within ${base * 9} ms: nothing to compare with`);
         return compared.equal
           ? { kind: 'equal', path, diff: compared, ms }
           : { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };

@@ -23,6 +23,8 @@ export interface VerifyOptions {
   framing: Framing;
   /** How long to wait for each reply. `initialize` gets three times as long (start-up included). */
   timeoutMs: number;
+  /** How long to wait for the reply to `initialize`, start-up included (default three times timeoutMs). */
+  startTimeoutMs?: number;
   /** Client name/version sent in `initialize`. */
   clientInfo: { name: string; version: string };
   /** Custom (non-MCP) methods to call, each with `params: {}` (only with `calls: 'calls'`). */
@@ -317,6 +319,8 @@ function getCrash(outcome: Outcome): string | null {
 async function runProbes(servers: ServerProcesses, options: VerifyOptions, discover: boolean, deadline: number, totalMs: number): Promise<SessionResult> {
   const { signal } = options;
   const timeoutMs = clampReplyTimeout(options.timeoutMs);
+  // the first reply includes the start-up (a TypeScript server under tsx, a loaded machine)
+  const startMs = clampReplyTimeout(options.startTimeoutMs ?? 3 * timeoutMs);
   // One limit for the whole exploration: a server that answers nothing costs one wait per request.
   /** How long a wait may still last: `ms`, or what is left of the overall limit. */
   const within = (ms: number): number => Math.max(0, Math.min(ms, deadline - Date.now()));
@@ -385,7 +389,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     const id = nextId++;
     sentIds.add(id);
     next.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo } });
-    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, within(3 * timeoutMs), signal);
+    const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, within(startMs), signal);
     if (reply !== null) next.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     contract.restarts.push(`the server ${describeExit(gone.exited)} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
   };
@@ -436,7 +440,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     'initialize',
     { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo },
     nextId++,
-    3 * timeoutMs,
+    startMs,
     !discover,
   );
   if (isAborted(signal)) return { kind: 'aborted', pid: first.pid };
@@ -454,7 +458,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     if (first.exited !== null) {
       return { kind: 'not-started', reason: `the server ${describeExit(first.exited)} before answering initialize`, stderrTail: first.getStderrTail(), pid: first.pid };
     }
-    findings.add('initialize-failed', false, `initialize: no reply within ${3 * timeoutMs} ms (wrong --framing?)`);
+    findings.add('initialize-failed', false, `initialize: no reply within ${startMs} ms (wrong --framing?)`);
     for (const rule of VERIFY_RULE_IDS) findings.skip(rule, 'not checked: initialize got no reply');
     return finish(servers, findings, null, null, contract, flagged, sentIds);
   }
