@@ -56,13 +56,29 @@ function getParserOptions(path: string): ParserOptions {
  * nested too deeply for this thread's stack is parsed on a thread with a larger one.
  */
 export function parseSource(path: string, source: string): File {
+  const plugins = getParserPlugins(path).join('+');
+  const cached = recent.find((r) => r.source === source && r.plugins === plugins);
+  if (cached) return cached.ast;
+  let ast: File;
   try {
-    return babelParse(source, getParserOptions(path));
+    ast = babelParse(source, getParserOptions(path));
   } catch (err) {
-    if (isStackOverflow(err)) return parseOnLargeStack(path, source);
-    throw toParseError(err);
+    if (!isStackOverflow(err)) throw toParseError(err);
+    ast = parseOnLargeStack(path, source);
   }
+  recent.unshift({ source, plugins, ast });
+  recent.length = Math.min(recent.length, RECENT_PARSES);
+  return ast;
 }
+
+/**
+ * The trees of the last texts parsed. The phases of one file's migration parse the same text more than
+ * once (the rewrite checked after pruning, the checked text re-analysed, the entry re-read for what it
+ * still imports): the same text gives back the same tree, which nothing changes (rewrites are text
+ * edits). Only a few: a 1 MB file's tree is 40-70 MB, and older texts are not asked for again.
+ */
+const recent: { source: string; plugins: string; ast: File }[] = [];
+const RECENT_PARSES = 2;
 
 function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && /call stack/i.test(err.message);

@@ -152,8 +152,20 @@ function isNode(value: unknown): value is t.Node {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
-/** Builds the index in one iterative walk (no recursion: minified code nests deeply). */
+/** Each tree's index: a tree is parsed once per text and never changed, so its index never goes stale. */
+const indexes = new WeakMap<t.File, AstIndex>();
+
+/** The index of a tree, built once (the rewrite's checks ask again for trees the analysis indexed). */
 export function buildIndex(file: t.File, source: string): AstIndex {
+  const known = indexes.get(file);
+  if (known && known.source === source) return known;
+  const index = indexTree(file, source);
+  indexes.set(file, index);
+  return index;
+}
+
+/** Builds the index in one iterative walk (no recursion: minified code nests deeply). */
+function indexTree(file: t.File, source: string): AstIndex {
   const index: AstIndex = {
     program: file.program,
     source,

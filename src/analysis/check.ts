@@ -30,7 +30,8 @@ export function checkRewrite(
     let original: t.File;
     try {
       ast = parseSource(path, change.after);
-      original = parseSource(path, change.before);
+      // the entry's original is the tree the analysis read (indexed already)
+      original = path === entry.path && change.before === entry.source ? entry.ast : parseSource(path, change.before);
     } catch (err) {
       return { path, line: 0, message: `does not parse: ${(err as Error).message}` };
     }

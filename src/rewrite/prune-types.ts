@@ -63,6 +63,8 @@ function getTypeUses(ast: t.File): { declared: Map<string, TypeDeclaration>; use
   }
   for (const name of [...twice, ...values]) declared.delete(name);
   const uses = new Map<string, t.Node[]>();
+  // uses are counted for the declared types only: none, no walk (every JavaScript file)
+  if (declared.size === 0) return { declared, uses };
   const stack: t.Node[] = [ast.program];
   while (stack.length > 0) {
     const node = stack.pop()!;

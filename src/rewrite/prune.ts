@@ -23,11 +23,14 @@ interface BindingInfo {
   importDeclaration?: t.ImportDeclaration;
 }
 
-/** The original of a module is pruned against twice (before and after the exported writers go): one model. */
-const originalModels = new WeakMap<t.File, ScopeModel>();
-function getOriginalModel(original: t.File): ScopeModel {
-  let model = originalModels.get(original);
-  if (!model) originalModels.set(original, (model = buildScopeModel(original)));
+/**
+ * Each tree's model, built once: the original of a module is pruned against twice (before and after the
+ * exported writers go), and a text the first prune left as it was is the text the second one reads.
+ */
+const models = new WeakMap<t.File, ScopeModel>();
+function getScopeModel(ast: t.File): ScopeModel {
+  let model = models.get(ast);
+  if (!model) models.set(ast, (model = buildScopeModel(ast)));
   return model;
 }
 
@@ -38,10 +41,10 @@ function getOriginalModel(original: t.File): ScopeModel {
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
-  const originalModel = getOriginalModel(original);
-  const rewrittenModel = buildScopeModel(parseSource(path, rewritten));
-  const before = collectBindings(originalModel);
-  const after = collectBindings(rewrittenModel);
+  const originalModel = getScopeModel(original);
+  const rewrittenModel = getScopeModel(parseSource(path, rewritten));
+  const before = new Map(getBindings(originalModel));
+  const after = new Map(getBindings(rewrittenModel));
   // class methods and fields: referenced by name through any `.name` member access
   const beforeMembers = collectClassMembers(originalModel, externalMembers, writers);
   for (const [key, info] of collectClassMembers(rewrittenModel, externalMembers, writers)) {
@@ -228,6 +231,14 @@ function getExportedNames(program: t.Program): Set<string> {
   return names;
 }
 
+/** Each model's bindings, collected once (a module is pruned twice against its original). Read only: callers copy. */
+const bindingsOf = new WeakMap<ScopeModel, ReadonlyMap<string, BindingInfo>>();
+function getBindings(model: ScopeModel): ReadonlyMap<string, BindingInfo> {
+  let bindings = bindingsOf.get(model);
+  if (!bindings) bindingsOf.set(model, (bindings = collectBindings(model)));
+  return bindings;
+}
+
 /**
  * Every binding of every scope, keyed by the chain of named functions around it plus its name. Scopes
  * in source order and a later scope with the same key replaces the earlier one's entry, as before.
@@ -329,7 +340,7 @@ function isPureCall(model: ScopeModel, declarator: t.VariableDeclarator, node: t
  */
 export function removeExportedWriters(path: string, text: string, writers: ReadonlySet<string>, readElsewhere: (name: string) => boolean): string {
   const ast = parseSource(path, text);
-  const model = buildScopeModel(ast);
+  const model = getScopeModel(ast);
   const edits = new EditList();
   for (const [name, binding] of model.scopes.get(ast.program)!) {
     if (!writers.has(name) || readElsewhere(name)) continue;
@@ -416,6 +427,8 @@ interface ScopeBinding {
   identifier: t.Identifier;
   node: t.Node;
   references: t.Node[];
+  /** The same nodes as `references`, to tell one already counted. */
+  referenced?: Set<t.Node>;
   writes: t.Node[];
 }
 
@@ -448,12 +461,13 @@ function buildScopeModel(ast: t.File): ScopeModel {
     if (t.isScope(node, model.parent.get(node) as t.Node)) model.scopes.set(node, new Map());
     declareAt(model, node);
     if (node.type === 'Identifier' || node.type === 'JSXIdentifier') identifiers.push(node);
-    const children: t.Node[] = [];
+    // the children go on the stack last first, so they come off in source order
+    const from = stack.length;
     forEachChildWithTypes(node, (child) => {
       model.parent.set(child, node);
-      children.push(child);
+      stack.push(child);
     });
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+    for (let i = from, j = stack.length - 1; i < j; i++, j--) [stack[i], stack[j]] = [stack[j]!, stack[i]!];
   }
   // Babel resolves references and writes once every declaration is known (hoisting)
   for (const node of model.nodes) {
@@ -486,7 +500,12 @@ function buildScopeModel(ast: t.File): ScopeModel {
 }
 
 function addReference(binding: ScopeBinding | null, node: t.Node): void {
-  if (binding && !binding.references.includes(node)) binding.references.push(node);
+  if (!binding) return;
+  // a name used thousands of times: no scan of its references per reference
+  binding.referenced ??= new Set(binding.references);
+  if (binding.referenced.has(node)) return;
+  binding.referenced.add(node);
+  binding.references.push(node);
 }
 
 function addWrite(model: ScopeModel, node: t.Node): void {
