@@ -4,6 +4,7 @@
 // and the growth of the analysis inside one file: per-KB time of real code at 10 KB, 100 KB and 1 MB,
 // and the 1 MB shapes of scripts/bench/big-files.mjs (many helpers, a big switch, one long line, a big
 // tool table), each in a process of its own with its peak memory.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,8 +24,35 @@ export function findAstGrep() {
   return candidates.find((c) => existsSync(c)) ?? null;
 }
 
-/** Source files of the project's node_modules, sorted (stable across runs), at most `limit`. */
-function listModuleFiles(limit) {
+/**
+ * Real npm packages installed for the tree when the project's own node_modules holds fewer source files
+ * than asked for (it holds about 4,300): pinned versions, installed once into `<baseDir>/real-sources`
+ * (outside the repository, without running their install scripts), read as plain files like the rest.
+ */
+const EXTRA_PACKAGES = { lodash: '4.17.21', rxjs: '7.8.1', 'date-fns': '2.30.0', 'core-js': '3.37.1', eslint: '8.57.0', moment: '2.30.1' };
+
+/** The node_modules folders the tree is built from: the project's, then the extra packages' when needed. */
+function getSourceRoots(baseDir, files, log) {
+  const roots = [join(REPO, 'node_modules')];
+  if (listModuleFiles(roots, files).length >= files) return roots;
+  const dir = join(baseDir, 'real-sources');
+  const stamp = join(dir, '.installed.json');
+  if (!existsSync(stamp)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'real-sources', private: true, dependencies: EXTRA_PACKAGES }, null, 2) + '\n');
+    log(`installing ${Object.keys(EXTRA_PACKAGES).join(', ')} into ${dir} for the real-code tree (once)`);
+    const run = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    if (run.status !== 0) {
+      log(`  could not install them (${(run.stderr || run.error?.message || '').trim().split('\n').pop()}): the tree is smaller than asked`);
+      return roots;
+    }
+    writeFileSync(stamp, JSON.stringify(EXTRA_PACKAGES) + '\n');
+  }
+  return [...roots, join(dir, 'node_modules')];
+}
+
+/** Source files under the given node_modules folders, sorted (stable across runs), at most `limit`. */
+function listModuleFiles(roots, limit) {
   const out = [];
   const walk = (dir) => {
     if (out.length >= limit) return;
@@ -44,7 +72,7 @@ function listModuleFiles(limit) {
       }
     }
   };
-  walk(join(REPO, 'node_modules'));
+  for (const root of roots) walk(root);
   return out;
 }
 
@@ -56,21 +84,26 @@ function listModuleFiles(limit) {
 export function ensureRealTree(baseDir, files, log) {
   const dir = join(baseDir, `real-${files}`);
   const stamp = join(dir, '.bench-real.json');
-  if (existsSync(stamp)) return { ...JSON.parse(readFileSync(stamp, 'utf8')), dir, reused: true };
+  if (existsSync(stamp)) {
+    const info = JSON.parse(readFileSync(stamp, 'utf8'));
+    // a tree built when fewer sources were at hand is built again
+    if (info.files >= files) return { ...info, dir, reused: true };
+  }
   const started = performance.now();
   const tmp = `${dir}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   writeFileSync(join(tmp, 'package.json'), JSON.stringify({ name: 'real-bench', private: true, workspaces: ['packages/*'] }, null, 2) + '\n');
-  const sources = listModuleFiles(files);
+  const roots = getSourceRoots(baseDir, files, log);
+  const sources = listModuleFiles(roots, files).map((file) => ({ file, root: roots.find((r) => file.startsWith(r + '/')) ?? roots[0] }));
   let bytes = 0;
-  sources.forEach((file, i) => {
+  sources.forEach(({ file, root }, i) => {
     const pkg = join(tmp, 'packages', `pkg-${String(Math.floor(i / 100)).padStart(3, '0')}`);
     if (i % 100 === 0) {
       mkdirSync(pkg, { recursive: true });
       writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: `pkg-${Math.floor(i / 100)}`, version: '1.0.0' }, null, 2) + '\n');
     }
-    const to = join(pkg, 'src', relative(join(REPO, 'node_modules'), file).replace(/node_modules\//g, 'nm/'));
+    const to = join(pkg, 'src', relative(root, file).replace(/node_modules\//g, 'nm/'));
     mkdirSync(join(to, '..'), { recursive: true });
     const text = readFileSync(file);
     bytes += text.length;
