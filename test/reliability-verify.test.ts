@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServerConnection } from '../src/verify/connection.js';
+import { ServerConnection, splitJsonObjects } from '../src/verify/connection.js';
 import { createDecoder, type Decoded } from '../src/verify/framing.js';
 import { verifyServer, type VerifyResult } from '../src/verify/probe.js';
 
@@ -141,6 +141,53 @@ describe('what the server writes', () => {
     await connection.close();
     expect(connection.messages.length).toBeLessThanOrEqual(10_000);
     expect(connection.messages.length + connection.droppedMessages).toBeGreaterThan(10_000);
+  });
+});
+
+describe('replies written without their newline', () => {
+  // answers each request line with `write(JSON.stringify(reply))` (no newline), or with the newline in a
+  // second write a moment later
+  const answering = (tail: string): string => `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const msg = JSON.parse(line);
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.method } }));
+  ${tail}
+});
+`;
+
+  it('are read after a quiet moment, each counted as stdout a client cannot read', async () => {
+    const dir = await makeServer(answering(''));
+    const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });
+    connection.send({ jsonrpc: '2.0', id: 1, method: 'first' });
+    const first = await connection.waitFor(0, (m) => m.id === 1, 5_000);
+    connection.send({ jsonrpc: '2.0', id: 2, method: 'second' });
+    const second = await connection.waitFor(0, (m) => m.id === 2, 5_000);
+    await connection.close();
+    expect(first).toMatchObject({ result: { echoed: 'first' } });
+    expect(second).toMatchObject({ result: { echoed: 'second' } });
+    expect(connection.strayCount).toBe(2);
+    expect(connection.strayOutput[0]).toMatch(/^\[a JSON message without its newline: \{"jsonrpc"/);
+  });
+
+  it('a newline written right after the message is a normal line: nothing counted', async () => {
+    const dir = await makeServer(answering("setTimeout(() => process.stdout.write('\\n'), 20);"));
+    const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });
+    connection.send({ jsonrpc: '2.0', id: 1, method: 'first' });
+    const first = await connection.waitFor(0, (m) => m.id === 1, 5_000);
+    await connection.settle(400);
+    await connection.close();
+    expect(first).toMatchObject({ result: { echoed: 'first' } });
+    expect(connection.strayCount).toBe(0);
+    expect(connection.messages).toHaveLength(1);
+  });
+
+  it('splitJsonObjects takes back-to-back objects and nothing else', () => {
+    expect(splitJsonObjects('{"a":1}{"b":"}{"} \t{"c":[{}]}')).toEqual(['{"a":1}', '{"b":"}{"}', '{"c":[{}]}']);
+    expect(splitJsonObjects('{"a":1')).toBeNull(); // more may come
+    expect(splitJsonObjects('{"a":1} log')).toBeNull();
+    expect(splitJsonObjects('[1]')).toBeNull();
+    expect(splitJsonObjects('{"a":1}}')).toBeNull();
   });
 });
 

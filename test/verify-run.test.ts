@@ -57,6 +57,15 @@ describe.concurrent('--verify in a migration run', () => {
     expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/sdk');
   });
 
+  it('--yes proves and writes the rewrite of a server whose replies lack their newline (no client could read it; the proof can)', async () => {
+    const pkg = await makePackage({ 'unterminated.cjs': fixture('unterminated.cjs') });
+    const h = makeHarness(pkg, { process: undefined });
+    const code = await main(['--yes', '--force', pkg], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    expect(h.stdout()).toMatch(/^ {2}same {5}unterminated\.cjs: answers like the original \(\d+ requests compared; fixes: [^)]*stdout-pollution[^)]*\)/m);
+    expect(readFileSync(join(pkg, 'unterminated.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+  });
+
   it('--yes --verify=calls refuses a migration whose tools/call throws ReferenceError: nothing written, exit 1, the diff said', async () => {
     const pkg = await makePackage(HONEST);
     const h = makeHarness(pkg, { process: pipelineTo(fixture('broken-migrated.cjs')) });

@@ -4,7 +4,7 @@
 // It deliberately knows nothing about MCP or about which replies are right: that is ./probe.ts.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createDecoder, frameBody, type Framing } from './framing.js';
+import { createDecoder, frameBody, type Decoder, type Framing } from './framing.js';
 import { findByMarker, findDescendants, findPipeHolders, getStdioPipes, signalProcesses, type ProcessRef } from './process-tree.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -54,6 +54,8 @@ const STRAY_KEEP_CHARS = 2_000;
 /** A JSON value written over several lines (`JSON.stringify(msg, null, 2)`) is read back over at most this many lines, or this many characters. */
 const MAX_VALUE_LINES = 10_000;
 const MAX_VALUE_CHARS = 1024 * 1024;
+/** How long a line that holds whole JSON objects may wait for its newline before it is read without one. */
+const UNTERMINATED_MS = 150;
 
 export interface StartOptions {
   command: string;
@@ -90,6 +92,7 @@ export class ServerConnection {
   /** Every descendant seen while the server ran, by pid. */
   private readonly descendants = new Map<number, ProcessRef>();
   private snapshotTimer: NodeJS.Timeout | null = null;
+  private unterminatedTimer: NodeJS.Timeout | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
 
   /** `MCP_MIGRATE_SERVER_RUN=<random>`: in the server's environment, inherited by whatever it starts (see findByMarker). */
@@ -121,7 +124,10 @@ export class ServerConnection {
       },
       { maxBodyBytes: MAX_REPLY_BYTES },
     );
-    this.child.stdout?.on('data', (chunk: Buffer) => decoder.push(chunk));
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      decoder.push(chunk);
+      if (options.framing === 'ndjson') this.watchUnterminated(decoder);
+    });
     this.child.stdout?.on('end', () => decoder.end());
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderrText = (this.stderrText + chunk.toString('utf8')).slice(-STDERR_KEEP);
@@ -262,6 +268,32 @@ export class ServerConnection {
     this.wake();
   }
 
+  /**
+   * A server that writes its messages without the newline (`stdout.write(JSON.stringify(reply))`): a
+   * client reading lines never gets them, but they are what the server answered. When the line begun
+   * holds whole JSON objects and nothing more comes for UNTERMINATED_MS, they are read (so two servers
+   * can be compared on what they mean) and each counts as stdout pollution, the rule the server breaks.
+   * A newline written a moment later (`write(json); write('\n')`) arrives well within that time.
+   */
+  private watchUnterminated(decoder: Decoder): void {
+    if (this.unterminatedTimer) clearTimeout(this.unterminatedTimer);
+    this.unterminatedTimer = null;
+    // (inside a value written over several lines, the line begun is that value's)
+    if (this.valueLines !== null || decoder.pendingStart() !== '{') return;
+    this.unterminatedTimer = setTimeout(() => {
+      this.unterminatedTimer = null;
+      const values = this.valueLines === null ? splitJsonObjects(decoder.pending(MAX_VALUE_CHARS)) : null;
+      if (values === null) return;
+      decoder.dropPending();
+      for (const value of values) {
+        this.onStray(`[a JSON message without its newline: ${detach(value.slice(0, 200))}]`);
+        this.deliver(value);
+      }
+      this.wake();
+    }, UNTERMINATED_MS);
+    this.unterminatedTimer.unref();
+  }
+
   private onBody(text: string): void {
     // A message serialised over several lines breaks NDJSON (no client reads it), but it is still what
     // the server answered: it is read back whole, so that two servers can be compared on what they
@@ -391,6 +423,35 @@ function parseObject(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `{...}{...}` (whitespace between and around allowed) as the text of each object; null when the text
+ * is anything else or ends inside an object (more may come).
+ */
+export function splitJsonObjects(text: string): string[] | null {
+  const out: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (depth === 0) {
+      if (c === '{') {
+        start = i;
+        depth = 1;
+      } else if (!/\s/.test(c)) return null;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) out.push(text.slice(start, i + 1));
+    }
+  }
+  return depth === 0 && out.length > 0 && out.every((value) => parseObject(value) !== undefined) ? out : null;
 }
 
 /** Whether `text` is the start of a JSON value that more text could complete (an unclosed object or array). */

@@ -18,6 +18,15 @@ export interface Decoder {
   push(chunk: Buffer): void;
   /** End of stream: whatever is left over (an unterminated line, a cut frame) as stray text. */
   end(): void;
+  /**
+   * NDJSON: the text of the line begun and not yet ended, when it is at most `maxBytes` long ('' for
+   * frames, and for a longer line: only its length is known without joining it).
+   */
+  pending(maxBytes: number): string;
+  /** NDJSON: the first character of the line begun that is not a space ('' when there is none). */
+  pendingStart(): string;
+  /** NDJSON: forgets the line begun (its text was read through `pending`). */
+  dropPending(): void;
 }
 
 /** A body (or NDJSON line) larger than this is not kept: it is skipped and reported as stray text. */
@@ -76,6 +85,14 @@ class Parts {
     if (part.length > 0) this.parts.push(part);
   }
 
+  /** The first byte that is not a space, as a character (no join of the parts). */
+  firstNonSpace(): string {
+    for (const part of this.parts) {
+      for (const byte of part) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return String.fromCharCode(byte);
+    }
+    return '';
+  }
+
   take(): Buffer {
     const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
     this.parts = [];
@@ -111,6 +128,16 @@ function createLineDecoder(emit: (decoded: Decoded) => void, maxBodyBytes: numbe
     },
     end() {
       if (line.length > 0) finish(true);
+    },
+    pending(maxBytes) {
+      if (line.overflow || line.length === 0 || line.length > maxBytes) return '';
+      const text = line.take();
+      line.add(text);
+      return text.toString('utf8');
+    },
+    pendingStart: () => line.firstNonSpace(),
+    dropPending() {
+      line.take();
     },
   };
 }
@@ -210,5 +237,8 @@ function createFrameDecoder(emit: (decoded: Decoded) => void, maxBodyBytes: numb
       header = Buffer.alloc(0);
       stray(rest.replace(/\r?\n?$/, ''));
     },
+    pending: () => '',
+    pendingStart: () => '',
+    dropPending: () => undefined,
   };
 }
