@@ -624,9 +624,9 @@ function findReaderListeners(anchor: Anchor): t.Statement[] {
   }
   if (out.length === 0) return [];
   // someone else emits on the reader: its listeners are not only the loop's
-  for (const [node] of mod.index.parent) {
-    if (node.type !== 'CallExpression' || node.callee.type !== 'MemberExpression' || getMemberName(node.callee) !== 'emit') continue;
-    if (getReaderKey(mod, unwrapExpression(node.callee.object)) === key) return [];
+  for (const call of mod.index.calls) {
+    if (call.callee.type !== 'MemberExpression' || getMemberName(call.callee) !== 'emit') continue;
+    if (getReaderKey(mod, unwrapExpression(call.callee.object)) === key) return [];
   }
   return out;
 }
