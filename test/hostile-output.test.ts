@@ -5,7 +5,8 @@ import { afterAll, describe, it, expect } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { escapeText, quoteShellPath } from '../src/cli/escape.js';
+import { escapeCodeLine, escapeText, quoteShellPath } from '../src/cli/escape.js';
+import { createPaint, renderDiff, renderNumberedHunks } from '../src/cli/render.js';
 import { main } from '../src/cli/main.js';
 import { makeHarness, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
@@ -16,6 +17,27 @@ describe('escapeText', () => {
     expect(escapeText('a\n::error::x')).toBe('a\\n::error::x');
     expect(escapeText('\u001b[31mred\r\t\u0007\u009b\u2028')).toBe('\\x1b[31mred\\r\\t\\x07\\x9b\\u2028');
     expect(escapeText('plain/naïve name.js')).toBe('plain/naïve name.js');
+  });
+});
+
+describe('file contents in the diff', () => {
+  it('an ESC, a bell or a carriage return inside a line is shown escaped; tabs stay', () => {
+    expect(escapeCodeLine('\tconst s = "\u001b]0;owned\u0007";\r')).toBe('\tconst s = "\\x1b]0;owned\\x07";\\r');
+    const diff = renderDiff('a.js', 'log("\u001b[2J")\n', 'log("\u001b[2J", 1)\n', createPaint(false));
+    expect(diff).not.toContain('\u001b');
+    expect(diff).toContain('-log("\\x1b[2J")\n+log("\\x1b[2J", 1)');
+  });
+
+  it('the review hunks escape the code too, with and without word highlights', () => {
+    const hunk = { oldStart: 1, oldLines: 1, newStart: 1, newLines: 1, lines: [
+      { kind: 'removed' as const, text: 'a("\u001b[2J")\n', oldLine: 1, newLine: null },
+      { kind: 'added' as const, text: 'a("\u001b[2J", 2)\n', oldLine: null, newLine: 1 },
+    ] };
+    for (const paint of [createPaint(false), createPaint(true)]) {
+      const text = renderNumberedHunks([hunk as never], paint);
+      expect(text.replace(/\u001b\[[0-9;]*m/g, '')).not.toContain('\u001b');
+      expect(text).toContain('\\x1b[2J');
+    }
   });
 });
 

@@ -29,6 +29,15 @@ export function escapeText(text: string): string {
 }
 
 /**
+ * A line of the scanned code as shown in a diff or a header: like escapeText, but a tab stays a tab
+ * (indentation). An ESC, a bell or a carriage return inside a line of the repository's file would
+ * otherwise reach the terminal that shows the review.
+ */
+export function escapeCodeLine(line: string): string {
+  return line.includes('\t') ? line.split('\t').map(escapeText).join('\t') : escapeText(line);
+}
+
+/**
  * `path` as one POSIX shell word: as it is when it holds only characters no shell treats specially,
  * else in single quotes (a quote inside as `'\''`); a name with control characters in ANSI-C quotes
  * (`$'a\nb'`: bash, zsh and ksh read it back as the same bytes, on one line). A path starting with `-`

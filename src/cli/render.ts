@@ -2,6 +2,7 @@
 // interactive review), and the header shown above each file's diff. Returns strings; the caller decides
 // where they go.
 import { diffWordsWithSpace, structuredPatch } from 'diff';
+import { escapeCodeLine } from './escape.js';
 import { assertNever } from '../model/assert-never.js';
 import type { Decision, FileResult } from '../model/types.js';
 import type { DiffLine, Hunk } from '../runner/hunks.js';
@@ -56,7 +57,7 @@ export function renderDiff(path: string, before: string | null, after: string, p
     const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
     lines.push(paint.hunk(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`));
     for (const raw of hunk.lines) {
-      const line = raw.replace(/\r$/, '');
+      const line = escapeCodeLine(raw.replace(/\r$/, ''));
       if (line.startsWith('+')) lines.push(paint.added(line));
       else if (line.startsWith('-')) lines.push(paint.removed(line));
       else if (line.startsWith('\\')) lines.push(paint.dim(line));
@@ -98,19 +99,19 @@ export function describeDecision(decision: Decision): string {
 export function renderFileHeader(path: string, result: FileResult, paint: Paint, display: (path: string) => string = (p) => p): string {
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
   if (result.decision.kind === 'sdk') for (const note of result.decision.notes) if (!isStdoutOnlyRewrite(result.decision) || !note.startsWith('already on the SDK')) lines.push(`   note: ${note}`);
-  if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${result.detected}`);
+  if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${escapeCodeLine(result.detected)}`);
   // User code the rewrite removes (a `notifications/initialized` branch that did more than return) is named.
-  for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${dropped}`));
+  for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${escapeCodeLine(dropped)}`));
   const fixer = result.decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
   for (const fix of result.fixes) lines.push(paint.added(`   fixed by ${fixer}: ${fix}`));
   for (const d of result.diagnostics) {
     const where = d.line === undefined ? '' : ` (line ${d.line}${d.column === undefined ? '' : `:${d.column}`})`;
-    lines.push(paint.warn(`   ${d.code}: ${d.message}${where}`));
+    lines.push(paint.warn(`   ${d.code}: ${escapeCodeLine(d.message)}${where}`));
   }
   // The audit: every JSON-RPC envelope violation, and whether this file's rewrite fixes it.
   for (const f of result.findings) {
     const status = f.fixed ? paint.added('fixed by this rewrite') : paint.warn('not fixed');
-    lines.push(`   ${f.file === undefined ? path : display(f.file)}:${f.line}:${f.column} ${f.rule}: ${f.message} [${status}]`);
+    lines.push(`   ${f.file === undefined ? path : display(f.file)}:${f.line}:${f.column} ${f.rule}: ${escapeCodeLine(f.message)} [${status}]`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -135,7 +136,7 @@ export function renderNumberedHunks(hunks: readonly Hunk[], paint: Paint, label:
     const words = pairChangedWords(hunk.lines, paint);
     for (const [i, line] of hunk.lines.entries()) {
       const gutter = paint.dim(`${pad(line.oldLine, widest)} ${pad(line.newLine, widest)} │`);
-      const text = words.get(i) ?? stripEol(line.text);
+      const text = words.get(i) ?? escapeCodeLine(stripEol(line.text));
       if (line.kind === 'removed') out.push(gutter + paint.removed(`-${text}`));
       else if (line.kind === 'added') out.push(gutter + paint.added(`+${text}`));
       else out.push(`${gutter} ${text}`);
@@ -178,8 +179,8 @@ function pairChangedWords(lines: readonly DiffLine[], paint: Paint): Map<number,
       const parts = diffWordsWithSpace(before, after);
       const shared = parts.filter((p) => !p.added && !p.removed).reduce((n, p) => n + p.value.trim().length, 0);
       if (shared < MIN_SHARED * Math.max(before.trim().length, after.trim().length)) continue;
-      out.set(removed[k]!, parts.filter((p) => !p.added).map((p) => (p.removed ? paint.strong(p.value) : p.value)).join(''));
-      out.set(added[k]!, parts.filter((p) => !p.removed).map((p) => (p.added ? paint.strong(p.value) : p.value)).join(''));
+      out.set(removed[k]!, parts.filter((p) => !p.added).map((p) => (p.removed ? paint.strong(escapeCodeLine(p.value)) : escapeCodeLine(p.value))).join(''));
+      out.set(added[k]!, parts.filter((p) => !p.removed).map((p) => (p.added ? paint.strong(escapeCodeLine(p.value)) : escapeCodeLine(p.value))).join(''));
     }
   }
   return out;
