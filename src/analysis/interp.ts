@@ -228,13 +228,19 @@ export class Interpreter {
 
   // ---------------------------------------------------------------- statements
 
-  private execList(list: t.Statement[], s: PathState, frame: Frame): Res[] {
+  /**
+   * Runs `list` from `from` on. Function declarations are hoisted: `hoisted` (a switch's, found once for
+   * all its cases), else those of the list, are bound before the first statement runs. Stops once no
+   * path goes on normally (a case that breaks does not walk the rest of a long switch).
+   */
+  private execList(list: readonly t.Statement[], s: PathState, frame: Frame, from = 0, hoisted?: readonly t.FunctionDeclaration[]): Res[] {
     let live: Res[] = [{ s, c: { type: 'normal' } }];
-    // function declarations are hoisted: bind them before the first statement runs
-    for (const statement of list) {
+    for (const statement of hoisted ?? list) {
       if (statement.type === 'FunctionDeclaration' && statement.id) this.bindHoisted(statement, s, frame);
     }
-    for (const statement of list) {
+    for (let i = from; i < list.length; i++) {
+      if (!live.some((r) => r.c.type === 'normal')) break;
+      const statement = list[i]!;
       const next: Res[] = [];
       for (const r of live) {
         if (r.c.type !== 'normal') {
@@ -434,10 +440,14 @@ export class Interpreter {
       if (defaultIndex === -1) out.push({ s: ps, c: { type: 'normal' } });
       else starts.push({ s: ps, index: defaultIndex });
     }
+    // the statements of every case in one list, and where each case begins in it
+    const statements = node.cases.flatMap((c) => c.consequent);
+    const begins: number[] = [];
+    node.cases.reduce((at, c) => (begins.push(at), at + c.consequent.length), 0);
+    const hoisted = statements.filter((st): st is t.FunctionDeclaration => st.type === 'FunctionDeclaration');
     for (const start of starts) {
       // fall through from the starting case to the end or a break
-      const statements = node.cases.slice(start.index).flatMap((c) => c.consequent);
-      for (const r of this.execList(statements, start.s, frame)) {
+      for (const r of this.execList(statements, start.s, frame, begins[start.index]!, hoisted)) {
         if (r.c.type === 'break' && r.c.label === null) out.push({ s: r.s, c: { type: 'normal' } });
         else out.push(r);
       }
