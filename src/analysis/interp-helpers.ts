@@ -278,12 +278,21 @@ export function isChainOn(node: t.Node, isRoot: (root: t.Node) => boolean): bool
   return links > 0 && isRoot(expr);
 }
 
-/** Whether evaluating an expression runs code (a call, a construction, an assignment), outside the functions it creates. */
-export function runsCode(node: t.Node): boolean {
+/** The built-in collections, whose construction runs no code of the program. */
+const COLLECTIONS = new Set(['Map', 'Set', 'WeakMap', 'WeakSet']);
+
+/**
+ * Whether evaluating an expression runs code (a call, a construction, an assignment), outside the
+ * functions it creates. `isGlobal` says whether a name is the global one (`Map` not shadowed).
+ */
+
+export function runsCode(node: t.Node, isGlobal: (id: t.Identifier) => boolean = () => false): boolean {
   let found = false;
   const visit = (n: t.Node): void => {
     if (found || isFunctionNode(n)) return;
-    if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'AwaitExpression' || n.type === 'AssignmentExpression' || n.type === 'UpdateExpression' || n.type === 'TaggedTemplateExpression') found = true;
+    // `new Map([['ping', onPing]])`: a built-in collection runs no code of the program (its arguments may)
+    if (n.type === 'NewExpression' && n.callee.type === 'Identifier' && COLLECTIONS.has(n.callee.name) && isGlobal(n.callee)) forEachChild(n, visit);
+    else if (n.type === 'CallExpression' || n.type === 'NewExpression' || n.type === 'AwaitExpression' || n.type === 'AssignmentExpression' || n.type === 'UpdateExpression' || n.type === 'TaggedTemplateExpression') found = true;
     else forEachChild(n, visit);
   };
   visit(node);

@@ -1614,7 +1614,7 @@ export class Interpreter {
       const inner = this.callFunctionPure(fnVal, args, s, frame, expr as t.CallExpression);
       if (inner) return inner;
     }
-    const made = fnVal.k === 'func' ? this.getFactoryResult(fnVal.fn) : null;
+    const made = fnVal.k === 'func' ? this.getFactoryResult(fnVal.fn, fnVal.mod) : null;
     if (made && fnVal.k === 'func') {
       // `const app = createRouter()` with `return { handle: processMessage }`: the object it returns, whose
       // functions are the closures it declares
@@ -1638,7 +1638,7 @@ export class Interpreter {
    * The object literal a factory returns: a function of no parameters whose body only declares (functions,
    * classes, types, variables initialised without a call) and ends in `return { ... }`. Null otherwise.
    */
-  private getFactoryResult(fn: FunctionNode): t.ObjectExpression | null {
+  private getFactoryResult(fn: FunctionNode, mod: ModuleUnit): t.ObjectExpression | null {
     if ((fn as { async?: boolean }).async || (fn as { generator?: boolean }).generator || fn.params.length > 0 || fn.body.type !== 'BlockStatement') return null;
     const body = fn.body.body;
     const last = body[body.length - 1];
@@ -1646,7 +1646,7 @@ export class Interpreter {
     const declares = body.slice(0, -1).every((st) => {
       if (st.type === 'FunctionDeclaration' || st.type === 'ClassDeclaration' || st.type === 'TSInterfaceDeclaration' || st.type === 'TSTypeAliasDeclaration' || st.type === 'EmptyStatement') return true;
       if (st.type !== 'VariableDeclaration') return false;
-      return st.declarations.every((d) => !d.init || !runsCode(d.init));
+      return st.declarations.every((d) => !d.init || !runsCode(d.init, (id) => resolveIdentifier(mod.index, id) === null));
     });
     return declares ? (unwrapExpression(last.argument) as t.ObjectExpression) : null;
   }
