@@ -67,13 +67,26 @@ describe('a promise queue', () => {
     ['a counter', 'let calls = 0;', 'calls++;'],
     ['a member of a module object', 'const stats = { calls: 0 };', 'stats.calls += 1;'],
     ['a push onto a module array', 'const seen = [];', 'seen.push(msg.params.name);'],
-  ])('gets the envelope (QUEUED_SHARED_STATE) when the handlers change shared state (%s) and await with code after it', (_, top, change) => {
+  ])('moves to the SDK with its handlers run one at a time when they change shared state (%s) and await with code after it', (_, top, change) => {
     const source = queued(`    ${change}
     const text = await work(msg.params.name);
     send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });`, top);
-    expect(blockers(source)).toEqual(['QUEUED_SHARED_STATE']);
+    expect(blockers(source)).toEqual([]);
+    const d = detect(source);
+    expect(d.kind === 'server' && d.model.sdk?.oneAtATime).toBe(true);
     const result = processSource('server.js', source, { sdk: 'v1', style: 'server' });
-    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'QUEUED_SHARED_STATE' });
+    expect(result.decision).toMatchObject({ kind: 'sdk' });
+    // every handler goes through the one queue: none runs before the one ahead of it is done
+    expect(result.after).toContain('const run = handling.then(() => handler(...args));');
+    expect(result.after).toMatch(/setRequestHandler\(ListToolsRequestSchema, oneAtATime\(/);
+    expect(result.after).toMatch(/setRequestHandler\(CallToolRequestSchema, oneAtATime\(/);
+  });
+
+  it('keeps the handlers concurrent (no queue in the output) when nothing shared changes across an await', () => {
+    const result = processSource('server.js', queued(`    const text = await work(msg.params.name);
+    send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text }] } });`), { sdk: 'v1', style: 'server' });
+    expect(result.decision).toMatchObject({ kind: 'sdk' });
+    expect(result.after).not.toContain('oneAtATime');
   });
 
   it('is followed when it is a field of the server class (this.work = this.work.then(...))', () => {

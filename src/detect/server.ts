@@ -271,12 +271,8 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
 
   // messages handled one at a time (a promise queue): the SDK's concurrent handlers keep behaviour only if
   // the handling never suspends while it holds shared state half changed
-  const shared = findStateSharedAcrossAwait(facts.interp, facts.paths);
-  if (shared) {
-    const { write, suspend } = shared;
-    block('QUEUED_SHARED_STATE', write.node, `messages are handled one at a time through a promise queue; \`${shorten(sourceOf(write.mod, write.node))}\` changes shared state and \`${shorten(sourceOf(suspend.mod, suspend.node))}\` lets the next request run first under the SDK`);
-    return { blockers };
-  }
+  // (then the rewrite runs the handlers one at a time, in arrival order, as the queue did)
+  const oneAtATime = findStateSharedAcrossAwait(facts.interp, facts.paths) !== null;
   const requests = paths.filter((p) => !p.notification);
   for (const p of requests) {
     for (const e of p.events.slice(p.parseIndex)) {
@@ -489,6 +485,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     usesMessageId,
     runtimeMethods,
     readsWithoutUri: registered.has('resources/read') && hasContentsWithoutUri(facts, inDispatcher),
+    oneAtATime,
   };
 }
 

@@ -79,10 +79,6 @@ export const REASONS = {
     kind: 'envelope',
     hint: "code runs when the `for await` loop over stdin ends (a statement after it, a finally, a .then on the function's promise); the SDK transport returns at once, so it would run at start-up: run it from process.stdin.on('end') to get the SDK rewrite",
   },
-  QUEUED_SHARED_STATE: {
-    kind: 'envelope',
-    hint: 'messages are handled one at a time through a promise queue, and the handlers change shared state across an await; the SDK handles requests concurrently, so keep that state per request (or guard it) to get the SDK rewrite',
-  },
   UNSUPPORTED_INPUT_LOOP: {
     kind: 'envelope',
     hint: 'the stdin loop is not one the rewrite can replace (its anchor or the dispatcher is out of reach); read stdin with one readline or data handler to get the SDK rewrite',

@@ -162,6 +162,11 @@ export interface SdkShape {
   usesMessageId: boolean;
   /** resources/read answers contents without their `uri`: the registration adds the requested one. */
   readsWithoutUri: boolean;
+  /**
+   * Messages went through a promise queue and the handling shares state across an await: the handlers
+   * are run one at a time, in arrival order, as the queue ran them (the SDK alone runs them concurrently).
+   */
+  oneAtATime: boolean;
 }
 
 export interface ServerModel {

@@ -752,6 +752,9 @@ interface Names {
   /** The SDK's classes as this module names them: `Server`, or `SdkServer` where the module declares a `Server` of its own. */
   serverClass: string;
   transportClass: string;
+  /** The wrapper that runs handlers one at a time, and the promise it chains them on (SdkShape.oneAtATime). */
+  oneAtATime: string;
+  handling: string;
 }
 
 /** `server` and `transport` (and the SDK classes' own names), unless the module already uses those names for something. */
@@ -765,6 +768,8 @@ function pickNames(mod: ModuleUnit): Names {
     // `class Server { ... }` of the user's own: the SDK's is imported under another name
     serverClass: pick(['Server', 'SdkServer', 'McpSdkServer']),
     transportClass: pick(['StdioServerTransport', 'SdkStdioServerTransport']),
+    oneAtATime: pick(['oneAtATime', 'inArrivalOrder', 'serialHandler']),
+    handling: pick(['handling', 'handlingQueue', 'previousHandling']),
   };
 }
 
@@ -802,6 +807,13 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     lines.push(`${indent}${names.server}.registerCapabilities({ ${missing.map((c) => `${c}: {}`).join(', ')} })${s}`);
     ctx.notes.push(`capabilities ${missing.join(', ')} added: the server answers those methods, so the SDK must advertise them`);
   }
+  // the original handled one message at a time (a promise queue): every handler waits for the one before
+  const serial = (handler: string): string => (shape.oneAtATime ? `${names.oneAtATime}(${handler})` : handler);
+  const [open, close] = shape.oneAtATime ? [`${names.oneAtATime}(`, ')'] : ['', ''];
+  if (shape.oneAtATime) {
+    lines.push(...buildOneAtATime(style, indent, names, typed));
+    ctx.notes.push('messages are still handled one at a time, in the order they arrive, as the original\'s promise queue did (the SDK would run handlers concurrently)');
+  }
   for (const method of shape.registrations) {
     const key = sdk === 'v2' ? q(method) : MCP_REQUESTS[method as keyof typeof MCP_REQUESTS].schema;
     if (method === 'resources/read' && shape.readsWithoutUri) {
@@ -812,16 +824,16 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
       const arrow = /^\(request(?:, extra)?\) => ([\s\S]*)$/.exec(shape.handler);
       const call = arrow ? arrow[1]! : `${shape.handler}(request, extra)`;
       lines.push(
-        `${indent}${names.server}.setRequestHandler(${key}, async (request, extra) => {`,
+        `${indent}${names.server}.setRequestHandler(${key}, ${open}async (request, extra) => {`,
         `${indent}${unit}const result = ${typed ? `(await ${call}) as { contents: object[] }` : `await ${call}`}${s}`,
         `${indent}${unit}// each content names the resource it belongs to (MCP requires it; the original left it out)`,
         `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${typed ? ' as ServerResult' : ''}${s}`,
-        `${indent}})${s}`,
+        `${indent}}${close})${s}`,
       );
       ctx.fixes.push('resources/read contents carry the uri they belong to (clients reject them without it)');
       continue;
     }
-    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${typed ? asServerResult(shape.handler) : shape.handler})${s}`);
+    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${serial(typed ? asServerResult(shape.handler) : shape.handler)})${s}`);
   }
   if (shape.fallback && shape.customMethods.length > 0 && !shape.runtimeMethods) {
     // server.fallbackRequestHandler = async (request, extra) => {
@@ -833,15 +845,15 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     const call = arrow ? arrow[2]! : `${shape.handler}(request, extra)`;
     const list = `[${shape.customMethods.map((m) => q(m)).join(', ')}]`;
     lines.push(
-      `${indent}${names.server}.fallbackRequestHandler = async (${params}) => {`,
+      `${indent}${names.server}.fallbackRequestHandler = ${open}async (${params}) => {`,
       `${indent}${unit}// the server's own methods; any other method is answered -32601, as JSON-RPC requires`,
       `${indent}${unit}if (!${list}.includes(request.method)) ${buildThrow(style, sdk, '-32601', q('Method not found'), null)}`,
       `${indent}${unit}return ${result(call)}${s}`,
-      `${indent}}${s}`,
+      `${indent}}${close}${s}`,
     );
     ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   } else if (shape.fallback) {
-    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${typed ? asServerResult(shape.handler) : shape.handler}${s}`);
+    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${serial(typed ? asServerResult(shape.handler) : shape.handler)}${s}`);
     if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   }
   // server.setNotificationHandler(CancelledNotificationSchema, handleMessage);   (the server's own handling)
@@ -860,13 +872,13 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
         continue;
       }
       const key = sdk === 'v2' ? q(method) : MCP_NOTIFICATIONS[method].schema;
-      lines.push(`${indent}${names.server}.setNotificationHandler(${key}, ${handlerFor})${s}`);
+      lines.push(`${indent}${names.server}.setNotificationHandler(${key}, ${serial(handlerFor)})${s}`);
     }
     if (custom.length > 0) {
       lines.push(
-        `${indent}${names.server}.fallbackNotificationHandler = async (notification) => {`,
+        `${indent}${names.server}.fallbackNotificationHandler = ${open}async (notification) => {`,
         `${indent}${unit}if (${`[${custom.map((m) => q(m)).join(', ')}]`}.includes(notification.method)) await ${call('notification')}${s}`,
-        `${indent}}${s}`,
+        `${indent}}${close}${s}`,
       );
     }
     ctx.notes.push(`notifications ${shape.notifications.join(', ')} keep reaching the server's own code through a notification handler`);
@@ -897,6 +909,29 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     lines.push(`${indent}${names.server}.connect(${t}).catch((error) => {`, `${indent}${unit}console.error(error)${s}`, `${indent}${unit}process.exit(1)${s}`, `${indent}})${s}`);
   }
   return lines.join(eol);
+}
+
+// let handling = Promise.resolve();
+// const oneAtATime = (handler) => (...args) => {
+//   const run = handling.then(() => handler(...args));
+//   handling = run.catch(() => undefined);
+//   return run;
+// };
+function buildOneAtATime(style: CodeStyle, indent: string, names: Names, typed: boolean): string[] {
+  const s = semi(style);
+  const unit = style.indent;
+  const { oneAtATime, handling } = names;
+  return [
+    `${indent}// one message at a time, in the order they arrive, as the original's promise queue handled them`,
+    `${indent}let ${handling}${typed ? ': Promise<unknown>' : ''} = Promise.resolve()${s}`,
+    typed
+      ? `${indent}const ${oneAtATime} = <A extends unknown[], R,>(handler: (...args: A) => R) => (...args: A): Promise<Awaited<R>> => {`
+      : `${indent}const ${oneAtATime} = (handler) => (...args) => {`,
+    `${indent}${unit}const run = ${handling}.then(() => handler(...args))${typed ? ' as Promise<Awaited<R>>' : ''}${s}`,
+    `${indent}${unit}${handling} = run.catch(() => undefined)${s}`,
+    `${indent}${unit}return run${s}`,
+    `${indent}}${s}`,
+  ];
 }
 
 function getNeededCapabilities(methods: string[]): Capability[] {

@@ -53,3 +53,26 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'envelope').map((s) =
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
   }, TIMEOUT_MS);
 });
+
+describe('queued-shared-ledger: a client that does not wait for replies', () => {
+  it('gets the balance with the deposit sent before it, as from the original queue (the SDK alone would answer 0)', async () => {
+    const dir = await copyCase('queued-shared-ledger', SHAPES);
+    const cli = await runCli(['--yes', '--no-verify', dir], dir);
+    expect(cli.code, cli.stderr + cli.stdout).toBe(0);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['server.js'], cwd: dir, stderr: 'pipe' }));
+    try {
+      // sent together: the deposit awaits its audit write before it changes the balance
+      const [deposit, balance] = await Promise.all([
+        client.callTool({ name: 'deposit', arguments: { amount: 25 } }),
+        client.callTool({ name: 'balance', arguments: {} }),
+      ]);
+      expect(deposit.content).toEqual([{ type: 'text', text: 'deposited 25' }]);
+      expect(balance.content).toEqual([{ type: 'text', text: 'balance 25 after 1 deposit(s)' }]);
+    } finally {
+      await client.close();
+    }
+  }, TIMEOUT_MS);
+});
