@@ -360,7 +360,17 @@ function isOutboxPush(model: ServerModel, mod: ModuleUnit, call: t.CallExpressio
   return binding !== null && model.facts.interp.outboxes.has(binding);
 }
 
+/** Each module's writer names, found once per model (the prune asks for them three times). */
+const writerNames = new WeakMap<ServerModel, Map<ModuleUnit, Set<string>>>();
 function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
+  let known = writerNames.get(model);
+  if (!known) writerNames.set(model, (known = new Map()));
+  let names = known.get(mod);
+  if (!names) known.set(mod, (names = findWriterNames(model, mod)));
+  return names;
+}
+
+function findWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
   const sinks = new Set(model.facts.sinks.filter((s) => s.mod === mod && s.fn).map((s) => s.fn!));
   const writers = new Set<FunctionNode>(sinks);
   // the functions that parse incoming messages are protocol plumbing too: the SDK transport parses now
