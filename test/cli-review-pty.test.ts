@@ -130,4 +130,46 @@ describe.skipIf(!HAS_SCRIPT)('review in a pseudo-terminal', () => {
     expect(written.endsWith('// checked by hand\n')).toBe(true);
     expect(spawnSync(process.execPath, ['--check', join(root, 'server.mjs')]).status).toBe(0);
   });
+
+  describe('a rewrite that changes two files (the entry and the module it imports its writer from)', () => {
+    const SHAPE = join(ROOT, 'test', 'fixtures', 'shapes', 'exported-writer-module');
+    async function makeTwoFileTree(): Promise<{ root: string; server: string; wire: string }> {
+      const server = await readFile(join(SHAPE, 'server.js'), 'utf8');
+      const wire = await readFile(join(SHAPE, 'wire.js'), 'utf8');
+      const root = await makeTree({ 'package.json': await readFile(join(SHAPE, 'package.json'), 'utf8'), 'server.js': server, 'wire.js': wire });
+      await symlink(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
+      return { root, server, wire };
+    }
+
+    it('is one question for both files; y writes both, and the written server serves MCP', async () => {
+      const { root, server, wire } = await makeTwoFileTree();
+      const run = await runInPty(root, ['y'], { env: { PAGER: 'cat' } });
+      expect(run.code, run.screen).toBe(0);
+      expect(run.screen.replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/Apply this change to server\.js\? \(file 1\/1\) \[y,n,A,q,\?\] y/);
+      const written = { server: await read(root, 'server.js'), wire: await read(root, 'wire.js') };
+      // the entry no longer imports the writer; the loop's module now starts the SDK server
+      expect(written.server).not.toBe(server);
+      expect(written.server).toContain("const { serve } = require('./wire.js');");
+      expect(written.wire).not.toBe(wire);
+      expect(written.wire).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+      expect(written.wire).not.toMatch(/exports\.write = write/);
+      const client = new Client({ name: 'pty-test', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: ['server.js'], cwd: root, stderr: 'pipe' }));
+      try {
+        await client.callTool({ name: 'put_note', arguments: { shelf: 'kitchen', text: 'buy lemons' } });
+        const shelf = await client.callTool({ name: 'read_shelf', arguments: { shelf: 'kitchen' } });
+        expect(JSON.stringify(shelf.content)).toContain('buy lemons');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('n writes neither file', async () => {
+      const { root, server, wire } = await makeTwoFileTree();
+      const run = await runInPty(root, ['n'], { env: { PAGER: 'cat' } });
+      expect(run.code, run.screen).toBe(0);
+      expect(await read(root, 'server.js')).toBe(server);
+      expect(await read(root, 'wire.js')).toBe(wire);
+    });
+  });
 });
