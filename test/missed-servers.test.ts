@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getUnfollowed } from '../src/cli/summary.js';
+import { getNonCompliant, getUnfollowed } from '../src/cli/summary.js';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { processSource } from '../src/pipeline.js';
 import { scanFiles, type ScanResult } from '../src/runner/scan.js';
@@ -242,3 +242,64 @@ serve((m) => {
     expect(by['lib/frame.js']).toMatchObject({ after: 'frame-sdk', partOf: at('bin.js') });
   });
 });
+
+describe('stdio code that nothing in the scanned files starts and that answers no request (a transport)', () => {
+  const TRANSPORT = `import { createInterface } from 'node:readline';
+import { KNOWN_METHODS } from './methods.js';
+
+// a line transport: the code that starts it sets onmessage and answers through send()
+export class LineTransport {
+  start() {
+    this.lines = createInterface({ input: process.stdin });
+    this.lines.on('line', (line) => {
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch (err) {
+        this.onerror?.(err);
+        return;
+      }
+      if (!KNOWN_METHODS.includes(message.method)) this.onerror?.(new Error('unexpected ' + message.method));
+      this.onmessage?.(message);
+    });
+  }
+
+  send(message) {
+    process.stdout.write(JSON.stringify(message) + '\\n');
+  }
+}
+`;
+  const METHODS = `export const KNOWN_METHODS = ['initialize', 'tools/list', 'tools/call', 'notifications/initialized'];\n`;
+
+  it('is left alone as NOT_STARTED, and --check does not fail on it', async () => {
+    const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'lib/transport.js': TRANSPORT, 'lib/methods.js': METHODS });
+    const own = run(root, 'lib/transport.js');
+    expect(own.decision).toMatchObject({ kind: 'leave', reason: 'NOT_STARTED' });
+    expect(own.after).toBeUndefined();
+    const scan: ScanResult = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    const result = scan.results.find((r) => r.path.endsWith('transport.js'))!;
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'NOT_STARTED' });
+    expect(getNonCompliant(scan)).toEqual([]);
+    expect(getUnfollowed(scan)).toEqual([]);
+  });
+
+  it('a module that starts it and answers is still the server', () => {
+    const root = makeTree({
+      'package.json': '{ "name": "t", "type": "module" }\n',
+      'lib/transport.js': TRANSPORT,
+      'lib/methods.js': METHODS,
+      'bin.js': `import { LineTransport } from './lib/transport.js';
+const transport = new LineTransport();
+transport.onmessage = (req) => {
+  if (req.method === 'initialize') transport.send({ jsonrpc: '2.0', id: req.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '1' } } });
+  else if (req.method === 'tools/list') transport.send({ jsonrpc: '2.0', id: req.id, result: { tools: [] } });
+};
+transport.start();
+`,
+    });
+    const bin = run(root, 'bin.js');
+    expect(bin.decision.kind === 'sdk' || bin.decision.kind === 'envelope').toBe(true);
+    expect(bin.decision).not.toMatchObject({ reason: 'NOT_STARTED' });
+  });
+});
+

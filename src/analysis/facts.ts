@@ -319,14 +319,20 @@ function findSdkImport(ast: t.File): t.Node | null {
  */
 export function isStartedByImporter(facts: FileFacts): boolean {
   if (facts.consumers.length === 0) return false;
-  return facts.consumers.every((consumer) => {
-    if (consumer.mod !== facts.entry) return false;
-    let outer: FunctionNode | null = findEnclosingFunction(consumer.mod, consumer.node);
-    if (outer === null) return false;
-    for (let up = findEnclosingFunction(consumer.mod, outer); up !== null; up = findEnclosingFunction(consumer.mod, up)) outer = up;
-    const name = getFunctionName(consumer.mod, outer);
-    return name !== null && !isReferenced(facts, name, outer);
-  });
+  return facts.consumers.every((consumer) => isStartedElsewhere(facts, consumer.mod, consumer.node));
+}
+
+/**
+ * Whether code of the entry runs only when something outside it calls it: it lies in a named function (or
+ * class method) at the top of its nesting that the program never names except to export it.
+ */
+export function isStartedElsewhere(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
+  if (mod !== facts.entry) return false;
+  let outer: FunctionNode | null = findEnclosingFunction(mod, node);
+  if (outer === null) return false;
+  for (let up = findEnclosingFunction(mod, outer); up !== null; up = findEnclosingFunction(mod, up)) outer = up;
+  const name = getFunctionName(mod, outer);
+  return name !== null && !isReferenced(facts, name, outer);
 }
 
 /** A function's own name: its declaration, the variable or the method key it is declared under. */

@@ -217,7 +217,8 @@ export function getExcludedDirectories(scan: ScanResult): readonly ExcludedDirec
  * with `// mcp-migrate-ignore`, which are listed but do not fail the run.
  */
 export function getNonCompliant(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason !== 'IGNORED' && r.findings.some((f) => !f.fixed));
+  // (a transport nothing here starts is judged with the server that starts it, not alone)
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason !== 'IGNORED' && r.decision.reason !== 'NOT_STARTED' && r.findings.some((f) => !f.fixed));
 }
 
 const EXCLUDED_WHY: Readonly<Record<string, string>> = { node_modules: 'dependencies', dist: 'build output', build: 'build output', coverage: 'coverage output' };

@@ -4,7 +4,7 @@
 // READ-ONLY: the planner decides, the rewriter edits.
 import * as t from '@babel/types';
 import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
-import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
+import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
 import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFrame, type MessagePath } from '../analysis/messages.js';
@@ -36,6 +36,8 @@ export type Detection =
   | { kind: 'foreign-runtime'; runtime: 'Deno' | 'Bun'; line: number }
   /** Reads stdin, parses JSON, writes to stdout and names MCP methods, but no input loop was found: said, not passed over. */
   | { kind: 'unfollowed-input'; line: number }
+  /** The same, with the entry's stdin read only in a function nothing in the program calls: a transport others start. */
+  | { kind: 'not-started'; line: number }
   | { kind: 'server'; model: ServerModel };
 
 export function detectServer(facts: FileFacts): Detection {
@@ -1760,7 +1762,7 @@ function isTypeScript(path: string): boolean {
  * of `node:process`, a compiler's interop wrapper around one), it parses JSON, writes to stdout and names
  * MCP's vocabulary. It is reported as left alone rather than passed over as "nothing to migrate".
  */
-function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfollowed-input' }> | null {
+function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfollowed-input' | 'not-started' }> | null {
   if (facts.parses.length === 0) return null;
   const modules = facts.program.modules;
   if (!modules.some((m) => namesMcpVocabulary(withoutComments(m)))) return null;
@@ -1769,6 +1771,7 @@ function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfo
   for (const mod of [facts.entry, ...modules.filter((m) => m !== facts.entry)]) {
     const stdin = findProcessStream(facts, mod, 'stdin');
     // (read in an imported module: the line of the entry's first import names no read; the top of the file)
+    if (stdin && isStartedElsewhere(facts, mod, stdin)) return { kind: 'not-started', line: getLine(stdin) };
     if (stdin) return { kind: 'unfollowed-input', line: mod === facts.entry ? getLine(stdin) : 1 };
   }
   return null;

@@ -128,6 +128,10 @@ export const REASONS = {
     kind: 'leave',
     hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply (how it reads, dispatches or reaches the stream is beyond the analysis); migrate it by hand, or read stdin with readline, a data handler or for await in plain code to get a rewrite.',
   },
+  NOT_STARTED: {
+    kind: 'leave',
+    hint: 'The file reads stdin only inside a function or class method that no scanned module calls (code elsewhere starts it), and it answers no request itself (messages go to a callback that code sets): a transport or library, not a server. Scan the package that starts it to migrate that server.',
+  },
   COMPILED_OUTPUT: {
     kind: 'leave',
     hint: 'The file is build output whose TypeScript source is in the tree (named in this file\'s diagnostics): the source is what gets migrated, as any other file of the run; rebuild to update this file.',

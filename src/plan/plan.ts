@@ -1,6 +1,8 @@
 // PURE: what detection found -> what to do with the file, with a typed reason for everything that is
 // not a plain SDK rewrite. The chain is: SDK where the model proves it keeps behaviour, otherwise the
-// envelope; "left alone" only for ignored files and runtimes the tool does not handle.
+// envelope; "left alone" only for ignored files, runtimes the tool does not handle, input it does not
+// follow, and stdio code nothing in the scanned files starts that answers no request (a transport).
+import { isStartedByImporter } from '../analysis/facts.js';
 import type { Detection } from '../detect/server.js';
 import type { Blocker, LeaveReason } from '../model/reasons.js';
 import type { ServerModel } from '../model/server-model.js';
@@ -26,6 +28,8 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       return { kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: detection.line, model: null };
     case 'unfollowed-input':
       return { kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: detection.line, model: null };
+    case 'not-started':
+      return { kind: 'leave', reason: 'NOT_STARTED', line: detection.line, model: null };
     case 'server': {
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
@@ -33,6 +37,9 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
         if (refused.sdk === undefined) return { kind: 'sdk', model, style: requestedStyle };
         return { kind: 'envelope', blocker: { code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the SDK rewrite answered worse than the original: ${refused.sdk}` }, model };
       }
+      // a transport or library (an SDK's own stdio transport vendored in the tree): nothing here starts it,
+      // and it answers nothing itself; the envelope would rewrite code whose server is elsewhere
+      if (model.methods.length === 0 && isStartedByImporter(model.facts)) return { kind: 'leave', reason: 'NOT_STARTED', line: model.line, model };
       const blocker = model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' };
       return { kind: 'envelope', blocker, model };
     }
