@@ -144,6 +144,23 @@ describe('what the server writes', () => {
   });
 });
 
+describe('a late answer to an earlier request', () => {
+  it('is not taken for a reply to the notification sent after it (ping answered first, as the SDK does while a queued handler runs)', async () => {
+    // every request but initialize and ping is answered only when the next notification comes (a queue
+    // that a slow handler holds up): the answers arrive after the probe stopped waiting for them
+    const source = server('')
+      .replace('  if (msg.id === undefined) return;', '  if (msg.id === undefined) { for (const m of held.splice(0)) send(m); return; }')
+      .replace("  send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });", "  held.push({ id: msg.id, error: { code: -32601, message: 'Method not found' } });")
+      .replace('const send =', 'const held = [];\nconst send =');
+    const dir = await makeServer(source);
+    const result = await verifyWithin(dir, 60_000);
+    expect(result).not.toBe('hung');
+    const checked = result as Extract<VerifyResult, { kind: 'checked' }>;
+    expect(checked.kind).toBe('checked');
+    expect(checked.results.find((r) => r.rule === 'reply-to-notification')).toMatchObject({ ok: true });
+  }, 90_000);
+});
+
 describe('replies written without their newline', () => {
   // answers each request line with `write(JSON.stringify(reply))` (no newline), or with the newline in a
   // second write a moment later

@@ -405,10 +405,13 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
 
   /**
    * Sends a notification and, behind it, a request to sync on; any response other than the one to
-   * that request (matched strictly by id) is a reply to the notification. Returns the sync reply.
+   * that request (matched strictly by id) is a reply to the notification, except a late answer to a
+   * request sent before it (its id is one of theirs): a server that runs its handlers one at a time
+   * may answer the sync request (ping, which the SDK answers itself) before a queued one.
    */
   const notify = async (method: string, params: JsonObject, syncMethod: string): Promise<JsonObject | null> => {
     const connection = servers.current;
+    const earlier = new Set(sentIds);
     const syncId = nextId++;
     sentIds.add(syncId);
     const from = connection.messages.length;
@@ -416,7 +419,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     connection.send({ jsonrpc: '2.0', id: syncId, method: syncMethod });
     const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, within(timeoutMs), signal);
     await connection.settle(within(Math.min(SETTLE_MS, timeoutMs)), signal);
-    const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m));
+    const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m) && !(m.id !== undefined && m.id !== null && earlier.has(m.id)));
     for (const reply of replies) flagged.add(reply);
     findings.add(
       'reply-to-notification',
