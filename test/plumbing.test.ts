@@ -251,3 +251,38 @@ new App().run();
     expect(result.after).not.toContain('createInterface');
   });
 });
+
+describe('a factory whose handlers live in a Map it fills', () => {
+  // `fill` is what the factory does with its Map before returning the router
+  const factory = (fill: string): string => `const readline = require('readline');
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+function makeRouter() {
+  function onInit(msg) { send({ jsonrpc: '2.0', id: msg.id, result: ${INIT} }); }
+  function onList(msg) { send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }); }
+  const routes = new Map();
+${fill}
+  function route(msg) {
+    const fn = routes.get(msg.method);
+    if (fn) return fn(msg);
+    if (msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+  }
+  return { route };
+}
+const router = makeRouter();
+readline.createInterface({ input: process.stdin }).on('line', (line) => router.route(JSON.parse(line)));
+`;
+
+  it('with set() statements of its body: the Map is the dispatch and the server moves to the SDK', () => {
+    const source = factory("  routes.set('initialize', onInit);\n  routes.set('tools/list', onList);");
+    expect(blockers(source)).toEqual([]);
+    const d = detect(source);
+    expect(d.kind === 'server' && d.model.sdk?.registrations).toEqual(['tools/list']);
+    expect(processSource('server.js', source, { sdk: 'v1', style: 'server' }).decision).toMatchObject({ kind: 'sdk' });
+  });
+
+  it('a set() that runs only sometimes (inside an if) leaves the Map unknown: no dispatch is guessed', () => {
+    const source = factory("  routes.set('initialize', onInit);\n  if (process.env.LIST) routes.set('tools/list', onList);");
+    expect(processSource('server.js', source, { sdk: 'v1', style: 'server' }).decision).not.toMatchObject({ kind: 'sdk' });
+  });
+});
+

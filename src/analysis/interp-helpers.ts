@@ -323,3 +323,9 @@ export function getInteropArgument(expr: t.CallExpression | t.OptionalCallExpres
   if (innerCallee.type === 'Identifier' && innerCallee.name === 'require') return first as t.Expression;
   return getInteropArgument(inner) ? (first as t.Expression) : null;
 }
+
+/** Whether `call` is a statement of its own directly in the body of `fn` (run once each time `fn` runs). */
+export function isStatementOfBody(mod: ModuleUnit, call: t.Node, fn: FunctionNode): boolean {
+  const statement = mod.index.parent.get(call);
+  return statement?.type === 'ExpressionStatement' && fn.body.type === 'BlockStatement' && mod.index.parent.get(statement) === fn.body;
+}

@@ -38,6 +38,7 @@ import {
   getTextHead,
   isChainOnto,
   isInLoopBody,
+  isStatementOfBody,
   isTruthy,
   isWithin,
   LISTEN_METHODS,
@@ -1645,10 +1646,28 @@ export class Interpreter {
     if (last?.type !== 'ReturnStatement' || !last.argument || unwrapExpression(last.argument).type !== 'ObjectExpression') return null;
     const declares = body.slice(0, -1).every((st) => {
       if (st.type === 'FunctionDeclaration' || st.type === 'ClassDeclaration' || st.type === 'TSInterfaceDeclaration' || st.type === 'TSTypeAliasDeclaration' || st.type === 'EmptyStatement') return true;
+      if (st.type === 'ExpressionStatement') return this.isCollectionFill(st.expression, fn, mod);
       if (st.type !== 'VariableDeclaration') return false;
       return st.declarations.every((d) => !d.init || !runsCode(d.init, (id) => resolveIdentifier(mod.index, id) === null));
     });
     return declares ? (unwrapExpression(last.argument) as t.ObjectExpression) : null;
+  }
+
+  /**
+   * `handlers.set('tools/list', onList)` in a factory's body: a Map (or Set) the factory declares from a
+   * built-in constructor, filled with a key and a value that run no code.
+   */
+  private isCollectionFill(expr: t.Expression, fn: FunctionNode, mod: ModuleUnit): boolean {
+    const call = unwrapExpression(expr);
+    if (call.type !== 'CallExpression' || call.callee.type !== 'MemberExpression' || call.callee.object.type !== 'Identifier') return false;
+    const name = getMemberName(call.callee);
+    if (name !== 'set' && name !== 'add') return false;
+    const binding = resolveIdentifier(mod.index, call.callee.object);
+    if (!binding || binding.kind !== 'const' || findEnclosingFunction(mod, binding.declarator) !== fn) return false;
+    const init = binding.declarator.init ? unwrapExpression(binding.declarator.init) : null;
+    const isGlobal = (id: t.Identifier): boolean => resolveIdentifier(mod.index, id) === null;
+    if (init?.type !== 'NewExpression' || init.callee.type !== 'Identifier' || !['Map', 'Set'].includes(init.callee.name) || !isGlobal(init.callee)) return false;
+    return call.arguments.every((arg) => arg.type !== 'SpreadElement' && arg.type !== 'ArgumentPlaceholder' && !runsCode(arg, isGlobal));
   }
 
   /** Functions whose body is one `return <expression>` (or an arrow with an expression body) and no calls into user code. */
@@ -1783,11 +1802,13 @@ export class Interpreter {
    */
   private withMapSets(entries: Map<string, Val>, binding: Binding, mod: ModuleUnit, s: PathState, top: Frame): Map<string, Val> | null {
     const out = new Map(entries);
+    // a Map a factory declares is filled by statements of the factory's own body (getFactoryResult)
+    const owner = 'declarator' in binding ? findEnclosingFunction(mod, binding.declarator) : null;
     for (const call of getCallsOfMember(mod.index, 'set')) {
       const callee = unwrapExpression(call.callee) as t.MemberExpression;
       if (callee.object.type !== 'Identifier') continue;
       if (resolveIdentifier(mod.index, callee.object) !== binding) continue;
-      const runs = this.getTopLevelRuns(call, mod, s, top);
+      const runs = owner === null ? this.getTopLevelRuns(call, mod, s, top) : isStatementOfBody(mod, call, owner) ? [s] : null;
       if (runs === null) return null;
       for (const run of runs) {
         const key = this.evalPure(call.arguments[0]!, run, top);
