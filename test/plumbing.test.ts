@@ -245,8 +245,11 @@ new App().run();
 `;
     const result = processSource('server.js', source, { sdk: 'v1', style: 'server' });
     expect(result.decision.kind, JSON.stringify(result.diagnostics)).toBe('sdk');
-    // the wrapper that hands the message on is the outermost function holding every reply: it is registered, and returns
-    expect(result.after).toContain('server.setRequestHandler(ListToolsRequestSchema, (request) => this.receive(request));');
+    // the wrapper that hands the message on is the outermost function holding every reply: it is registered, and returns;
+    // dispatch() still tests msg.id (its notification guard stays), so the registration hands it the request id
+    // (it did not: every request then looked like a notification and got no result)
+    expect(result.after).toContain('server.setRequestHandler(ListToolsRequestSchema, (request, extra) => this.receive({ ...request, id: extra.requestId }));');
+    expect(result.after).toContain('if (msg.id === undefined) return;');
     expect(result.after).toContain('receive(msg) { return this.dispatch(msg); }');
     expect(result.after).not.toContain('createInterface');
   });
@@ -283,6 +286,48 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => router.r
   it('a set() that runs only sometimes (inside an if) leaves the Map unknown: no dispatch is guessed', () => {
     const source = factory("  routes.set('initialize', onInit);\n  if (process.env.LIST) routes.set('tools/list', onList);");
     expect(processSource('server.js', source, { sdk: 'v1', style: 'server' }).decision).not.toMatchObject({ kind: 'sdk' });
+  });
+});
+
+describe('a queue whose callback hands the message to an async handler without waiting for it', () => {
+  // the queue runs parse-and-emit one at a time; `onMessage` is async and its promise is dropped, so
+  // the original already runs the handlers concurrently past their first await
+  const source = `const readline = require('readline');
+let calls = 0;
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+async function work(x) { return x; }
+class Peer {
+  handleIncoming(msg) {
+    this.onMessage(msg);
+  }
+  async onMessage(msg) {
+    const { id, method } = msg;
+    if (id === undefined) return;
+    if (method === 'initialize') return send({ jsonrpc: '2.0', id, result: ${INIT} });
+    if (method === 'tools/list') return send({ jsonrpc: '2.0', id, result: { tools: [] } });
+    if (method === 'tools/call') {
+      calls++;
+      const text = await work(String(calls));
+      return send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+    }
+    send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+  }
+  start() {
+    let queue = Promise.resolve();
+    readline.createInterface({ input: process.stdin }).on('line', (line) => {
+      queue = queue.then(() => this.handleIncoming(JSON.parse(line)));
+    });
+  }
+}
+new Peer().start();
+`;
+
+  it('keeps the handlers concurrent (no oneAtATime) and hands them the request id the handler reads', () => {
+    const result = processSource('server.js', source, { sdk: 'v1', style: 'server' });
+    expect(result.decision).toMatchObject({ kind: 'sdk' });
+    expect(result.after).not.toContain('oneAtATime');
+    // handleIncoming passes the whole message on: onMessage reads its id, so the registration supplies it
+    expect(result.after).toMatch(/setRequestHandler\(CallToolRequestSchema, \(request, extra\) => this\.handleIncoming\(\{ \.\.\.request, id: extra\.requestId \}\)\)/);
   });
 });
 

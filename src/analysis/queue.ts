@@ -27,7 +27,7 @@ export function findStateSharedAcrossAwait(interp: Interpreter, paths: PathResul
   const fns = new Map<FunctionNode, ModuleUnit>();
   for (const p of paths) {
     for (const e of p.state.events) {
-      if (e.e === 'enter' && e.frame.fn && isQueued(e.frame)) fns.set(e.frame.fn, e.frame.mod);
+      if (e.e === 'enter' && e.frame.fn && isHeldByQueue(e.frame)) fns.set(e.frame.fn, e.frame.mod);
     }
   }
   if (fns.size === 0) return null;
@@ -51,9 +51,29 @@ export function findStateSharedAcrossAwait(interp: Interpreter, paths: PathResul
   return suspend && write ? { write, suspend } : null;
 }
 
-function isQueued(frame: Frame): boolean {
-  for (let f: Frame | null = frame; f; f = f.caller) if (f.queued) return true;
+/**
+ * Run by a callback of the queue, and held by it until done: no async function on the way was called
+ * with its promise dropped (`this.onMessage(msg);` as a statement). Past such a call the queue holds
+ * the function only up to its first await, and after that the original runs it concurrently already.
+ */
+function isHeldByQueue(frame: Frame): boolean {
+  for (let f: Frame | null = frame; f; f = f.caller) {
+    if (f.queued) return true;
+    if (f.fn && f.call && f.caller && isDroppedAsyncCall(f.caller.mod, f.call, f.fn)) return false;
+  }
   return false;
+}
+
+/** `handle(msg);` (a statement, or `void handle(msg)`) where `handle` is async: nothing waits for it. */
+function isDroppedAsyncCall(mod: ModuleUnit, call: t.Node, fn: FunctionNode): boolean {
+  if (!(fn as { async?: boolean }).async) return false;
+  let node: t.Node = call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'ParenthesizedExpression' || parent.type === 'TSAsExpression' || parent.type === 'TSNonNullExpression')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  return parent?.type === 'ExpressionStatement' || (parent?.type === 'UnaryExpression' && parent.operator === 'void');
 }
 
 /** Functions a function calls whose callee the analysis knows without running it (a name, a method of a known object). */
@@ -63,7 +83,7 @@ function getStaticCallees(interp: Interpreter, fn: FunctionNode, mod: ModuleUnit
     if (node.type === 'CallExpression' || node.type === 'NewExpression') {
       const callee = unwrapExpression(node.callee);
       const value = interp.evalStatic(callee, mod);
-      if (value.k === 'func') out.push({ fn: value.fn, mod: value.mod });
+      if (value.k === 'func' && !isDroppedAsyncCall(mod, node, value.fn)) out.push({ fn: value.fn, mod: value.mod });
       // `handlers[name](args)`: any function of the table may run
       if (callee.type === 'MemberExpression' && callee.computed) {
         const table = interp.evalStatic(callee.object, mod);

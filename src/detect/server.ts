@@ -435,9 +435,9 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     ...[...sites.values()].map((s) => ({ mod: s.mod, node: s.statement as t.Node })),
     ...removable.flatMap((b) => (b.kind === 'if' && b.node.type === 'IfStatement' ? [{ mod: b.mod, node: b.node.test as t.Node }, { mod: b.mod, node: b.node.consequent as t.Node }] : [b])),
   ];
-  const usesMessageId = readsMessageMember(dispatcher, goes, 'id');
+  const usesMessageId = readsMessageMember(facts, dispatcher, goes, 'id');
   // the SDK hands handlers `{ method, params }`: a dispatcher that checks the version gets it back
-  const usesJsonrpc = readsMessageMember(dispatcher, goes, 'jsonrpc');
+  const usesJsonrpc = readsMessageMember(facts, dispatcher, goes, 'jsonrpc');
   const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
   // TypeScript: the dispatcher's parameter type is the whole message, so it gets one (jsonrpc and id included)
   const typed = isTypeScript(anchor.mod.path);
@@ -778,7 +778,52 @@ function usesThis(fn: FunctionNode): boolean {
  * The dispatcher reads a member of the message outside the replies it writes (`id` in a guard or a log,
  * `jsonrpc` in a version check): the SDK's handler does not get it, so it must be handed over.
  */
-function readsMessageMember(d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string): boolean {
+/** Calls that read a message without needing any member of it back: serialising and logging it. */
+const LOOKS_ONLY = /^(?:JSON\.stringify|console\.\w+|process\.std(?:err|out)\.write|String)$/;
+
+/**
+ * Whether the dispatcher passes the message it was given, whole, to a call that reads `member` of it
+ * (`this.onMessage(msg)` where onMessage reads `msg.id`): a function the analysis knows is looked at as
+ * the dispatcher is (what the rewrite removes there is no read); any other call may read anything.
+ */
+function handsMessageOn(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string, inSkipped: (n: t.Node) => boolean, seen: Set<FunctionNode>): boolean {
+  if (d.kind === 'inline') return false;
+  const mod = d.mod;
+  const params = new Set<Binding>();
+  for (const param of d.fn.params) {
+    if (param.type !== 'Identifier') continue;
+    const binding = resolveIdentifier(mod.index, param);
+    if (binding) params.add(binding);
+  }
+  for (const call of mod.index.calls) {
+    if (call.start! < d.fn.body.start! || call.end! > d.fn.body.end! || inSkipped(call)) continue;
+    const callee = getCalleeText(call.callee);
+    if (callee !== null && LOOKS_ONLY.test(callee)) continue;
+    const handsOn = call.arguments.some((arg) => {
+      const binding = arg.type === 'Identifier' ? resolveIdentifier(mod.index, arg) : null;
+      return binding !== null && params.has(binding);
+    });
+    if (!handsOn) continue;
+    const target = facts.interp.evalStatic(call.callee, mod);
+    if (target.k !== 'func') return true;
+    if (seen.has(target.fn)) continue;
+    if (readsMessageMember(facts, { ...d, fn: target.fn, mod: target.mod }, removed, member, seen)) return true;
+  }
+  return false;
+}
+
+/** `JSON.stringify`, `console.log`, `process.stderr.write` as written; null for anything else. */
+function getCalleeText(callee: t.Node): string | null {
+  const node = unwrapExpression(callee);
+  if (node.type === 'Identifier') return node.name;
+  if (node.type !== 'MemberExpression' || node.computed) return null;
+  const object = getCalleeText(node.object);
+  const name = getMemberName(node);
+  return object === null || name === null ? null : `${object}.${name}`;
+}
+
+function readsMessageMember(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string, seen = new Set<FunctionNode>()): boolean {
+  seen.add(d.fn);
   const mod = d.mod;
   const region = d.fn.body;
   const skip = removed.filter((s) => s.mod === mod).map((s) => s.node);
@@ -796,6 +841,8 @@ function readsMessageMember(d: Dispatcher, removed: { mod: ModuleUnit; node: t.N
       if (binding.kind === 'param' && binding.pattern.length === 1 && binding.pattern[0] === member && binding.fn === d.fn) bindings.add(binding);
     }
   }
+  // the whole message handed on to a function of the program (`this.onMessage(msg)`): it may read the member
+  if (handsMessageOn(facts, d, removed, member, inSkipped, seen)) return true;
   // `const id = typeof msg.id === 'number' ? msg.id : null` read only by replies that go: not a read either
   const isDeadDeclaration = (node: t.Node): boolean => {
     for (let current = mod.index.parent.get(node); current && current !== region; current = mod.index.parent.get(current)) {
