@@ -253,7 +253,8 @@ describe('main: errors (exit 3)', () => {
         return 'apply';
       },
     });
-    expect(await main([], h.deps)).toBe(3);
+    // (no proof: the fake servers never start, and the proof would wait for them; the write is what is tested)
+    expect(await main(['--no-verify'], h.deps)).toBe(3);
     expect(await read(root, 'a.js')).toContain('MIGRATED');
     expect(await read(root, 'b.js')).toBe(`${MIGRATE}// edited\n`);
     expect(h.stderr()).toContain('error: b.js: changed on disk since it was read');
@@ -336,7 +337,7 @@ describe('main: interactive review', () => {
   it('shows the package.json diff with each file until it is written', async () => {
     const root = await makeTree({ 'package.json': PKG, '1.js': MIGRATE, '2.js': MIGRATE });
     const h = makeHarness(root, { isTTY: true }, ['skip', 'skip']);
-    expect(await main([], h.deps)).toBe(0);
+    expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.stdout().match(/package\.json: adds @modelcontextprotocol\/sdk, zod/g)).toHaveLength(2);
     expect(await read(root, 'package.json')).toBe(PKG);
   });

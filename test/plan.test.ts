@@ -5,7 +5,8 @@ import type { ServerModel } from '../src/model/server-model.js';
 import { decideAfterSdkFailure, decidePlan } from '../src/plan/plan.js';
 
 // Only the fields the planner reads; the rest of a model is never looked at here.
-const server = (fields: Partial<ServerModel>): ServerModel => ({ ignored: false, line: 3, blockers: [], sdk: null, ...fields }) as ServerModel;
+// (a server that answers requests: one that answers none and that nothing starts is a transport, in missed-servers.test.ts)
+const server = (fields: Partial<ServerModel>): ServerModel => ({ ignored: false, line: 3, blockers: [], sdk: null, methods: ['initialize', 'tools/list'], ...fields }) as ServerModel;
 const shape = {} as NonNullable<ServerModel['sdk']>;
 
 describe('decidePlan', () => {
