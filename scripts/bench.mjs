@@ -30,6 +30,12 @@ const CLI = join(REPO, 'bin', 'mcp-migrate.js');
 const JSCODESHIFT = join(REPO, 'node_modules', 'jscodeshift', 'bin', 'jscodeshift.js');
 const PARSE_ONLY = join(REPO, 'scripts', 'bench', 'parse-only.cjs');
 const EXTENSIONS = ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts', 'tsx', 'jsx'];
+/**
+ * The planted servers are packages nested in workspace packages without being members themselves, which
+ * a run leaves out unless named or included (issue 18); the bench names them all, so that --check
+ * analyses every planted server as the correctness check expects.
+ */
+export const INCLUDE_NESTED = ['--include', 'packages/**'];
 
 const TARGET_JSCODESHIFT_RATIO = 20; // jscodeshift parse-only / mcp-migrate --check  >= 20 (issue 17)
 const TARGET_GREP_RATIO = 5; // mcp-migrate --check / grep floor  <= 5 (issue 17)
@@ -381,7 +387,7 @@ async function main() {
 
   // 2. Correctness: baseline per case, then one --report json run on the tree.
   const baseline = await runBaseline(opts);
-  const jsonRun = await runMeasured('node', [CLI, '--check', '--report', 'json', '--jobs', String(opts.jobs), tree], { cwd: REPO });
+  const jsonRun = await runMeasured('node', [CLI, '--check', ...INCLUDE_NESTED, '--report', 'json', '--jobs', String(opts.jobs), tree], { cwd: REPO });
   let correctness = null;
   let crashed = [];
   if (jsonRun.exitCode !== 1) crashed.push(`mcp-migrate --check --report json exited ${jsonRun.exitCode ?? jsonRun.signal} (expected 1)\n${jsonRun.stderr.slice(-3000)}`);
@@ -441,14 +447,14 @@ async function main() {
     {
       key: 'mcp',
       label: `mcp-migrate --check --jobs ${opts.jobs}`,
-      run: () => runMeasured('node', [CLI, '--check', '--jobs', String(opts.jobs), tree], { cwd: REPO }),
+      run: () => runMeasured('node', [CLI, '--check', ...INCLUDE_NESTED, '--jobs', String(opts.jobs), tree], { cwd: REPO }),
       ok: (r) => r.exitCode === 1,
       files: () => correctness?.scanned ?? discovered.files.length,
     },
     {
       key: 'mcp1',
       label: 'mcp-migrate --check --jobs 1 (info: no worker threads)',
-      run: () => runMeasured('node', [CLI, '--check', '--jobs', '1', tree], { cwd: REPO }),
+      run: () => runMeasured('node', [CLI, '--check', ...INCLUDE_NESTED, '--jobs', '1', tree], { cwd: REPO }),
       ok: (r) => r.exitCode === 1,
       files: () => correctness?.scanned ?? discovered.files.length,
     },

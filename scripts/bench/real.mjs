@@ -184,7 +184,7 @@ export async function benchRealTree({ baseDir, files, jobs, reps, grepCommand, j
   log(`real-code tree: ${tree.dir} (${tree.reused ? 'reused' : 'built'}): ${tree.files.toLocaleString('en-US')} files of node_modules, ${(tree.bytes / 1048576).toFixed(1)} MB, + ${tree.planted.length} planted servers`);
   const astGrep = findAstGrep();
   const commands = [
-    { key: 'mcp', label: `mcp-migrate --check --jobs ${jobs}`, run: () => runMeasured('node', [CLI, '--check', '--jobs', String(jobs), tree.dir], { cwd: REPO }), ok: (r) => r.exitCode === 1 },
+    { key: 'mcp', label: `mcp-migrate --check --jobs ${jobs}`, run: () => runMeasured('node', [CLI, '--check', '--include', 'packages/**', '--jobs', String(jobs), tree.dir], { cwd: REPO }), ok: (r) => r.exitCode === 1 },
     { key: 'grep', label: 'grep floor', run: () => runMeasured('sh', ['-c', grepCommand(tree.dir)], { cwd: REPO, env: { ...process.env, LC_ALL: 'C' } }), ok: (r) => [0, 1, 123].includes(r.exitCode) },
   ];
   if (astGrep) {
