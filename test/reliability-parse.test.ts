@@ -115,3 +115,24 @@ describe('the worker pool', () => {
     }
   });
 });
+
+describe('a long chain of helper calls', () => {
+  it('is analysed without overflowing the stack (3,000 helpers, each calling the next, the last one logging)', async () => {
+    const { processSource } = await import('../src/pipeline.js');
+    const helpers = Array.from({ length: 3000 }, (_, i) => (i === 2999 ? `function h${i}(x) { console.error(x); }` : `function h${i}(x) { h${i + 1}(x); }`)).join('\n');
+    const source = `const readline = require('readline');
+${helpers}
+function send(m) { h0(m.id); process.stdout.write(JSON.stringify(m) + '\\n'); }
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'c', version: '1' } } });
+  else if (msg.method === 'tools/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});
+`;
+    const result = processSource('chain.js', source, { sdk: 'v1', style: 'server' } as PipelineOptions);
+    expect(result.error).toBeUndefined();
+    expect(['sdk', 'envelope']).toContain(result.decision.kind);
+  }, 60_000);
+});
+

@@ -8,6 +8,9 @@ import { isWithin, VALUE_METHODS } from './interp-helpers.js';
 import type { Interpreter } from './interp.js';
 import type { ModuleUnit } from './program.js';
 
+/** How deep a chain of calls onlyLogs follows (each level costs stack frames of the walk). */
+const MAX_LOG_DEPTH = 100;
+
 export class WriterAnalysis {
   constructor(private readonly interp: Interpreter) {}
 
@@ -51,6 +54,20 @@ export class WriterAnalysis {
   onlyLogs(fn: FunctionNode): boolean {
     const memo = this.logMemo.get(fn);
     if (memo !== undefined) return memo;
+    // a chain of calls deeper than this is not followed (a file of thousands of helpers calling one
+    // another overflowed the stack): such a function counts as doing more than logging
+    if (this.logDepth >= MAX_LOG_DEPTH) return false;
+    this.logDepth++;
+    try {
+      return this.computeOnlyLogs(fn);
+    } finally {
+      this.logDepth--;
+    }
+  }
+
+  private logDepth = 0;
+
+  private computeOnlyLogs(fn: FunctionNode): boolean {
     this.logMemo.set(fn, false);
     const mod = this.interp.moduleOf(fn);
     let ok = mod !== null && !(fn as { generator?: boolean }).generator;
