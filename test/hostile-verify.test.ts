@@ -3,25 +3,17 @@
 // Node's timers is clamped instead of firing at once in a loop, and a daemon that double-forks out of
 // the server's session and closes its stdio is stopped with the server.
 import { afterAll, describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { detach } from '../src/verify/connection.js';
 import { verifyServer, type VerifyResult } from '../src/verify/probe.js';
 import { clampReplyTimeout, MAX_REPLY_TIMEOUT_MS } from '../src/verify/timeouts.js';
+import { isGone, makeTree, removeTrees } from './fixtures/cli/harness.js';
 
-const scratch: string[] = [];
-afterAll(async () => {
-  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+afterAll(removeTrees);
 
-async function makeServer(source: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcp-migrate-hostile-verify-'));
-  scratch.push(dir);
-  await writeFile(join(dir, 'server.js'), source);
-  return dir;
-}
+/** A temp folder holding `server.js`. */
+const makeServer = (source: string): Promise<string> => makeTree({ 'server.js': source });
 
 /** Answers initialize (with tools) and tools/list (100 tools, each with a required argument); nothing else, ever. */
 const SILENT_TOOLS = `
@@ -34,18 +26,6 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
 });
 `;
 
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
-  } catch {
-    return true;
-  }
-}
 
 const base = { command: process.execPath, args: ['server.js'], env: process.env, framing: 'ndjson' as const, clientInfo: { name: 'test', version: '0' } };
 

@@ -4,25 +4,17 @@
 // decoded in linear time (a valid 50 MB reply used to become "no reply"), and what is kept of a flood is
 // bounded.
 import { afterAll, describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ServerConnection, splitJsonObjects } from '../src/verify/connection.js';
 import { createDecoder, type Decoded } from '../src/verify/framing.js';
 import { verifyServer, type VerifyResult } from '../src/verify/probe.js';
+import { isGone, makeTree, removeTrees, waitUntilGone } from './fixtures/cli/harness.js';
 
-const scratch: string[] = [];
-afterAll(async () => {
-  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+afterAll(removeTrees);
 
-async function makeServer(source: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcp-migrate-reliability-verify-'));
-  scratch.push(dir);
-  await writeFile(join(dir, 'server.js'), source);
-  return dir;
-}
+/** A temp folder holding `server.js`. */
+const makeServer = (source: string): Promise<string> => makeTree({ 'server.js': source });
 
 /** A compliant NDJSON server; `extra` runs at start-up (with `spawn` and `writePids` in scope). */
 function server(extra: string, initializeResult = "{ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 't', version: '1' } }"): string {
@@ -42,28 +34,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
 `;
 }
 
-/** Gone, or a zombie (it no longer runs). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
-  } catch {
-    return true;
-  }
-}
 
-async function waitUntilGone(pid: number, ms = 3_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!isGone(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
 
 /** verifyServer, but never longer than `ms`: a hang is a test failure, not a test timeout. */
 async function verifyWithin(dir: string, ms: number, timeoutMs = 500): Promise<VerifyResult | 'hung'> {

@@ -2,7 +2,6 @@
 // a node_modules link, as the e2e harness does), a migrated server, and small purpose-made servers
 // for start-up failures and for servers that will not stop.
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { main } from '../src/cli/main.js';
 import type { VerifyReport } from '../src/cli/verify.js';
 import { verifyServer } from '../src/verify/probe.js';
 import { VERIFY_RULE_IDS } from '../src/verify/rules.js';
-import { makeHarness } from './fixtures/cli/harness.js';
+import { isGone, makeHarness, waitUntilGone } from './fixtures/cli/harness.js';
 import { copyCase, removeAllCases } from './e2e/harness.js';
 
 /** Short enough to keep the file quick (case 01 leaves four requests unanswered), long enough for a busy machine. */
@@ -39,28 +38,7 @@ function detailOf(report: VerifyReport, rule: string): string {
   return report.results.find((r) => r.rule === rule)?.detail ?? '';
 }
 
-/** Gone, or a zombie waiting for init to reap it (it no longer runs). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
-  } catch {
-    return true;
-  }
-}
 
-async function waitUntilGone(pid: number, ms = 3_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!isGone(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
 
 const scratch: string[] = [];
 async function makeScratch(files: Record<string, string>): Promise<string> {

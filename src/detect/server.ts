@@ -3,7 +3,7 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import * as t from '@babel/types';
-import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
@@ -797,7 +797,7 @@ function handsMessageOn(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleU
   }
   for (const call of mod.index.calls) {
     if (call.start! < d.fn.body.start! || call.end! > d.fn.body.end! || inSkipped(call)) continue;
-    const callee = getCalleeText(call.callee);
+    const callee = getMemberPath(call.callee);
     if (callee !== null && LOOKS_ONLY.test(callee)) continue;
     const handsOn = call.arguments.some((arg) => {
       const binding = arg.type === 'Identifier' ? resolveIdentifier(mod.index, arg) : null;
@@ -812,15 +812,6 @@ function handsMessageOn(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleU
   return false;
 }
 
-/** `JSON.stringify`, `console.log`, `process.stderr.write` as written; null for anything else. */
-function getCalleeText(callee: t.Node): string | null {
-  const node = unwrapExpression(callee);
-  if (node.type === 'Identifier') return node.name;
-  if (node.type !== 'MemberExpression' || node.computed) return null;
-  const object = getCalleeText(node.object);
-  const name = getMemberName(node);
-  return object === null || name === null ? null : `${object}.${name}`;
-}
 
 function readsMessageMember(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string, seen = new Set<FunctionNode>()): boolean {
   seen.add(d.fn);

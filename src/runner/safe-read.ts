@@ -16,6 +16,23 @@ function describeSize(bytes: number): string {
   return bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(bytes >= 10_000_000 ? 0 : 1)} MB` : `${bytes.toLocaleString('en-US')} bytes`;
 }
 
+/** What the open file's stat says: null to read it, else why not (the same in both readers below). */
+function refuseByStat(stats: { isFile(): boolean; size: number }, maxBytes: number): SafeReadResult | null {
+  if (!stats.isFile()) return { kind: 'refused', reason: 'is not a regular file (a FIFO, device or socket); not read' };
+  if (stats.size > maxBytes) return { kind: 'refused', reason: `is ${describeSize(stats.size)}, over the ${describeSize(maxBytes)} limit; not read` };
+  return null;
+}
+
+/** Room for at most maxBytes + 1 whatever the size said: a file growing meanwhile is caught too. */
+function allocateBounded(size: number, maxBytes: number): Buffer {
+  return Buffer.alloc(Math.min(size, maxBytes) + 1);
+}
+
+/** What `length` bytes read into that buffer give. */
+function boundedResult(buffer: Buffer, length: number, maxBytes: number): SafeReadResult {
+  return length > maxBytes ? { kind: 'refused', reason: `is over the ${describeSize(maxBytes)} limit; not read` } : { kind: 'ok', bytes: buffer.subarray(0, length) };
+}
+
 /** Reads `path` when it is a regular file of at most `maxBytes` (symbolic links followed, FIFOs and devices never read). */
 export async function readRegularFile(path: string, maxBytes: number): Promise<SafeReadResult> {
   let handle;
@@ -26,19 +43,14 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<S
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) return { kind: 'refused', reason: 'is not a regular file (a FIFO, device or socket); not read' };
-    if (stats.size > maxBytes) return { kind: 'refused', reason: `is ${describeSize(stats.size)}, over the ${describeSize(maxBytes)} limit; not read` };
-    // Read at most maxBytes + 1 whatever the size said: a file growing meanwhile is caught too.
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
+    const refused = refuseByStat(stats, maxBytes);
+    if (refused) return refused;
+    const buffer = allocateBounded(stats.size, maxBytes);
     let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length === buffer.length) break;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+      read = (await handle.read(buffer, length, buffer.length - length, length)).bytesRead;
     }
-    if (length > maxBytes) return { kind: 'refused', reason: `is over the ${describeSize(maxBytes)} limit; not read` };
-    return { kind: 'ok', bytes: buffer.subarray(0, length) };
+    return boundedResult(buffer, length, maxBytes);
   } catch (err) {
     return { kind: 'missing', code: (err as NodeJS.ErrnoException).code ?? 'EIO' };
   } finally {
@@ -56,18 +68,14 @@ export function readRegularFileSync(path: string, maxBytes: number): SafeReadRes
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return { kind: 'refused', reason: 'is not a regular file (a FIFO, device or socket); not read' };
-    if (stats.size > maxBytes) return { kind: 'refused', reason: `is ${describeSize(stats.size)}, over the ${describeSize(maxBytes)} limit; not read` };
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
+    const refused = refuseByStat(stats, maxBytes);
+    if (refused) return refused;
+    const buffer = allocateBounded(stats.size, maxBytes);
     let length = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, length);
-      if (read === 0) break;
-      length += read;
-      if (length === buffer.length) break;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) {
+      read = readSync(fd, buffer, length, buffer.length - length, length);
     }
-    if (length > maxBytes) return { kind: 'refused', reason: `is over the ${describeSize(maxBytes)} limit; not read` };
-    return { kind: 'ok', bytes: buffer.subarray(0, length) };
+    return boundedResult(buffer, length, maxBytes);
   } catch (err) {
     return { kind: 'missing', code: (err as NodeJS.ErrnoException).code ?? 'EIO' };
   } finally {
