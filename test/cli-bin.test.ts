@@ -4,7 +4,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
-import { MIN_CANDIDATES_FOR_WORKERS } from '../src/runner/scan.js';
 
 afterAll(removeTrees);
 
@@ -37,8 +36,8 @@ describe('bin/mcp-migrate.js', () => {
 
   it('processes many files on worker threads with the same output as inline', async () => {
     const files: Record<string, string> = {};
-    // More candidates than MIN_CANDIDATES_FOR_WORKERS, so --jobs 4 really uses the pool.
-    for (let i = 0; i < MIN_CANDIDATES_FOR_WORKERS + 8; i++) files[`src/f${String(i).padStart(3, '0')}.js`] = i % 30 === 0 ? `${SERVER_HINT}if (x ( {\n` : `${SERVER_HINT}const ok = ${i};\n`;
+    // --jobs 4 from the compiled tool sends every candidate to the workers (a second one starts once 32 wait)
+    for (let i = 0; i < 108; i++) files[`src/f${String(i).padStart(3, '0')}.js`] = i % 30 === 0 ? `${SERVER_HINT}if (x ( {\n` : `${SERVER_HINT}const ok = ${i};\n`;
     const cwd = await makeTree(files);
     const pooled = run(['--dry-run', '--jobs', '4'], cwd);
     const inline = run(['--dry-run', '--jobs', '1'], cwd);

@@ -928,3 +928,40 @@ ${dispatch}
     expect(detect('own.js', source.replace("'2025-06-18'", "'4.2'")).kind).toBe('none');
   });
 });
+
+describe('programs nothing can come of', () => {
+  const options = { sdk: 'v1', style: 'auto', moduleKind: 'cjs', guardStdout: true } as const;
+
+  it('are not explored: a library that returns stdin, writes JSON to stdout and names no MCP method has no sinks scanned', () => {
+    const source = `// a command-line helper library
+function input() { return process.stdin; }
+function print(value) { process.stdout.write(JSON.stringify(value) + '\\n'); }
+function load(text) { return JSON.parse(text); }
+module.exports = { input, print, load, method: 'cli' };
+`;
+    const facts = buildFacts('/v/lib.js', source, parseSource('/v/lib.js', source), null);
+    // the write to fd 1 is there, but with no input loop and no MCP vocabulary the scan never runs
+    expect(facts.sinks).toEqual([]);
+    expect(facts.parses).toEqual([]);
+    expect(detectServer(facts)).toEqual({ kind: 'none' });
+    expect(processSource('/v/lib.js', source, options).decision).toEqual({ kind: 'none' });
+  });
+
+  it('does not include a server whose MCP method names are built at run time (its input loop is found first)', () => {
+    // no MCP method, protocol version or capability is quoted anywhere: only the interpreter sees `tools/list`
+    const source = `const readline = require('readline');
+const NS = 'tools';
+const rl = readline.createInterface({ input: process.stdin });
+function send(m) { process.stdout.write(JSON.stringify(m) + '\\n'); }
+rl.on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, serverInfo: { name: 'x', version: '1' }, capabilities: {} } });
+  else if (msg.method === NS + '/list') send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+});
+`;
+    const facts = buildFacts('/v/computed.js', source, parseSource('/v/computed.js', source), null);
+    expect(facts.consumers).toHaveLength(1);
+    expect(facts.sinks).toHaveLength(1);
+    expect(processSource('/v/computed.js', source, options).decision.kind).toBe('sdk');
+  });
+});

@@ -37,15 +37,17 @@ describe('scanFiles', () => {
       'server.js': "const { listen } = require('./lib');\nlisten((line) => { const msg = JSON.parse(line); if (msg.method === 'x') {} });\n",
       // two imports away but says nothing of JSON-RPC: not one
       'cli.js': "require('./lib');\n",
+      // two imports away (lib/index.js, named from below), naming a method: a candidate
+      'lib/sub/start.js': "const method = 'x';\nmodule.exports = require('../index.js');\n",
       // imports and mentions a method, but nothing it imports reads stdin: not one
       'util/format.ts': "import { pad } from './pad';\nexport const method = (s: string) => pad(s);\n",
       'util/pad.ts': 'export const pad = (s: string) => s.padStart(4);\n',
     });
     const fake = createFakePipeline();
     const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', process: fake.process });
-    expect(scan.scanned).toBe(6);
-    expect(fake.calls.map((c) => c.path.slice(root.length + 1)).sort()).toEqual(['lib/index.js', 'server.js']);
-    expect(scan.candidates).toBe(2);
+    expect(scan.scanned).toBe(7);
+    expect(fake.calls.map((c) => c.path.slice(root.length + 1)).sort()).toEqual(['lib/index.js', 'lib/sub/start.js', 'server.js']);
+    expect(scan.candidates).toBe(3);
   });
 
   it('refuses a file that is not valid UTF-8 instead of mangling it', async () => {

@@ -5,7 +5,7 @@
 // and the 1 MB shapes of scripts/bench/big-files.mjs (many helpers, a big switch, one long line, a big
 // tool table), each in a process of its own with its peak memory.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, runMeasured } from './measure.mjs';
@@ -126,6 +126,44 @@ export function ensureRealTree(baseDir, files, log) {
 }
 
 /**
+ * Builds (or reuses) `<tree>-quiet`: the real-code tree without the planted servers and without every file
+ * that names stdin or the SDK's stdio transport (the prefilter's first tests), hard-linked where the file
+ * system allows. No file of it is a candidate: `--check` there costs the walk, the reads and the
+ * prefilter, and never the parser (measured against grep over the same tree).
+ */
+export function ensureQuietTree(tree) {
+  const dir = `${tree.dir}-quiet`;
+  const stamp = join(dir, '.bench-quiet.json');
+  if (existsSync(stamp)) return { dir, ...JSON.parse(readFileSync(stamp, 'utf8')) };
+  const tmp = `${dir}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  let files = 0;
+  const walk = (from, to) => {
+    mkdirSync(to, { recursive: true });
+    for (const e of readdirSync(from, { withFileTypes: true })) {
+      const source = join(from, e.name);
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('servers-')) walk(source, join(to, e.name));
+      } else if (e.isFile() && !e.name.startsWith('.bench')) {
+        const text = readFileSync(source);
+        if (text.includes('stdin') || text.includes('StdioServerTransport')) continue;
+        try {
+          linkSync(source, join(to, e.name));
+        } catch {
+          copyFileSync(source, join(to, e.name));
+        }
+        files++;
+      }
+    }
+  };
+  walk(tree.dir, tmp);
+  writeFileSync(join(tmp, '.bench-quiet.json'), JSON.stringify({ files }) + '\n');
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
+  return { dir, files };
+}
+
+/**
  * Per-KB analysis time of one file, in this process on the dist pipeline (parse, analysis, detection,
  * plan, rewrite, re-check): the median of `reps` runs after a warm-up, so module loading is not counted.
  */
@@ -191,6 +229,11 @@ export async function benchRealTree({ baseDir, files, jobs, reps, grepCommand, j
     commands.push({ key: 'astgrep', label: `ast-grep run -p 'process.stdin' (${jobs} threads)`, run: () => runMeasured(astGrep, ['run', '-p', 'process.stdin', '--threads', String(jobs), tree.dir], { cwd: REPO }), ok: (r) => [0, 1].includes(r.exitCode) });
   }
   if (jscodeshiftArgs) commands.push({ key: 'jscs', label: 'jscodeshift parse-only', run: () => runMeasured('node', jscodeshiftArgs(tree.dir), { cwd: REPO }), ok: (r) => r.exitCode === 0 });
+  const quiet = ensureQuietTree(tree);
+  commands.push(
+    { key: 'quiet', label: `mcp-migrate --check --jobs ${jobs}, no candidate (${quiet.files.toLocaleString('en-US')} files)`, run: () => runMeasured('node', [CLI, '--check', '--include', 'packages/**', '--jobs', String(jobs), quiet.dir], { cwd: REPO }), ok: (r) => r.exitCode === 0 },
+    { key: 'quietGrep', label: 'grep floor, no candidate', run: () => runMeasured('sh', ['-c', grepCommand(quiet.dir)], { cwd: REPO, env: { ...process.env, LC_ALL: 'C' } }), ok: (r) => [0, 1, 123].includes(r.exitCode) },
+  );
   await commands[1].run();
   const samples = Object.fromEntries(commands.map((c) => [c.key, []]));
   const failed = [];
@@ -212,6 +255,7 @@ export async function benchRealTree({ baseDir, files, jobs, reps, grepCommand, j
   else lines.push('ast-grep: not installed (npm install -D @ast-grep/cli, or AST_GREP=<binary>): not timed');
   lines.push(`mcp-migrate --check / grep floor            = ${(mcp / wall('grep')).toFixed(1)}×  (target ≤ ${TARGETS.grep}×)  ${verdict(mcp / wall('grep') <= TARGETS.grep)}`);
   lines.push(`mcp-migrate --check peak memory             = ${peak('mcp').toFixed(0)} MB  (target < ${TARGETS.peakMB} MB)  ${verdict(peak('mcp') < TARGETS.peakMB)}`);
+  lines.push(`no candidate: --check / grep floor          = ${(wall('quiet') / wall('quietGrep')).toFixed(1)}×  (${wall('quiet').toFixed(2)} s vs ${wall('quietGrep').toFixed(2)} s, peak ${peak('quiet').toFixed(0)} MB; no target of its own)`);
   lines.push(`(medians: mcp-migrate ${mcp.toFixed(2)} s, grep ${wall('grep').toFixed(2)} s${wall('astgrep') !== null ? `, ast-grep ${wall('astgrep').toFixed(2)} s` : ''}${wall('jscs') !== null ? `, jscodeshift ${wall('jscs').toFixed(2)} s` : ''})`);
   for (const l of lines) log(l);
   return { failed };

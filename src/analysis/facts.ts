@@ -8,6 +8,8 @@ import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getMem
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
+import { namesMcpVocabulary } from './vocabulary.js';
+import { USES_SDK_STDIO } from '../prefilter.js';
 
 export type ConsumerKind = 'data' | 'readable' | 'line' | 'for-await';
 
@@ -54,6 +56,9 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const program = new Program(path, source, ast, read);
   const modules = program.loadReachable();
   const interp = new Interpreter(program);
+  if (isInert(program, modules)) {
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
+  }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
   const consumers: StdinConsumer[] = [];
@@ -91,35 +96,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   interp.resetReach();
 
   // 2. Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`.
-  for (const mod of modules) {
-    for (const call of mod.index.calls) {
-      const callee = unwrapExpression(call.callee);
-      if (callee.type !== 'MemberExpression') continue;
-      const name = getMemberName(callee);
-      if (name === null || !LISTEN_METHODS.has(name)) continue;
-      const event = call.arguments[0];
-      if (!event || event.type !== 'StringLiteral' || !['data', 'readable', 'line'].includes(event.value)) continue;
-      const target = interp.evalStatic(callee.object, mod);
-      if (!readsStdin(target, event.value)) continue;
-      const handler = call.arguments[1] ? interp.evalStatic(call.arguments[1], mod) : null;
-      consumers.push({ kind: event.value as ConsumerKind, mod, node: call, handler, source: target });
-    }
-    walkForAwait(mod, (loop) => {
-      const target = interp.evalStatic(loop.right, mod);
-      if (!(target.k === 'readline' ? isStdin(target.input) : isStdin(target))) return;
-      // a loop over stdin in an async generator that yields what it reads (`async function* lines(stream)`):
-      // the messages arrive in the loops over that generator
-      const generator = findEnclosingFunction(mod, loop);
-      if (generator && (generator as { generator?: boolean }).generator && containsYield(generator)) {
-        const outer = findLoopsOver(generator, modules, interp);
-        if (outer.length > 0) {
-          for (const o of outer) consumers.push({ kind: 'for-await', mod: o.mod, node: o.loop, handler: null, source: target });
-          return;
-        }
-      }
-      consumers.push({ kind: 'for-await', mod, node: loop, handler: null, source: target });
-    });
-  }
+  consumers.push(...findConsumers(modules, interp));
 
   // 3. The paths of a message, from each consumer.
   // Nothing can come of exploring them where no module names `JSON`: no path could parse a message, and
@@ -155,6 +132,53 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   // a program that already imports the SDK (in any of its modules) is on the SDK
   const sdkImport = findSdkImport(ast) ?? modules.map((m) => findSdkImport(m.ast)).find((n) => n !== null) ?? null;
   return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
+}
+
+/** Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`. */
+function findConsumers(modules: readonly ModuleUnit[], interp: Interpreter): StdinConsumer[] {
+  const consumers: StdinConsumer[] = [];
+  for (const mod of modules) {
+    for (const call of mod.index.calls) {
+      const callee = unwrapExpression(call.callee);
+      if (callee.type !== 'MemberExpression') continue;
+      const name = getMemberName(callee);
+      if (name === null || !LISTEN_METHODS.has(name)) continue;
+      const event = call.arguments[0];
+      if (!event || event.type !== 'StringLiteral' || !['data', 'readable', 'line'].includes(event.value)) continue;
+      const target = interp.evalStatic(callee.object, mod);
+      if (!readsStdin(target, event.value)) continue;
+      const handler = call.arguments[1] ? interp.evalStatic(call.arguments[1], mod) : null;
+      consumers.push({ kind: event.value as ConsumerKind, mod, node: call, handler, source: target });
+    }
+    walkForAwait(mod, (loop) => {
+      const target = interp.evalStatic(loop.right, mod);
+      if (!(target.k === 'readline' ? isStdin(target.input) : isStdin(target))) return;
+      // a loop over stdin in an async generator that yields what it reads (`async function* lines(stream)`):
+      // the messages arrive in the loops over that generator
+      const generator = findEnclosingFunction(mod, loop);
+      if (generator && (generator as { generator?: boolean }).generator && containsYield(generator)) {
+        const outer = findLoopsOver(generator, modules, interp);
+        if (outer.length > 0) {
+          for (const o of outer) consumers.push({ kind: 'for-await', mod: o.mod, node: o.loop, handler: null, source: target });
+          return;
+        }
+      }
+      consumers.push({ kind: 'for-await', mod, node: loop, handler: null, source: target });
+    });
+  }
+  return consumers;
+}
+
+/**
+ * Whether nothing can come of exploring a program: no module names MCP's vocabulary, not even in a
+ * comment (without it an input loop that is not followed is not named, and no Deno or Bun server is), none names the SDK, and
+ * stdin enters it nowhere (the consumers found by an interpreter of its own, before any write is known:
+ * it follows every function the scan's would, and more). A big library that mentions stdin (a CLI
+ * parser's `return process.stdin`) is then done without evaluating every call it makes.
+ */
+function isInert(program: Program, modules: readonly ModuleUnit[]): boolean {
+  if (modules.some((m) => m.source.includes('@modelcontextprotocol/') || m.source.includes(USES_SDK_STDIO) || namesMcpVocabulary(m.source))) return false;
+  return findConsumers(modules, new Interpreter(program)).length === 0;
 }
 
 /**
@@ -278,7 +302,7 @@ function containsYield(fn: FunctionNode): boolean {
 }
 
 /** The `for await` loops, in any module of the program, over a call of `generator`. */
-function findLoopsOver(generator: FunctionNode, modules: ModuleUnit[], interp: Interpreter): { mod: ModuleUnit; loop: t.ForOfStatement }[] {
+function findLoopsOver(generator: FunctionNode, modules: readonly ModuleUnit[], interp: Interpreter): { mod: ModuleUnit; loop: t.ForOfStatement }[] {
   const out: { mod: ModuleUnit; loop: t.ForOfStatement }[] = [];
   for (const mod of modules) {
     walkForAwait(mod, (loop) => {

@@ -296,7 +296,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         for (const failure of swept.failed) stderr.write(paint.warn(`warning: ${display(failure.path)}: temp file left by an interrupted run; ${failure.message}\n`));
       }
     }
-    // loaded here: it loads the pipeline (partial re-checks), which a run with nothing to review never needs
+    // loaded here: --help, --version and usage errors never need it
     const { reviewChanges } = await import('./review.js');
     outcome = await reviewChanges({
       scan,

@@ -10,7 +10,7 @@ import type { FileResult, PipelineOptions, SdkTarget, Style } from '../model/typ
 import { ChangeApplier } from '../runner/commit.js';
 import type { Problem } from '../runner/discover.js';
 import { applyHunks, groupHunks, splitChange, type SplitChange } from '../runner/hunks.js';
-import { createPartialChecker } from '../runner/partial.js';
+import type { createPartialChecker } from '../runner/partial.js';
 import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { isTallerThan, NO_PAGER, type Pager } from './pager.js';
@@ -109,7 +109,7 @@ export interface ReviewOutcome {
   interrupted: boolean;
 }
 
-// (in summary.ts, which the CLI loads on every run: this module loads the pipeline for partial re-checks)
+// (in summary.ts, which the CLI loads on every run)
 export { getPendingFiles };
 
 /** What to write for one file: all of it, none of it, or an accepted subset of its hunks. */
@@ -293,6 +293,8 @@ async function reviewFile(ctx: ReviewContext, result: FileResult, index: number,
   const path = ctx.display(result.path);
   const after = result.after ?? result.before;
   const split = splitChange(result.before, after);
+  // loaded with the first file asked about: it loads the parser, which a run with nothing to review never needs
+  const { createPartialChecker } = await import('../runner/partial.js');
   const checker = createPartialChecker(result, getPipelineOptions(ctx, result), ctx.process);
   const groups = getGroups(result, split, checker);
   const header = renderFileHeader(path, result, paint, ctx.display);

@@ -7,12 +7,13 @@ import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMe
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
+import { namesMcpVocabulary, withoutComments } from '../analysis/vocabulary.js';
 import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
-import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_METHOD_NAMESPACES, MCP_PROTOCOL_VERSIONS, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
+import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, EnvelopeReason } from '../model/reasons.js';
 import type {
   Anchor,
@@ -91,19 +92,6 @@ function isMcp(facts: FileFacts, paths: MessagePath[]): boolean {
 /** Methods many JSON-RPC protocols share (LSP, ACP, DAP-like services, MCP): naming one says nothing of MCP. */
 const GENERIC_JSON_RPC_METHODS: ReadonlySet<string> = new Set(['initialize', 'initialized', 'ping', 'shutdown', 'exit']);
 
-/** A module's text with its comments blanked (same length: offsets stay valid). */
-function withoutComments(mod: ModuleUnit): string {
-  const comments = mod.ast.comments ?? [];
-  if (comments.length === 0) return mod.source;
-  let out = '';
-  let at = 0;
-  for (const comment of comments) {
-    out += mod.source.slice(at, comment.start!) + mod.source.slice(comment.start!, comment.end!).replace(/[^\n]/g, ' ');
-    at = comment.end!;
-  }
-  return out + mod.source.slice(at);
-}
-
 /** A result reply of this path with `serverInfo` and `capabilities` that declare tools, resources or prompts. */
 function declaresMcpCapabilities(facts: FileFacts, p: MessagePath): boolean {
   for (const reply of p.replies) {
@@ -116,20 +104,6 @@ function declaresMcpCapabilities(facts: FileFacts, p: MessagePath): boolean {
     if (keys && MCP_SERVER_CAPABILITIES.some((k) => keys.has(k))) return true;
   }
   return false;
-}
-
-const QUOTED_MCP_NAME = new RegExp(
-  [
-    `['"\`](?:${MCP_METHOD_NAMESPACES.map((ns) => ns.replace('/', '\\/')).join('|')})[\\w/]+['"\`]`,
-    `['"\`]notifications\\/initialized['"\`]`,
-    `['"\`](?:${MCP_PROTOCOL_VERSIONS.join('|')})['"\`]`,
-    `\\bcapabilities\\s*:\\s*\\{\\s*['"]?(?:${MCP_SERVER_CAPABILITIES.join('|')})\\b`,
-  ].join('|'),
-);
-
-/** MCP's vocabulary in a module's text: a quoted MCP method or protocol version, a literal MCP capability. */
-function namesMcpVocabulary(source: string): boolean {
-  return QUOTED_MCP_NAME.test(source);
 }
 
 function getFraming(facts: FileFacts, paths: MessagePath[]): ServerModel['framing'] {

@@ -7,12 +7,12 @@
 // generated code). Directories skipped by rule come back as data (the summary names them).
 // Deliberately does not read file contents (that is the scan's job) and never throws for a bad path:
 // problems come back as data.
-import { lstatSync, statSync, type Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { runGitBytes } from './git.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFileSync } from './safe-read.js';
 
 export const CANDIDATE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];
 export const SKIPPED_DIRECTORIES: readonly string[] = ['node_modules', 'dist', 'build', '.git', 'coverage'];
@@ -174,7 +174,7 @@ async function addGitFiles(dir: string, found: Found): Promise<boolean> {
     // Tracked but deleted in the work tree, a symbolic link, a directory: nothing to read.
     const stats = statSyncNoFollow(full);
     if (stats === null || !stats.isFile()) continue;
-    addFile(full, found.shown(full), stats.size, found);
+    addFile(full, null, stats.size, found);
   }
   for (const dirPath of nested) {
     if (dirPath === dir || !(await lstat(dirPath).then((s) => s.isDirectory(), () => false))) continue;
@@ -208,61 +208,74 @@ async function runGitListing(dir: string, args: readonly string[]): Promise<Buff
   return out;
 }
 
-/** Adds a candidate file, or skips it with the reason when it is too large to be a hand-written server. */
-function addFile(path: string, shown: string, size: number, found: Found): void {
+/**
+ * Adds a candidate file, or skips it with the reason when it is too large to be a hand-written server.
+ * `shown` is how a warning names it (null: relative to the cwd, worked out only for a warning).
+ */
+function addFile(path: string, shown: string | null, size: number, found: Found): void {
   const reason = getSizeSkipReason(size);
   if (reason === null) {
     found.files.add(path);
     return;
   }
   found.skipped.push({ path, message: reason });
-  found.warnings.push(`${shown}: ${reason}`);
+  found.warnings.push(`${shown ?? found.shown(path)}: ${reason}`);
 }
 
+/**
+ * The walk outside a git work tree. Synchronous on purpose: a tree of 10,000 files in 3,500 directories
+ * is walked in a third of the time promise-based readdir takes (each call a thread-pool round trip), and
+ * nothing else runs while discovery does. The relative path of each entry is built from its directory's,
+ * not computed with path.relative per entry.
+ */
 async function walk(dir: string, base: string, inherited: readonly IgnoreRule[], found: Found): Promise<void> {
+  walkSync(dir, toPosix(relative(base, dir)), inherited, found);
+}
+
+function walkSync(dir: string, relDir: string, inherited: readonly IgnoreRule[], found: Found): void {
   let entries: Dirent<Buffer>[];
   try {
     // Names as bytes: a name that is not UTF-8 would otherwise come back with U+FFFD in it, a path that
     // does not exist, and be reported as missing.
-    entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' });
+    entries = readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
   } catch (err) {
     found.problems.push({ path: dir, message: `cannot read directory: ${describeFsError(err)}` });
     return;
   }
   let rules = inherited;
   if (entries.some((entry) => entry.isFile() && entry.name.equals(GITIGNORE))) {
-    const own = await readGitignore(join(dir, '.gitignore'), toPosix(relative(base, dir)));
+    const own = readGitignore(join(dir, '.gitignore'), relDir);
     if (own.length > 0) rules = [...inherited, ...own];
   }
   // Sorted so the walk order (and any problem order) does not depend on the file system.
   entries.sort((a, b) => Buffer.compare(a.name, b.name));
   for (const entry of entries) {
     if (entry.isSymbolicLink()) continue;
+    const isDirectory = entry.isDirectory();
+    const isFile = !isDirectory && entry.isFile();
+    if (!isDirectory && !isFile) continue;
     const name = decodeName(entry.name);
     if (name === null) {
-      if (entry.isDirectory() || (entry.isFile() && isCandidatePath(entry.name.toString('latin1')))) {
-        found.warnings.push(`${found.shown(join(dir, escapeName(entry.name)))}: its name is not valid UTF-8; ${entry.isDirectory() ? 'directory not scanned' : 'skipped'} (rename it to migrate it)`);
+      if (isDirectory || isCandidatePath(entry.name.toString('latin1'))) {
+        found.warnings.push(`${found.shown(join(dir, escapeName(entry.name)))}: its name is not valid UTF-8; ${isDirectory ? 'directory not scanned' : 'skipped'} (rename it to migrate it)`);
       }
       continue;
     }
-    const full = join(dir, name);
-    const rel = toPosix(relative(base, full));
-    if (entry.isDirectory()) {
+    const rel = relDir === '' ? name : `${relDir}/${name}`;
+    if (isDirectory) {
       if (SKIPPED_DIRECTORIES.includes(name)) {
-        if (name !== '.git') found.excluded.push({ path: full, rule: name });
+        if (name !== '.git') found.excluded.push({ path: join(dir, name), rule: name });
         continue;
       }
       if (isIgnored(rules, rel, true)) continue;
-      await walk(full, base, rules, found);
-    } else if (entry.isFile()) {
-      if (!isCandidatePath(name)) {
-        if (isPythonPath(name) && !isIgnored(rules, rel, false)) found.python.add(full);
-        continue;
-      }
-      if (isIgnored(rules, rel, false)) continue;
-      // Synchronous on purpose: one stat per candidate, several times faster than a promise round trip.
+      walkSync(join(dir, name), rel, rules, found);
+    } else if (!isCandidatePath(name)) {
+      if (isPythonPath(name) && !isIgnored(rules, rel, false)) found.python.add(join(dir, name));
+    } else if (!isIgnored(rules, rel, false)) {
+      const full = join(dir, name);
+      // one stat per candidate (the size limit); synchronous, like the walk
       const size = statSync(full, { throwIfNoEntry: false })?.size ?? 0;
-      addFile(full, found.shown(full), size, found);
+      addFile(full, null, size, found);
     }
   }
 }
@@ -283,9 +296,9 @@ function escapeName(bytes: Buffer): string {
 /** A .gitignore larger than this is not read (a real one is a few kB). */
 const MAX_GITIGNORE_BYTES = 1_000_000;
 
-async function readGitignore(path: string, base: string): Promise<IgnoreRule[]> {
+function readGitignore(path: string, base: string): IgnoreRule[] {
   // Never blocks: a .gitignore that is a FIFO (or a link to /dev/stdin) is not opened for reading.
-  const read = await readRegularFile(path, MAX_GITIGNORE_BYTES);
+  const read = readRegularFileSync(path, MAX_GITIGNORE_BYTES);
   // An unreadable .gitignore ignores nothing; the walk itself will report unreadable directories.
   if (read.kind !== 'ok') return [];
   return parseGitignore(read.bytes.toString('utf8'), base === '.' ? '' : base);
@@ -303,7 +316,7 @@ async function loadAncestorRules(base: string, target: string): Promise<IgnoreRu
   const rules: IgnoreRule[] = [];
   for (const dir of chain) {
     const rel = toPosix(relative(base, dir));
-    rules.push(...(await readGitignore(join(dir, '.gitignore'), rel === '' ? '' : rel)));
+    rules.push(...readGitignore(join(dir, '.gitignore'), rel === '' ? '' : rel));
   }
   return rules;
 }

@@ -29,12 +29,8 @@ async function loadInlinePipeline(): Promise<ProcessFile> {
 /** The pipeline entry, injectable so tests can feed deterministic results (defaults to `processSource`). */
 export type ProcessFile = (path: string, source: string, options: PipelineOptions) => FileResult | Promise<FileResult>;
 
-/** Below this many candidates, starting worker threads costs more than it saves. */
-/**
- * Below this many candidates one thread is faster: each worker pays ~0.5 s to load Babel before its first
- * file, and a candidate takes ~20 ms (measured by `npm run bench`).
- */
-export const MIN_CANDIDATES_FOR_WORKERS = 100;
+/** How long the read loop runs before it lets the candidates it started reach the workers. */
+const YIELD_EVERY_MS = 8;
 
 export interface ScanOptions {
   paths: readonly string[];
@@ -114,6 +110,20 @@ export interface ScanResult {
 /** Computes every change a run would make, without writing anything. */
 export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const root = await resolveRoot(options.paths, options.cwd);
+  // On worker threads, the first worker starts now: it loads the parser on another core while this thread
+  // walks and reads the tree (a tree with no candidate stops it unused).
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const workerUrl = options.process === undefined && jobs > 1 ? getWorkerUrl() : null;
+  const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(jobs, workerUrl);
+  pool?.start();
+  try {
+    return await scanWith(options, root, pool);
+  } finally {
+    await pool?.close();
+  }
+}
+
+async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | null): Promise<ScanResult> {
   const discovery = await discoverFiles(options.paths, options.cwd);
   const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include });
   const only = options.only;
@@ -124,12 +134,41 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   const report = (): void => options.onProgress?.({ ...progress });
 
   // 1. Read every file and keep the ones that may hold a server (the cheap text prefilter).
+  // 2. Run the pipeline on each candidate. On worker threads (a run of more than one job from the compiled
+  //    tool), a candidate goes to the workers as soon as it is read, while this thread reads on (more
+  //    workers start while many wait: pool.ts). Inline (one job, the tests), the candidates run once every
+  //    file is read, and a tree without candidates never loads the parser.
+  // Outside any repository the package.json search stops at the scanned root; inside one, at its root.
+  const manifests = new ManifestCache((await resolveGitRoot(root)) === null ? root : null);
+  let inline: Promise<ProcessFile> | null = null;
+  const getRun = async (): Promise<ProcessFile> => {
+    if (options.process !== undefined) return options.process;
+    if (pool === null) return (inline ??= loadInlinePipeline());
+    return (p, s, o) => pool.run(p, s, o);
+  };
   const sources = new Map<string, string>();
+  const processCandidate = async (path: string, extra: Partial<PipelineOptions> = {}): Promise<FileResult> => {
+    const source = sources.get(path) ?? '';
+    const manifest = await manifests.getNearest(dirname(path));
+    const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
+    const moduleKind = resolveModuleKind(path, manifest);
+    const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, ...refusedFor(options.refused, path) };
+    const run = await getRun();
+    return normalizeResult(path, source, await runSafely(run, path, source, { ...fileOptions, ...extra }));
+  };
+  const started = new Map<string, Promise<FileResult>>();
+  const start = (path: string): void => {
+    const task = processCandidate(path);
+    // awaited with the others below; until then a failure (the pipeline cannot load) is not unhandled
+    task.catch(() => undefined);
+    started.set(path, task);
+  };
   const early: FileResult[] = [];
   // files that import relative modules but do not pass the prefilter themselves: an entry whose server
   // and stdin loop live in a module it imports (`createServer(info).start()` in a two-line entry)
   const importers = new Map<string, Buffer>();
   const stdinModules = new Set<string>();
+  let lastYield = performance.now();
   for (const path of files) {
     const read = readCandidate(path);
     progress.scanned++;
@@ -137,12 +176,20 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
     else if (read.kind === 'candidate') {
       progress.candidates++;
       if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
-      else sources.set(path, read.source);
+      else {
+        sources.set(path, read.source);
+        if (pool !== null) start(path);
+      }
     } else if (read.kind === 'importer') {
       importers.set(path, read.bytes);
     }
     if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
     report();
+    // the reads are synchronous: let the started candidates find their package.json and reach a worker
+    if (started.size > 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
   }
   for (const path of findStdinImporters(importers, stdinModules)) {
     if (sources.has(path)) continue;
@@ -151,38 +198,10 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
   }
   importers.clear();
 
-  // 2. Run the pipeline on each candidate.
-  // Outside any repository the package.json search stops at the scanned root; inside one, at its root.
-  const manifests = new ManifestCache((await resolveGitRoot(root)) === null ? root : null);
   const candidates = [...sources.keys()].sort();
-  const jobs = Math.max(1, options.jobs ?? availableParallelism());
-  const workerUrl = options.process === undefined && jobs > 1 && candidates.length >= MIN_CANDIDATES_FOR_WORKERS ? getWorkerUrl() : null;
-  const pool: WorkerPool | null = workerUrl === null ? null : createWorkerPool(Math.min(jobs, candidates.length), workerUrl);
-  // (with no candidate nothing is run: the pipeline is not even loaded)
-  const inline = pool !== null || options.process !== undefined || candidates.length === 0 ? null : await loadInlinePipeline();
-  const run: ProcessFile = pool !== null ? (p, s, o) => pool.run(p, s, o) : (options.process ?? inline ?? (() => Promise.reject(new Error('no pipeline loaded'))));
-  let results: FileResult[];
-  const optionsOf = new Map<string, PipelineOptions>();
-  try {
-    results = await Promise.all(
-      candidates.map(async (path) => {
-        const source = sources.get(path) ?? '';
-        const manifest = await manifests.getNearest(dirname(path));
-        const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
-        const moduleKind = resolveModuleKind(path, manifest);
-        const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, ...refusedFor(options.refused, path) };
-        optionsOf.set(path, fileOptions);
-        return normalizeResult(path, source, await runSafely(run, path, source, fileOptions));
-      }),
-    );
-    results = results.map((r) => (isPartOfImporter(r, results) ? { path: r.path, before: r.before, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] } : r));
-    results = await resolveSharedModules(results, async (path, sdkDeclined) => {
-      const source = sources.get(path) ?? '';
-      return normalizeResult(path, source, await runSafely(run, path, source, { ...optionsOf.get(path)!, sdkDeclined }));
-    });
-  } finally {
-    await pool?.close();
-  }
+  let results = await Promise.all(candidates.map((path) => started.get(path) ?? processCandidate(path)));
+  results = results.map((r) => (isPartOfImporter(r, results) ? { path: r.path, before: r.before, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] } : r));
+  results = await resolveSharedModules(results, (path, sdkDeclined) => processCandidate(path, { sdkDeclined }));
   results = results.map(preferSources);
   results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
@@ -476,18 +495,32 @@ function findStdinImporters(importers: ReadonlyMap<string, Buffer>, stdinModules
     const bare = path.replace(MODULE_EXTENSION, '');
     return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
   };
-  const reached = new Set([...stdinModules].flatMap(keysOf));
+  const reached = new Set<string>();
+  // the last names of the reached paths: a specifier ending in another name cannot reach one, and is not
+  // resolved (most of a tree's imports; `.` and `..` name no file and are always resolved)
+  const reachedNames = new Set<string>();
+  const reach = (path: string): void => {
+    for (const key of keysOf(path)) {
+      reached.add(key);
+      reachedNames.add(basename(key));
+    }
+  };
+  for (const path of stdinModules) reach(path);
   const pending = new Map<string, string[]>();
   for (const [path, bytes] of importers) {
-    const targets = getRelativeSpecifiers(bytes).map((specifier) => resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
-    if (targets.length > 0) pending.set(path, targets);
+    const specifiers = getRelativeSpecifiers(bytes);
+    if (specifiers.length > 0) pending.set(path, specifiers);
   }
+  const reaches = (path: string, specifier: string): boolean => {
+    const name = basename(specifier).replace(MODULE_EXTENSION, '');
+    return (name === '.' || name === '..' || reachedNames.has(name)) && reached.has(resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
+  };
   const out: string[] = [];
   for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
-    const level = [...pending].filter(([, targets]) => targets.some((target) => reached.has(target)));
+    const level = [...pending].filter(([path, specifiers]) => specifiers.some((specifier) => reaches(path, specifier)));
     for (const [path] of level) {
       pending.delete(path);
-      for (const key of keysOf(path)) reached.add(key);
+      reach(path);
       if (depth === 1 || ENTRY_WORDS.test(importers.get(path)!.toString('utf8'))) out.push(path);
     }
   }
