@@ -1,7 +1,7 @@
 // The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
 // -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
 // nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
@@ -166,7 +166,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const early: FileResult[] = [];
   // files that import relative modules but do not pass the prefilter themselves: an entry whose server
   // and stdin loop live in a module it imports (`createServer(info).start()` in a two-line entry)
-  const importers = new Map<string, Buffer>();
+  const importers = new Map<string, Importer>();
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
   for (const path of files) {
@@ -181,7 +181,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
         if (pool !== null) start(path);
       }
     } else if (read.kind === 'importer') {
-      importers.set(path, read.bytes);
+      importers.set(path, read.importer);
     }
     if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
     report();
@@ -193,8 +193,16 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   }
   for (const path of findStdinImporters(importers, stdinModules)) {
     if (sources.has(path)) continue;
+    // (its bytes were not kept: read again, now that it is one)
+    let source: string;
+    try {
+      source = readFileSync(path, 'utf8');
+    } catch (err) {
+      problems.push({ path, message: `cannot read: ${describeFsError(err)}` });
+      continue;
+    }
     progress.candidates++;
-    sources.set(path, importers.get(path)!.toString('utf8'));
+    sources.set(path, source);
   }
   importers.clear();
 
@@ -450,7 +458,14 @@ type ReadOutcome =
   | { kind: 'problem'; message: string }
   | { kind: 'candidate'; source: string; error?: string; readsStdin: boolean }
   /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop. */
-  | { kind: 'importer'; bytes: Buffer; readsStdin: boolean };
+  | { kind: 'importer'; importer: Importer; readsStdin: boolean };
+
+/** What the import graph needs of a file that imports relative modules (its bytes are not kept). */
+interface Importer {
+  specifiers: string[];
+  /** It says `jsonrpc` or `method` itself (ENTRY_WORDS). */
+  speaksJsonRpc: boolean;
+}
 
 const RELATIVE_MARKERS = ["require('.", 'require(".', "from '.", 'from ".'];
 const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
@@ -479,7 +494,18 @@ function getRelativeSpecifiers(bytes: Buffer): string[] {
 }
 const MODULE_EXTENSION = /\.[cm]?[jt]sx?$/;
 /** What an entry whose server lives in imported modules still says itself (the pipeline's own test). */
-const ENTRY_WORDS = /jsonrpc|\bmethod\b/;
+const JSONRPC = Buffer.from('jsonrpc');
+const METHOD = Buffer.from('method');
+
+/** `/jsonrpc|\bmethod\b/` on the bytes (a byte of a multi-byte character is no word character, as the character is not). */
+function speaksJsonRpc(bytes: Buffer): boolean {
+  if (bytes.includes(JSONRPC)) return true;
+  const isWordByte = (b: number | undefined): boolean => b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
+  for (let at = bytes.indexOf(METHOD); at !== -1; at = bytes.indexOf(METHOD, at + 1)) {
+    if (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + METHOD.length])) return true;
+  }
+  return false;
+}
 /** As deep as the pipeline looks for stdin through imports. */
 const IMPORT_DEPTH = 3;
 
@@ -490,7 +516,7 @@ const IMPORT_DEPTH = 3;
  * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
  * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real.
  */
-function findStdinImporters(importers: ReadonlyMap<string, Buffer>, stdinModules: ReadonlySet<string>): string[] {
+function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModules: ReadonlySet<string>): string[] {
   const keysOf = (path: string): string[] => {
     const bare = path.replace(MODULE_EXTENSION, '');
     return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
@@ -507,10 +533,7 @@ function findStdinImporters(importers: ReadonlyMap<string, Buffer>, stdinModules
   };
   for (const path of stdinModules) reach(path);
   const pending = new Map<string, string[]>();
-  for (const [path, bytes] of importers) {
-    const specifiers = getRelativeSpecifiers(bytes);
-    if (specifiers.length > 0) pending.set(path, specifiers);
-  }
+  for (const [path, { specifiers }] of importers) if (specifiers.length > 0) pending.set(path, specifiers);
   const reaches = (path: string, specifier: string): boolean => {
     const name = basename(specifier).replace(MODULE_EXTENSION, '');
     return (name === '.' || name === '..' || reachedNames.has(name)) && reached.has(resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
@@ -521,28 +544,32 @@ function findStdinImporters(importers: ReadonlyMap<string, Buffer>, stdinModules
     for (const [path] of level) {
       pending.delete(path);
       reach(path);
-      if (depth === 1 || ENTRY_WORDS.test(importers.get(path)!.toString('utf8'))) out.push(path);
+      if (depth === 1 || importers.get(path)!.speaksJsonRpc) out.push(path);
     }
   }
   return out;
 }
 
 /**
- * Synchronous on purpose: one readFileSync per file is several times faster here than promise-based
- * reads (each costs a few thread-pool round trips), and the bytes are tested before they are decoded.
+ * Synchronous on purpose: one synchronous read per file is several times faster here than promise-based
+ * reads (each costs a few thread-pool round trips). The bytes land in one shared buffer and are tested
+ * there: only a candidate's are decoded, only an importer's relative specifiers are kept.
  * A file that neither reads stdin nor names the SDK transport is a server only through a module it
  * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
  */
 function readCandidate(path: string): ReadOutcome {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readShared(path);
   } catch (err) {
     return { kind: 'problem', message: `cannot read: ${describeFsError(err)}` };
   }
   if (bytes.length === 0) return { kind: 'skip' };
   const readsStdin = bytes.includes(READS_STDIN);
-  const importer = (): ReadOutcome => (RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000 ? { kind: 'importer', bytes, readsStdin } : { kind: 'skip', readsStdin });
+  const importer = (): ReadOutcome =>
+    RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000
+      ? { kind: 'importer', importer: { specifiers: getRelativeSpecifiers(bytes), speaksJsonRpc: speaksJsonRpc(bytes) }, readsStdin }
+      : { kind: 'skip', readsStdin };
   if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
@@ -552,6 +579,29 @@ function readCandidate(path: string): ReadOutcome {
     return { kind: 'candidate', source, error: 'is not valid UTF-8 text; left untouched', readsStdin };
   }
   return { kind: 'candidate', source, readsStdin };
+}
+
+/** The buffer every read of the scan fills (grown as needed): the bytes are tested there and decoded only when kept. */
+let shared = Buffer.allocUnsafe(256 * 1024);
+
+/** A file's bytes, as a view of the shared buffer: valid until the next call. */
+function readShared(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === shared.length) {
+        const bigger = Buffer.allocUnsafe(shared.length * 2);
+        shared.copy(bigger, 0, 0, length);
+        shared = bigger;
+      }
+      const read = readSync(fd, shared, length, shared.length - length, null);
+      if (read === 0) return shared.subarray(0, length);
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function runSafely(run: ProcessFile, path: string, source: string, options: PipelineOptions): Promise<FileResult> {
