@@ -662,31 +662,33 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
     wanted.set(manifest.path, entry);
   }
 
-  const planned: PlannedManifest[] = [];
-  for (const { manifest, add, files } of wanted.values()) {
-    if (Object.keys(add).length === 0) continue;
-    let after: string;
-    try {
-      after = addDependencies(manifest.text, add);
-    } catch (err) {
-      problems.push({ path: manifest.path, message: `cannot add the SDK dependency: ${(err as Error).message}` });
-      for (const result of results) if (files.includes(result.path)) refuseForManifest(result, manifest, root, (err as Error).message);
-      continue;
-    }
-    const gitRoot = await resolveGitRoot(manifest.dir);
-    const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot ?? (isInside(root, manifest.dir) ? root : manifest.dir));
-    // A lockfile above the package only manages it when that directory is its workspace root; an
-    // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
-    const stop = workspace?.root ?? manifest.dir;
-    const install = await resolveInstallPlan(manifest.dir, stop, stop);
-    planned.push({
-      change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
-      packageDir: manifest.dir,
-      installDir: install.dir,
-      files: [...files].sort(),
-    });
-  }
-  return planned.sort((a, b) => compareStrings(a.change.path, b.change.path));
+  // each package's plan on its own (a few dozen lockfile probes each): all at once, not one after another
+  const planned = await Promise.all(
+    [...wanted.values()].map(async ({ manifest, add, files }): Promise<PlannedManifest | null> => {
+      if (Object.keys(add).length === 0) return null;
+      let after: string;
+      try {
+        after = addDependencies(manifest.text, add);
+      } catch (err) {
+        problems.push({ path: manifest.path, message: `cannot add the SDK dependency: ${(err as Error).message}` });
+        for (const result of results) if (files.includes(result.path)) refuseForManifest(result, manifest, root, (err as Error).message);
+        return null;
+      }
+      const gitRoot = await resolveGitRoot(manifest.dir);
+      const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot ?? (isInside(root, manifest.dir) ? root : manifest.dir));
+      // A lockfile above the package only manages it when that directory is its workspace root; an
+      // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
+      const stop = workspace?.root ?? manifest.dir;
+      const install = await resolveInstallPlan(manifest.dir, stop, stop);
+      return {
+        change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
+        packageDir: manifest.dir,
+        installDir: install.dir,
+        files: [...files].sort(),
+      };
+    }),
+  );
+  return planned.filter((p): p is PlannedManifest => p !== null).sort((a, b) => compareStrings(a.change.path, b.change.path));
 }
 
 function refuseForManifest(result: FileResult, manifest: Manifest, root: string, why?: string): void {
