@@ -43,28 +43,41 @@ function getScopeModel(ast: t.File): ScopeModel {
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
   const originalModel = getScopeModel(original);
   const rewrittenModel = getScopeModel(parseSource(path, rewritten));
-  const before = new Map(getBindings(originalModel));
-  const after = new Map(getBindings(rewrittenModel));
+  const beforeBindings = getBindings(originalModel);
+  const afterBindings = getBindings(rewrittenModel);
   // class methods and fields: referenced by name through any `.name` member access
   const beforeMembers = collectClassMembers(originalModel, externalMembers, writers);
-  for (const [key, info] of collectClassMembers(rewrittenModel, externalMembers, writers)) {
-    before.set(key, { ...info, references: beforeMembers.get(key)?.references ?? 0 });
-    after.set(key, info);
-  }
+  const afterMembers = collectClassMembers(rewrittenModel, externalMembers, writers);
+  // how often a key was referenced before: its binding in the original, or, for a member of the
+  // rewritten file's classes, that member in the original's (undefined: no such key before)
+  const referencesBefore = (key: string): number | undefined => (afterMembers.has(key) ? (beforeMembers.get(key)?.references ?? 0) : beforeBindings.get(key)?.references);
   // a writer helper goes once nothing calls it, even one the original never called: the SDK writes now
   const simpleName = (key: string): string => key.slice(Math.max(key.lastIndexOf('>'), key.lastIndexOf('.')) + 1);
   // code the rewrite moved (an inline dispatch that became a handler) has new owner keys: matched by name
-  const usedBefore = new Set([...before].filter(([, info]) => info.references > 0).map(([key]) => simpleName(key)));
-  const wasUsed = (key: string): boolean => (before.has(key) ? before.get(key)!.references > 0 : usedBefore.has(simpleName(key)));
-  const candidates = [...after].filter(([key, info]) => info.removable && (wasUsed(key) || writers.has(simpleName(key))));
+  const usedBefore = new Set(getNamesUsed(originalModel));
+  for (const key of afterMembers.keys()) if (referencesBefore(key)! > 0) usedBefore.add(simpleName(key));
+  const wasUsed = (key: string): boolean => {
+    const references = referencesBefore(key);
+    return references !== undefined ? references > 0 : usedBefore.has(simpleName(key));
+  };
+  // (bindings are described in full only once they may go: a big file has tens of thousands)
+  const candidates: [string, BindingInfo][] = [];
+  for (const [key, counted] of afterBindings) {
+    if (!MAY_BE_REMOVABLE.has(counted.binding.node.type) || (!wasUsed(key) && !writers.has(simpleName(key)))) continue;
+    const info = describeBinding(rewrittenModel, counted);
+    if (info.removable) candidates.push([key, info]);
+  }
+  for (const [key, info] of afterMembers) if (info.removable && (wasUsed(key) || writers.has(simpleName(key)))) candidates.push([key, info]);
   const dead = new Map<string, BindingInfo>();
-  const inDead = ([start, end]: [number, number]) => [...dead.values()].some((d) => start >= d.node.start! && end <= d.node.end!);
+  const deadSpans: [number, number][] = [];
+  const inDead = ([start, end]: [number, number]) => deadSpans.some(([from, to]) => start >= from && end <= to);
   for (let changed = true; changed; ) {
     changed = false;
     for (const [key, info] of candidates) {
       const own = ([start, end]: [number, number]) => start >= info.node.start! && end <= info.node.end!;
       if (dead.has(key) || !info.referenceRanges.every((r) => inDead(r) || own(r))) continue;
       dead.set(key, info);
+      deadSpans.push([info.node.start!, info.node.end!]);
       changed = true;
     }
   }
@@ -231,45 +244,88 @@ function getExportedNames(program: t.Program): Set<string> {
   return names;
 }
 
-/** Each model's bindings, collected once (a module is pruned twice against its original). Read only: callers copy. */
-const bindingsOf = new WeakMap<ScopeModel, ReadonlyMap<string, BindingInfo>>();
-function getBindings(model: ScopeModel): ReadonlyMap<string, BindingInfo> {
+/** A binding with its key's reference count (reads and writes); described in full by describeBinding. */
+interface CountedBinding {
+  references: number;
+  binding: ScopeBinding;
+}
+
+/** Each model's bindings, collected once (a module is pruned twice against its original). Read only. */
+const bindingsOf = new WeakMap<ScopeModel, ReadonlyMap<string, CountedBinding>>();
+function getBindings(model: ScopeModel): ReadonlyMap<string, CountedBinding> {
   let bindings = bindingsOf.get(model);
   if (!bindings) bindingsOf.set(model, (bindings = collectBindings(model)));
   return bindings;
+}
+
+/** The last names of a model's keys that were referenced (a key's last name: its binding's name). */
+const namesUsedOf = new WeakMap<ScopeModel, ReadonlySet<string>>();
+function getNamesUsed(model: ScopeModel): ReadonlySet<string> {
+  let names = namesUsedOf.get(model);
+  if (!names) {
+    names = new Set([...getBindings(model)].filter(([, counted]) => counted.references > 0).map(([key]) => key.slice(key.lastIndexOf('>') + 1)));
+    namesUsedOf.set(model, names);
+  }
+  return names;
 }
 
 /**
  * Every binding of every scope, keyed by the chain of named functions around it plus its name. Scopes
  * in source order and a later scope with the same key replaces the earlier one's entry, as before.
  */
-function collectBindings(model: ScopeModel): Map<string, BindingInfo> {
-  const bindings = new Map<string, BindingInfo>();
+function collectBindings(model: ScopeModel): Map<string, CountedBinding> {
+  const bindings = new Map<string, CountedBinding>();
+  const owners = new Map<t.Node, string>();
   for (const [scope, names] of model.scopes) {
     // a parameter pattern has a scope of its own, but never held bindings
-    if (t.isPattern(scope)) continue;
-    const owner = getOwnerChain(model, scope);
-    for (const [name, binding] of names) {
-      const key = `${owner}>${name}`;
-      const nodes = [...binding.references, ...binding.writes];
-      const referenceRanges = nodes.map((n): [number, number] => [n.start!, n.end!]);
-      bindings.set(key, { references: nodes.length, referenceRanges, ...getRemovable(model, binding) });
-    }
+    if (t.isPattern(scope) || names.size === 0) continue;
+    const owner = getOwnerChain(model, scope, owners);
+    for (const [name, binding] of names) bindings.set(`${owner}>${name}`, { references: binding.references.length + binding.writes.length, binding });
   }
   return bindings;
 }
 
-function getOwnerChain(model: ScopeModel, scope: t.Node): string {
-  const names: string[] = [];
-  for (let node: t.Node | undefined = scope; node; node = model.parent.get(node)) {
-    if ((t.isFunctionDeclaration(node) || t.isClassDeclaration(node)) && node.id) names.push(node.id.name);
-    else if (t.isClassMethod(node) && t.isIdentifier(node.key)) names.push(node.key.name);
-    else if (t.isClassPrivateMethod(node)) names.push(`#${node.key.id.name}`);
-    else if (t.isVariableDeclarator(node) && t.isIdentifier(node.id)) names.push(node.id.name);
-    else if (t.isFunction(node)) names.push(`@${node.loc?.start.line ?? 0}`);
-  }
-  return names.reverse().join('>');
+/** Where a binding is referenced, and what would go with it. */
+function describeBinding(model: ScopeModel, { references, binding }: CountedBinding): BindingInfo {
+  const referenceRanges = [...binding.references, ...binding.writes].map((n): [number, number] => [n.start!, n.end!]);
+  return { references, referenceRanges, ...getRemovable(model, binding) };
 }
+
+/**
+ * The names of the functions, classes and declarators around a node and its own, outermost first, joined
+ * by `>`; memoized per node in `owners` (a loop, not recursion: minified code nests thousands deep).
+ */
+function getOwnerChain(model: ScopeModel, node: t.Node, owners: Map<t.Node, string>): string {
+  const path: t.Node[] = [];
+  let chain = '';
+  for (let at: t.Node | undefined = node; at; at = model.parent.get(at)) {
+    const known = owners.get(at);
+    if (known !== undefined) {
+      chain = known;
+      break;
+    }
+    path.push(at);
+  }
+  for (let i = path.length - 1; i >= 0; i--) {
+    const at = path[i]!;
+    const own = getOwnName(at);
+    if (own !== null) chain = chain === '' ? own : `${chain}>${own}`;
+    owners.set(at, chain);
+  }
+  return chain;
+}
+
+function getOwnName(node: t.Node): string | null {
+  if ((t.isFunctionDeclaration(node) || t.isClassDeclaration(node)) && node.id) return node.id.name;
+  if (t.isClassMethod(node) && t.isIdentifier(node.key)) return node.key.name;
+  if (t.isClassPrivateMethod(node)) return `#${node.key.id.name}`;
+  if (t.isVariableDeclarator(node) && t.isIdentifier(node.id)) return node.id.name;
+  if (t.isFunction(node)) return `@${node.loc?.start.line ?? 0}`;
+  return null;
+}
+
+/** What declares a binding getRemovable may remove (the rest, parameters, classes, catch clauses, never). */
+const MAY_BE_REMOVABLE: ReadonlySet<string> = new Set(['FunctionDeclaration', 'ImportSpecifier', 'ImportDefaultSpecifier', 'ImportNamespaceSpecifier', 'VariableDeclarator']);
 
 function getRemovable(model: ScopeModel, binding: ScopeBinding): Pick<BindingInfo, 'node' | 'removable' | 'statement' | 'importDeclaration'> {
   const node = binding.node;
@@ -501,12 +557,20 @@ function buildScopeModel(ast: t.File): ScopeModel {
 
 function addReference(binding: ScopeBinding | null, node: t.Node): void {
   if (!binding) return;
-  // a name used thousands of times: no scan of its references per reference
-  binding.referenced ??= new Set(binding.references);
-  if (binding.referenced.has(node)) return;
-  binding.referenced.add(node);
-  binding.references.push(node);
+  const references = binding.references;
+  // a name used thousands of times: no scan of its references per reference (a few are scanned: a set
+  // for each of a big file's tens of thousands of bindings costs more)
+  if (binding.referenced === undefined && references.length < SCANNED_REFERENCES) {
+    if (references.includes(node)) return;
+  } else {
+    binding.referenced ??= new Set(references);
+    if (binding.referenced.has(node)) return;
+    binding.referenced.add(node);
+  }
+  references.push(node);
 }
+
+const SCANNED_REFERENCES = 16;
 
 function addWrite(model: ScopeModel, node: t.Node): void {
   const scope = getScope(model, node);
