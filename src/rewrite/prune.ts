@@ -648,7 +648,9 @@ function declareAt(model: ScopeModel, node: t.Node): void {
 /** Babel's registerBinding: the first declaration of a name in a scope wins, later ones write it. */
 function declareBinding(model: ScopeModel, scope: t.Node, kind: ScopeBinding['kind'], node: t.Node, target: t.Node = node): void {
   const names = model.scopes.get(scope)!;
-  const ids = t.getBindingIdentifiers(target, true, true) as Record<string, t.Identifier[]>;
+  // (a lone name, most declarations: what getBindingIdentifiers answers for it, without its walk)
+  const lone = target.type === 'Identifier' ? target : target.type === 'VariableDeclarator' && target.id.type === 'Identifier' ? target.id : null;
+  const ids = lone !== null ? { [lone.name]: [lone] } : (t.getBindingIdentifiers(target, true, true) as Record<string, t.Identifier[]>);
   for (const [name, list] of Object.entries(ids)) {
     for (const identifier of list) {
       const existing = names.get(name);
