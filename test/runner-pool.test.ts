@@ -12,7 +12,8 @@ const dist = (path: string): string => pathToFileURL(join(__dirname, '..', 'dist
 
 interface PoolModule {
   getWorkerUrl(): URL | null;
-  createWorkerPool(size: number, url: URL): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; close(): Promise<void> };
+  createWorkerPool(size: number, url: URL): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
+  QUEUED_PER_NEW_WORKER: number;
 }
 
 describe('worker pool', () => {
@@ -30,6 +31,29 @@ describe('worker pool', () => {
       expect(results.filter((r) => r.error !== undefined)).toHaveLength(5);
     } finally {
       await workers.close();
+    }
+  });
+
+  it('starts workers as files wait: one for a few files, another once QUEUED_PER_NEW_WORKER wait for the one running', async () => {
+    const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
+    const url = pool.getWorkerUrl() as URL;
+    const options: PipelineOptions = { sdk: 'v1', style: 'server' };
+    const few = pool.createWorkerPool(4, url);
+    const many = pool.createWorkerPool(4, url);
+    try {
+      expect(few.started).toBe(0);
+      few.start();
+      expect(few.started).toBe(1);
+      // five files at once: four wait, fewer than the threshold, so the first worker takes them all
+      await Promise.all(Array.from({ length: 5 }, (_, i) => few.run(`/virtual/few${i}.js`, `const x = ${i};\n`, options)));
+      expect(few.started).toBe(1);
+      // enough files at once that a second worker pays off (and no more than that: the third needs twice as many)
+      const count = pool.QUEUED_PER_NEW_WORKER + 2;
+      await Promise.all(Array.from({ length: count }, (_, i) => many.run(`/virtual/many${i}.js`, `const x = ${i};\n`, options)));
+      expect(many.started).toBe(2);
+    } finally {
+      await few.close();
+      await many.close();
     }
   });
 

@@ -42,6 +42,8 @@ export interface WorkerPool {
   run(path: string, source: string, options: PipelineOptions): Promise<FileResult>;
   /** Starts the first worker now (it loads the pipeline), before any file is queued. */
   start(): void;
+  /** How many workers have been started so far (replacements of crashed ones included). */
+  readonly started: number;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   const slots: Slot[] = [];
   let nextId = 0;
   let closed = false;
+  let started = 0;
 
   const take = (slot: Slot): Job | null => {
     const job = slot.busy;
@@ -79,6 +82,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   };
 
   const spawn = (): Slot => {
+    started++;
     const slot: Slot = { worker: new Worker(workerUrl, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } }), busy: null, timer: null };
     slot.worker.on('message', (reply: PoolReply) => {
       const job = take(slot);
@@ -128,6 +132,9 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   return {
     start() {
       if (!closed && slots.length === 0) slots.push(spawn());
+    },
+    get started() {
+      return started;
     },
     run(path, source, options) {
       if (closed) return Promise.reject(new Error('the worker pool is closed'));
