@@ -173,3 +173,37 @@ ${LOOP}`;
     expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'NO_DISPATCH' });
   });
 });
+
+describe('the message of a caught error written as the error', () => {
+  // the bug on purpose: `error: err.message` (a string where JSON-RPC wants {code, message}); the code
+  // the server gave the error it threw is what it meant, and the SDK answer carries it
+  const server = `${WRITE}
+const METHOD_NOT_FOUND = -32601;
+function run(method) {
+  if (method === 'initialize') return ${INIT};
+  if (method === 'tools/list') return { tools: [] };
+  if (method === 'tools/call') throw new Error('no tools here');
+  throw Object.assign(new Error('Unsupported method ' + method), { code: METHOD_NOT_FOUND });
+}
+function handle(msg) {
+  if (msg.id === undefined) return;
+  try {
+    write({ jsonrpc: '2.0', id: msg.id, result: run(msg.method) });
+  } catch (err) {
+    write({ jsonrpc: '2.0', id: msg.id, error: err.message });
+  }
+}
+${LOOP}`;
+
+  it('keeps the code the caught error carries, and otherwise the one the site would get', () => {
+    const result = migrate(server);
+    expect(result.decision.kind).toBe('sdk');
+    // (the site's own code: -32602, MCP's for an unknown tool, as every tools/call fails here)
+    const code = 'Number.isSafeInteger(err.code) ? err.code : -32602';
+    expect(result.after).toContain(`Object.assign(new Error(err.message), { code: ${code} })`);
+    // what the SDK sends for each error the server throws (v1 sends a safe-integer code as it is)
+    const codeOf = (err: Error & { code?: unknown }): unknown => (Number.isSafeInteger(err.code) ? err.code : -32602);
+    expect(codeOf(Object.assign(new Error('Unsupported method x'), { code: -32601 }))).toBe(-32601);
+    expect(codeOf(new Error('no tools here'))).toBe(-32602);
+  });
+});

@@ -1108,7 +1108,12 @@ function analyseSite(
       // a bare message for a tool the server does not know gets MCP's code for it (-32602), others -32603
       // (and a bare message that says the method is unknown, on a path for no method the dispatch knows, -32601)
       const saysUnknown = p.method === null && errorNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(errorNode.node, errorNode.frame, errorNode.mod).node));
-      const code = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : saysUnknown ? '-32601' : null;
+      const siteCode = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : saysUnknown ? '-32601' : null;
+      // `error: err.message` in a catch: the error caught may carry the code the server meant (`throw
+      // Object.assign(new Error('Unsupported method'), { code: -32601 })`), which the string dropped; the
+      // SDK answer carries it, and the site's code (or the SDK's -32603) when it has none
+      const caught = getCaughtErrorName(errorNode, text);
+      const code = caught === null ? siteCode : `Number.isSafeInteger(${caught}.code) ? ${caught}.code : ${siteCode ?? '-32603'}`;
       const holds = getErrorHolding(error);
       if (holds === 'error') rendered = { kind: 'error-value', value: text };
       else if (holds === 'string') rendered = { kind: 'error', code, message: text, data: null };
@@ -1266,6 +1271,15 @@ function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => bool
 
 /** An access path (`err`, `res.error`, `this.last?.error`): reading it twice reads the same value. */
 const ACCESS_PATH = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*$/;
+
+/** `err` when the error written is `err.message` of the error a catch clause caught (rendered as `err.message`), else null. */
+function getCaughtErrorName(errorNode: { node: t.Node; mod: ModuleUnit } | null, text: string): string | null {
+  const rendered = /^([A-Za-z_$][\w$]*)\.message$/.exec(text);
+  if (rendered === null || errorNode === null) return null;
+  const node = unwrapExpression(errorNode.node);
+  if (node.type !== 'MemberExpression' || node.computed || getMemberName(node) !== 'message' || node.object.type !== 'Identifier' || node.object.name !== rendered[1]) return null;
+  return resolveIdentifier(errorNode.mod.index, node.object)?.kind === 'catch' ? rendered[1]! : null;
+}
 
 /**
  * What the value of a reply's `error` member is, when the reply does not build it as an object literal:
