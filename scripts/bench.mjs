@@ -23,19 +23,13 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, runMeasured } from './bench/measure.mjs';
 import { benchGrowth, benchRealTree } from './bench/real.mjs';
-import { copyCase, ensureTree, getCaseDirs, getCaseSlug, measureDir } from './bench/tree.mjs';
+import { copyCase, ensureTree, getCaseDirs, getCaseSlug, INCLUDE_NESTED, measureDir } from './bench/tree.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'bin', 'mcp-migrate.js');
 const JSCODESHIFT = join(REPO, 'node_modules', 'jscodeshift', 'bin', 'jscodeshift.js');
 const PARSE_ONLY = join(REPO, 'scripts', 'bench', 'parse-only.cjs');
 const EXTENSIONS = ['js', 'mjs', 'cjs', 'ts', 'mts', 'cts', 'tsx', 'jsx'];
-/**
- * The planted servers are packages nested in workspace packages without being members themselves, which
- * a run leaves out unless named or included (issue 18); the bench names them all, so that --check
- * analyses every planted server as the correctness check expects.
- */
-export const INCLUDE_NESTED = ['--include', 'packages/**'];
 
 const TARGET_JSCODESHIFT_RATIO = 20; // jscodeshift parse-only / mcp-migrate --check  >= 20 (issue 17)
 const TARGET_GREP_RATIO = 5; // mcp-migrate --check / grep floor  <= 5 (issue 17)

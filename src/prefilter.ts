@@ -14,8 +14,11 @@ export function mayContainServer(source: string): boolean {
   // a server already on the SDK: said so (left alone), and its own stdout writes moved if it has any
   if (source.includes(USES_SDK_STDIO)) return true;
   // an entry whose server (and stdin loop) live in modules it imports
-  return RELATIVE_IMPORT.test(source) && /jsonrpc|\bmethod\b/.test(source);
+  return RELATIVE_IMPORT.test(source) && ENTRY_WORDS.test(source);
 }
+
+/** What an entry whose server lives in modules it imports still says itself. */
+export const ENTRY_WORDS = /jsonrpc|\bmethod\b/;
 
 /** The words a file that may hold a server says itself: it reads stdin, or it is on the SDK's stdio transport. */
 export const READS_STDIN = 'stdin';

@@ -200,10 +200,12 @@ ${LOOP}`;
     expect(result.decision.kind).toBe('sdk');
     // (the site's own code: -32602, MCP's for an unknown tool, as every tools/call fails here)
     const code = 'Number.isSafeInteger(err.code) ? err.code : -32602';
-    expect(result.after).toContain(`Object.assign(new Error(err.message), { code: ${code} })`);
-    // what the SDK sends for each error the server throws (v1 sends a safe-integer code as it is)
-    const codeOf = (err: Error & { code?: unknown }): unknown => (Number.isSafeInteger(err.code) ? err.code : -32602);
-    expect(codeOf(Object.assign(new Error('Unsupported method x'), { code: -32601 }))).toBe(-32601);
-    expect(codeOf(new Error('no tools here'))).toBe(-32602);
+    const thrown = `Object.assign(new Error(err.message), { code: ${code} })`;
+    expect(result.after).toContain(`throw ${thrown};`);
+    // that expression run on each error the server throws (v1 sends a safe-integer code as it is)
+    const build = new Function('err', `return ${thrown};`) as (err: Error) => Error & { code: unknown };
+    expect([build(Object.assign(new Error('Unsupported method x'), { code: -32601 })).code, build(Object.assign(new Error('Unsupported method x'), { code: -32601 })).message]).toEqual([-32601, 'Unsupported method x']);
+    expect(build(new Error('no tools here')).code).toBe(-32602);
+    expect(build(Object.assign(new Error('disk'), { code: 'ENOENT' })).code).toBe(-32602);
   });
 });

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSyn
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { median, runMeasured } from './measure.mjs';
-import { copyCase, getCaseDirs, getCaseSlug } from './tree.mjs';
+import { copyCase, getCaseDirs, getCaseSlug, INCLUDE_NESTED } from './tree.mjs';
 import { generateShape } from './big-files.mjs';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -222,7 +222,7 @@ export async function benchRealTree({ baseDir, files, jobs, reps, grepCommand, j
   log(`real-code tree: ${tree.dir} (${tree.reused ? 'reused' : 'built'}): ${tree.files.toLocaleString('en-US')} files of node_modules, ${(tree.bytes / 1048576).toFixed(1)} MB, + ${tree.planted.length} planted servers`);
   const astGrep = findAstGrep();
   const commands = [
-    { key: 'mcp', label: `mcp-migrate --check --jobs ${jobs}`, run: () => runMeasured('node', [CLI, '--check', '--include', 'packages/**', '--jobs', String(jobs), tree.dir], { cwd: REPO }), ok: (r) => r.exitCode === 1 },
+    { key: 'mcp', label: `mcp-migrate --check --jobs ${jobs}`, run: () => runMeasured('node', [CLI, '--check', ...INCLUDE_NESTED, '--jobs', String(jobs), tree.dir], { cwd: REPO }), ok: (r) => r.exitCode === 1 },
     { key: 'grep', label: 'grep floor', run: () => runMeasured('sh', ['-c', grepCommand(tree.dir)], { cwd: REPO, env: { ...process.env, LC_ALL: 'C' } }), ok: (r) => [0, 1, 123].includes(r.exitCode) },
   ];
   if (astGrep) {
@@ -231,7 +231,7 @@ export async function benchRealTree({ baseDir, files, jobs, reps, grepCommand, j
   if (jscodeshiftArgs) commands.push({ key: 'jscs', label: 'jscodeshift parse-only', run: () => runMeasured('node', jscodeshiftArgs(tree.dir), { cwd: REPO }), ok: (r) => r.exitCode === 0 });
   const quiet = ensureQuietTree(tree);
   commands.push(
-    { key: 'quiet', label: `mcp-migrate --check --jobs ${jobs}, no candidate (${quiet.files.toLocaleString('en-US')} files)`, run: () => runMeasured('node', [CLI, '--check', '--include', 'packages/**', '--jobs', String(jobs), quiet.dir], { cwd: REPO }), ok: (r) => r.exitCode === 0 },
+    { key: 'quiet', label: `mcp-migrate --check --jobs ${jobs}, no candidate (${quiet.files.toLocaleString('en-US')} files)`, run: () => runMeasured('node', [CLI, '--check', ...INCLUDE_NESTED, '--jobs', String(jobs), quiet.dir], { cwd: REPO }), ok: (r) => r.exitCode === 0 },
     { key: 'quietGrep', label: 'grep floor, no candidate', run: () => runMeasured('sh', ['-c', grepCommand(quiet.dir)], { cwd: REPO, env: { ...process.env, LC_ALL: 'C' } }), ok: (r) => [0, 1, 123].includes(r.exitCode) },
   );
   await commands[1].run();

@@ -748,10 +748,6 @@ function usesThis(fn: FunctionNode): boolean {
   return found;
 }
 
-/**
- * The dispatcher reads a member of the message outside the replies it writes (`id` in a guard or a log,
- * `jsonrpc` in a version check): the SDK's handler does not get it, so it must be handed over.
- */
 /** Calls that read a message without needing any member of it back: serialising and logging it. */
 const LOOKS_ONLY = /^(?:JSON\.stringify|console\.\w+|process\.std(?:err|out)\.write|String)$/;
 
@@ -786,7 +782,10 @@ function handsMessageOn(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleU
   return false;
 }
 
-
+/**
+ * The dispatcher reads a member of the message outside the replies it writes (`id` in a guard or a log,
+ * `jsonrpc` in a version check): the SDK's handler does not get it, so it must be handed over.
+ */
 function readsMessageMember(facts: FileFacts, d: Dispatcher, removed: { mod: ModuleUnit; node: t.Node }[], member: string, seen = new Set<FunctionNode>()): boolean {
   seen.add(d.fn);
   const mod = d.mod;

@@ -52,7 +52,6 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   // rewritten file's classes, that member in the original's (undefined: no such key before)
   const referencesBefore = (key: string): number | undefined => (afterMembers.has(key) ? (beforeMembers.get(key)?.references ?? 0) : beforeBindings.get(key)?.references);
   // a writer helper goes once nothing calls it, even one the original never called: the SDK writes now
-  const simpleName = (key: string): string => key.slice(Math.max(key.lastIndexOf('>'), key.lastIndexOf('.')) + 1);
   // code the rewrite moved (an inline dispatch that became a handler) has new owner keys: matched by name
   const usedBefore = new Set(getNamesUsed(originalModel));
   for (const key of afterMembers.keys()) if (referencesBefore(key)! > 0) usedBefore.add(simpleName(key));
@@ -60,12 +59,12 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     const references = referencesBefore(key);
     return references !== undefined ? references > 0 : usedBefore.has(simpleName(key));
   };
-  // (bindings are described in full only once they may go: a big file has tens of thousands)
+  // (a binding's reference ranges are listed only once it may go: a big file has tens of thousands)
   const candidates: [string, BindingInfo][] = [];
-  for (const [key, counted] of afterBindings) {
-    if (!MAY_BE_REMOVABLE.has(counted.binding.node.type) || (!wasUsed(key) && !writers.has(simpleName(key)))) continue;
-    const info = describeBinding(rewrittenModel, counted);
-    if (info.removable) candidates.push([key, info]);
+  for (const [key, { references, binding }] of afterBindings) {
+    if (!wasUsed(key) && !writers.has(simpleName(key))) continue;
+    const removal = getRemovable(rewrittenModel, binding);
+    if (removal.removable) candidates.push([key, { references, referenceRanges: getReferenceRanges(binding), ...removal }]);
   }
   for (const [key, info] of afterMembers) if (info.removable && (wasUsed(key) || writers.has(simpleName(key)))) candidates.push([key, info]);
   const dead = new Map<string, BindingInfo>();
@@ -244,7 +243,7 @@ function getExportedNames(program: t.Program): Set<string> {
   return names;
 }
 
-/** A binding with its key's reference count (reads and writes); described in full by describeBinding. */
+/** A binding with its key's reference count (reads and writes). */
 interface CountedBinding {
   references: number;
   binding: ScopeBinding;
@@ -258,12 +257,17 @@ function getBindings(model: ScopeModel): ReadonlyMap<string, CountedBinding> {
   return bindings;
 }
 
-/** The last names of a model's keys that were referenced (a key's last name: its binding's name). */
+/** A key's last name: its binding's or member's own name (`send` of `start>send`, `class:Io.send`). */
+function simpleName(key: string): string {
+  return key.slice(Math.max(key.lastIndexOf('>'), key.lastIndexOf('.')) + 1);
+}
+
+/** The simple names of a model's keys that were referenced. */
 const namesUsedOf = new WeakMap<ScopeModel, ReadonlySet<string>>();
 function getNamesUsed(model: ScopeModel): ReadonlySet<string> {
   let names = namesUsedOf.get(model);
   if (!names) {
-    names = new Set([...getBindings(model)].filter(([, counted]) => counted.references > 0).map(([key]) => key.slice(key.lastIndexOf('>') + 1)));
+    names = new Set([...getBindings(model)].filter(([, counted]) => counted.references > 0).map(([key]) => simpleName(key)));
     namesUsedOf.set(model, names);
   }
   return names;
@@ -285,10 +289,9 @@ function collectBindings(model: ScopeModel): Map<string, CountedBinding> {
   return bindings;
 }
 
-/** Where a binding is referenced, and what would go with it. */
-function describeBinding(model: ScopeModel, { references, binding }: CountedBinding): BindingInfo {
-  const referenceRanges = [...binding.references, ...binding.writes].map((n): [number, number] => [n.start!, n.end!]);
-  return { references, referenceRanges, ...getRemovable(model, binding) };
+/** Where a binding is read or written. */
+function getReferenceRanges(binding: ScopeBinding): [number, number][] {
+  return [...binding.references, ...binding.writes].map((n): [number, number] => [n.start!, n.end!]);
 }
 
 /**
@@ -323,9 +326,6 @@ function getOwnName(node: t.Node): string | null {
   if (t.isFunction(node)) return `@${node.loc?.start.line ?? 0}`;
   return null;
 }
-
-/** What declares a binding getRemovable may remove (the rest, parameters, classes, catch clauses, never). */
-const MAY_BE_REMOVABLE: ReadonlySet<string> = new Set(['FunctionDeclaration', 'ImportSpecifier', 'ImportDefaultSpecifier', 'ImportNamespaceSpecifier', 'VariableDeclarator']);
 
 function getRemovable(model: ScopeModel, binding: ScopeBinding): Pick<BindingInfo, 'node' | 'removable' | 'statement' | 'importDeclaration'> {
   const node = binding.node;

@@ -109,7 +109,7 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
     } else if (stats.isDirectory()) {
       const gitRoot = await resolveGitRoot(target);
       const base = gitRoot ?? target;
-      const rules = await loadAncestorRules(base, target);
+      const rules = loadAncestorRules(base, target);
       if (isIgnoredByAncestors(rules, base, target)) {
         // git lists nothing untracked in an ignored directory: the walk looks at it, as it was named
         warnings.push(`${given}: is ignored by .gitignore; scanned anyway because it was named`);
@@ -305,7 +305,7 @@ function readGitignore(path: string, base: string): IgnoreRule[] {
 }
 
 /** The .gitignore rules of `base` and of every directory between it and `target` (exclusive). */
-async function loadAncestorRules(base: string, target: string): Promise<IgnoreRule[]> {
+function loadAncestorRules(base: string, target: string): IgnoreRule[] {
   const chain: string[] = [];
   if (target !== base) {
     for (let dir = dirname(target); ; dir = dirname(dir)) {

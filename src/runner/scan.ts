@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
-import { mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
+import { ENTRY_WORDS, mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
@@ -166,7 +166,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const early: FileResult[] = [];
   // files that import relative modules but do not pass the prefilter themselves: an entry whose server
   // and stdin loop live in a module it imports (`createServer(info).start()` in a two-line entry)
-  const importers = new Map<string, Importer>();
+  const importers = new Map<string, string[]>();
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
   for (const path of files) {
@@ -181,7 +181,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
         if (pool !== null) start(path);
       }
     } else if (read.kind === 'importer') {
-      importers.set(path, read.importer);
+      importers.set(path, read.specifiers);
     }
     if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
     report();
@@ -191,9 +191,9 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
       lastYield = performance.now();
     }
   }
-  for (const path of findStdinImporters(importers, stdinModules)) {
+  for (const { path, depth } of findStdinImporters(importers, stdinModules)) {
     if (sources.has(path)) continue;
-    // (its bytes were not kept: read again, now that it is one)
+    // (its bytes were not kept: read again, now that it may be one)
     let source: string;
     try {
       source = readFileSync(path, 'utf8');
@@ -201,6 +201,8 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
       problems.push({ path, message: `cannot read: ${describeFsError(err)}` });
       continue;
     }
+    // one import away it is a candidate whatever it says (a two-line entry); further, when it speaks JSON-RPC itself
+    if (depth > 1 && !ENTRY_WORDS.test(source)) continue;
     progress.candidates++;
     sources.set(path, source);
   }
@@ -457,15 +459,8 @@ type ReadOutcome =
   | { kind: 'skip'; readsStdin?: boolean }
   | { kind: 'problem'; message: string }
   | { kind: 'candidate'; source: string; error?: string; readsStdin: boolean }
-  /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop. */
-  | { kind: 'importer'; importer: Importer; readsStdin: boolean };
-
-/** What the import graph needs of a file that imports relative modules (its bytes are not kept). */
-interface Importer {
-  specifiers: string[];
-  /** It says `jsonrpc` or `method` itself (ENTRY_WORDS). */
-  speaksJsonRpc: boolean;
-}
+  /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop (only its relative specifiers are kept). */
+  | { kind: 'importer'; specifiers: string[]; readsStdin: boolean };
 
 const RELATIVE_MARKERS = ["require('.", 'require(".', "from '.", 'from ".'];
 const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
@@ -493,30 +488,17 @@ function getRelativeSpecifiers(bytes: Buffer): string[] {
   return out;
 }
 const MODULE_EXTENSION = /\.[cm]?[jt]sx?$/;
-/** What an entry whose server lives in imported modules still says itself (the pipeline's own test). */
-const JSONRPC = Buffer.from('jsonrpc');
-const METHOD = Buffer.from('method');
-
-/** `/jsonrpc|\bmethod\b/` on the bytes (a byte of a multi-byte character is no word character, as the character is not). */
-function speaksJsonRpc(bytes: Buffer): boolean {
-  if (bytes.includes(JSONRPC)) return true;
-  const isWordByte = (b: number | undefined): boolean => b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f);
-  for (let at = bytes.indexOf(METHOD); at !== -1; at = bytes.indexOf(METHOD, at + 1)) {
-    if (!isWordByte(bytes[at - 1]) && !isWordByte(bytes[at + METHOD.length])) return true;
-  }
-  return false;
-}
 /** As deep as the pipeline looks for stdin through imports. */
 const IMPORT_DEPTH = 3;
 
 /**
- * The importers that reach a module reading stdin through relative imports: one import away (a two-line
- * entry, `createServer(info).start()`), or up to three when the file speaks JSON-RPC itself (an entry
- * that dispatches, with its loop two modules down). The import graph is read once for the whole tree,
+ * The importers that reach a module reading stdin through relative imports, each with how many imports
+ * away: one (a two-line entry, `createServer(info).start()`) or up to three (the caller keeps those only
+ * when the file speaks JSON-RPC itself: an entry that dispatches, with its loop two modules down). The import graph is read once for the whole tree,
  * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
  * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real.
  */
-function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModules: ReadonlySet<string>): string[] {
+function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, stdinModules: ReadonlySet<string>): { path: string; depth: number }[] {
   const keysOf = (path: string): string[] => {
     const bare = path.replace(MODULE_EXTENSION, '');
     return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
@@ -532,19 +514,19 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
     }
   };
   for (const path of stdinModules) reach(path);
-  const pending = new Map<string, string[]>();
-  for (const [path, { specifiers }] of importers) if (specifiers.length > 0) pending.set(path, specifiers);
+  const pending = new Map<string, readonly string[]>();
+  for (const [path, specifiers] of importers) if (specifiers.length > 0) pending.set(path, specifiers);
   const reaches = (path: string, specifier: string): boolean => {
     const name = basename(specifier).replace(MODULE_EXTENSION, '');
     return (name === '.' || name === '..' || reachedNames.has(name)) && reached.has(resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
   };
-  const out: string[] = [];
+  const out: { path: string; depth: number }[] = [];
   for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
     const level = [...pending].filter(([path, specifiers]) => specifiers.some((specifier) => reaches(path, specifier)));
     for (const [path] of level) {
       pending.delete(path);
       reach(path);
-      if (depth === 1 || importers.get(path)!.speaksJsonRpc) out.push(path);
+      out.push({ path, depth });
     }
   }
   return out;
@@ -568,7 +550,7 @@ function readCandidate(path: string): ReadOutcome {
   const readsStdin = bytes.includes(READS_STDIN);
   const importer = (): ReadOutcome =>
     RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000
-      ? { kind: 'importer', importer: { specifiers: getRelativeSpecifiers(bytes), speaksJsonRpc: speaksJsonRpc(bytes) }, readsStdin }
+      ? { kind: 'importer', specifiers: getRelativeSpecifiers(bytes), readsStdin }
       : { kind: 'skip', readsStdin };
   if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
   const source = bytes.toString('utf8');
