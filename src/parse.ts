@@ -10,9 +10,10 @@
 // `parseSource` stays synchronous. The tree comes back as JSON: comments attached to nodes are copies
 // of those in `ast.comments`, positions are not shared, and nodes lose Babel's Node prototype (nothing
 // here relies on any of that).
-import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
+import type { ParserOptions, ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
 import { createRequire } from 'node:module';
+import { babelParser } from './babel.js';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
 const TS_EXTENSIONS = ['.ts', '.mts', '.cts'];
@@ -61,7 +62,7 @@ export function parseSource(path: string, source: string): File {
   if (cached) return cached.ast;
   let ast: File;
   try {
-    ast = babelParse(source, getParserOptions(path));
+    ast = babelParser.parse(source, getParserOptions(path));
   } catch (err) {
     if (!isStackOverflow(err)) throw toParseError(err);
     ast = parseOnLargeStack(path, source);

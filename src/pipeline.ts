@@ -5,6 +5,7 @@ import type { File } from '@babel/types';
 import { basename } from 'node:path';
 import { checkRewrite } from './analysis/check.js';
 import { buildFacts, type FileFacts, isStartedByImporter } from './analysis/facts.js';
+import { isInertText } from './analysis/inert.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
@@ -56,6 +57,8 @@ export function processSource(path: string, source: string, options: PipelineOpt
   // a file the prefilter rejects can still be the entry of a server whose loop lives in a module it imports
   if (!mayContainServer(source) && !RELATIVE_IMPORT.test(source)) return empty;
   if (!reachesStdin(path, source, read) && !source.includes(USES_SDK_STDIO)) return empty;
+  // nothing can come of it, as its modules' texts tell (no MCP vocabulary, no form that takes stdin in): not parsed
+  if (isInertText(path, source, read)) return empty;
   let ast: File;
   try {
     ast = parseSource(path, source);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFacts } from '../src/analysis/facts.js';
+import { isInertText } from '../src/analysis/inert.js';
 import { detectServer, type Detection } from '../src/detect/server.js';
 import type { ServerModel } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
@@ -945,6 +946,32 @@ module.exports = { input, print, load, method: 'cli' };
     expect(facts.parses).toEqual([]);
     expect(detectServer(facts)).toEqual({ kind: 'none' });
     expect(processSource('/v/lib.js', source, options).decision).toEqual({ kind: 'none' });
+  });
+
+  it('are told from text before any parse when no module the program could load names MCP or takes stdin in', () => {
+    const library = `const sub = require('./sub');
+function input() { return process.stdin; }
+module.exports = { input, method: 'cli', sub };
+`;
+    const files = new Map<string, string>([['/v/sub.js', 'module.exports = (s) => s.trim();\n']]);
+    const read = (path: string): string | null => files.get(path) ?? null;
+    expect(isInertText('/v/lib.js', library, read)).toBe(true);
+    // what the required module says counts: a 'data' listener there is a form stdin may come in through
+    files.set('/v/sub.js', "module.exports = (s) => s.on('data', console.log);\n");
+    expect(isInertText('/v/lib.js', library, read)).toBe(false);
+    files.set('/v/sub.js', 'module.exports = 1;\n');
+    // a `for await` with a comment between the words, a quoted MCP method, an alias table: the parse decides
+    expect(isInertText('/v/lib.js', `${library}async function f() { for /* each */ await (const c of input()) c; }\n`, read)).toBe(false);
+    expect(isInertText('/v/lib.js', `${library}const m = 'tools/list';\n`, read)).toBe(false);
+    files.set('/v/package.json', '{ "name": "v", "imports": { "#sub": "./sub.js" } }');
+    expect(isInertText('/v/lib.js', library, read)).toBe(false);
+  });
+
+  it('are not parsed: one that does not parse is not reported, while one that takes stdin in is', () => {
+    const broken = "function input() { return process.stdin; }\nconst method = 'cli';\nexport default <<<;\n";
+    expect(processSource('/v/broken.js', broken, options).error).toBeUndefined();
+    const reading = broken.replace('return process.stdin;', "process.stdin.on('data', console.log);");
+    expect(processSource('/v/reading.js', reading, options).error).toMatch(/^does not parse/);
   });
 
   it('does not include a server whose MCP method names are built at run time (its input loop is found first)', () => {

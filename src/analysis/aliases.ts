@@ -41,6 +41,12 @@ export class AliasResolver {
     return [];
   }
 
+  /** Whether the package holding `fromPath` declares any alias (package.json `imports`, tsconfig/jsconfig `paths`). */
+  declaresAliases(fromPath: string): boolean {
+    const dir = dirname(fromPath);
+    return (this.findTable(dir, this.imports, readImports)?.entries.length ?? 0) > 0 || (this.findTable(dir, this.paths, readPaths)?.entries.length ?? 0) > 0;
+  }
+
   /** The nearest table above `dir`, stopping at the package root (the first folder with a package.json). */
   private findTable(dir: string, cache: Map<string, AliasTable | null>, load: (dir: string, read: ReadModule) => AliasTable | null | 'none'): AliasTable | null {
     const visited: string[] = [];

@@ -3,7 +3,9 @@
 // Read-only: nothing here changes the AST. It deliberately does not use @babel/traverse: its global
 // path cache would be shared with the rewriter, and the audit must not throw on any input.
 import type * as t from '@babel/types';
-import { VISITOR_KEYS, isReferenced } from '@babel/types';
+import { t as babelTypes } from '../babel.js';
+
+const { VISITOR_KEYS, isReferenced } = babelTypes;
 
 export type FunctionNode =
   | t.FunctionDeclaration

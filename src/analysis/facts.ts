@@ -3,13 +3,12 @@
 // where stdin enters (the consumers), whether it is already on the SDK, and the interpreted paths of
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
-import { namesMcpVocabulary } from './vocabulary.js';
-import { USES_SDK_STDIO } from '../prefilter.js';
+import { speaksMcp } from './inert.js';
 
 export type ConsumerKind = 'data' | 'readable' | 'line' | 'for-await';
 
@@ -174,10 +173,11 @@ function findConsumers(modules: readonly ModuleUnit[], interp: Interpreter): Std
  * comment (without it an input loop that is not followed is not named, and no Deno or Bun server is), none names the SDK, and
  * stdin enters it nowhere (the consumers found by an interpreter of its own, before any write is known:
  * it follows every function the scan's would, and more). A big library that mentions stdin (a CLI
- * parser's `return process.stdin`) is then done without evaluating every call it makes.
+ * parser's `return process.stdin`) is then done without evaluating every call it makes. (The pipeline
+ * asks the same of the program's texts first: inert.ts; this answers for what text alone cannot tell.)
  */
 function isInert(program: Program, modules: readonly ModuleUnit[]): boolean {
-  if (modules.some((m) => m.source.includes('@modelcontextprotocol/') || m.source.includes(USES_SDK_STDIO) || namesMcpVocabulary(m.source))) return false;
+  if (modules.some((m) => speaksMcp(m.source))) return false;
   return findConsumers(modules, new Interpreter(program)).length === 0;
 }
 

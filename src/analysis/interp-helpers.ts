@@ -1,6 +1,6 @@
 // Helpers of the interpreter that need no interpreter state: how a write is classified, literal
 // arithmetic and truthiness, and small AST predicates (enclosing function, loops, promise chains).
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import {
   type Binding,
   forEachChild,

@@ -8,7 +8,7 @@
 // Deliberately not: a general JavaScript evaluator. Loops run their body once (one message), calls
 // into code that neither reaches stdout nor receives the message are opaque (they may throw, and are
 // recorded as effects), and anything it cannot follow becomes `unknown` rather than a guess.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import {
   type Binding,
   forEachChild,

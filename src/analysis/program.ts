@@ -25,7 +25,7 @@ export interface ModuleUnit {
 export type ReadModule = (path: string) => string | null;
 
 /** How many modules one program may pull in: a server is a handful of files, never a whole tree. */
-const MAX_MODULES = 40;
+export const MAX_MODULES = 40;
 const MAX_MODULE_BYTES = 1_000_000;
 
 const SOURCE_EXTENSIONS = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts', '.tsx', '.jsx'];

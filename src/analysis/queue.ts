@@ -7,7 +7,7 @@
 // Deliberately not: an alias analysis. Every write to a binding declared outside the writing
 // function, to a member of `this` or of such a binding, and every mutating method call on one counts
 // as shared state; every `await` anywhere in the queued code counts as a suspension.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { forEachChild, type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
 import type { Interpreter, PathResult } from './interp.js';
 import type { ModuleUnit } from './program.js';

@@ -2,7 +2,7 @@
 // its framing, which function dispatches requests, every reply site with the `return`/`throw` it
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';

@@ -18,7 +18,7 @@
 // What McpServer answers differently is returned as wire changes (src/model/wire-changes.ts).
 // Deliberately not: resources, prompts and custom methods; they stay on the low-level server
 // (`server.server`), answered by the dispatcher exactly as before.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { buildIndex, forEachChild, getMemberName, getPatternNames, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression, getBindingWrites, type AstIndex, type Binding, type FunctionNode } from '../analysis/ast.js';
 import { checkRewrite } from '../analysis/check.js';
 import type { ReadModule } from '../analysis/program.js';

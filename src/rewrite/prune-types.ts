@@ -3,7 +3,7 @@
 // go too. prune.ts leaves types to this module: its binding model counts no `: T` annotation, where most
 // type uses are. Conservative like it: only a type the original used, that is not exported or declared
 // twice (merging), and whose name no value at the top level shares; a type the user left unused stays.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { parseSource } from '../parse.js';
 import { EditList } from './edits.js';
 import { getRemovalRange } from './text.js';

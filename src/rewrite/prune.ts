@@ -3,7 +3,7 @@
 // original used and that have no side effects; anything the user left unused on purpose stays.
 // It reads bindings the way Babel's scope tracker did when this module used @babel/traverse (so its
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { parseSource } from '../parse.js';
 import { forEachChildWithTypes, isFunctionNode } from '../analysis/ast.js';
 import { EditList } from './edits.js';

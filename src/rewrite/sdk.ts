@@ -10,7 +10,7 @@
 //     are pruned, and every edited module is re-parsed.
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
 import { getCallsIn } from '../analysis/lookups.js';

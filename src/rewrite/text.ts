@@ -1,7 +1,6 @@
 // Line-oriented helpers over the original source text: ranges that include a node's comments and
 // whole lines, indentation, and the lines whose leading whitespace is part of a string (never reindented).
-import { parseExpression } from '@babel/parser';
-import * as t from '@babel/types';
+import { babelParser, t } from '../babel.js';
 
 import { forEachChild } from '../analysis/ast.js';
 import { EditList } from './edits.js';
@@ -98,7 +97,7 @@ export function reindentExpression(text: string, from: string, to: string): stri
   if (from === to) return text;
   let expression: t.Node;
   try {
-    expression = parseExpression(text, { plugins: ['typescript'] });
+    expression = babelParser.parseExpression(text, { plugins: ['typescript'] });
   } catch {
     return text;
   }

@@ -8,7 +8,7 @@
 // A reply statement followed directly by `break;` is handled where the reply is rewritten; this catches
 // the `break;` after an if / else (or block) whose every branch now returns or throws. Only a break whose
 // preceding statement the rewrite changed: a user's own `return; break;` is code it did not need to touch.
-import * as t from '@babel/types';
+import { t } from '../babel.js';
 import { parseSource } from '../parse.js';
 import { EditList } from './edits.js';
 import { getRemovalRange } from './text.js';

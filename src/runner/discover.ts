@@ -55,6 +55,17 @@ export interface DiscoveryResult {
   excluded: ExcludedDirectory[];
   /** Python sources met on the way (not candidates: the scan says which look like MCP servers), sorted. */
   python: string[];
+  /**
+   * Every directory the walk read (absolute), with whether it holds a `.git` and a `package.json` entry:
+   * scope.ts asks this instead of looking again. Directories whose files git listed are not in it.
+   */
+  walked: ReadonlyMap<string, DirectoryMarks>;
+}
+
+/** The entries of a directory that open a project of their own (scope.ts). */
+export interface DirectoryMarks {
+  git: boolean;
+  packageJson: boolean;
 }
 
 /** A JavaScript or TypeScript source file (declaration files are not: they hold types only). */
@@ -87,11 +98,12 @@ interface Found {
   skipped: Problem[];
   excluded: ExcludedDirectory[];
   python: Set<string>;
+  walked: Map<string, DirectoryMarks>;
 }
 
 /** Finds candidate source files under `paths` (files or directories, resolved against `cwd`). */
 export async function discoverFiles(paths: readonly string[], cwd: string): Promise<DiscoveryResult> {
-  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [], python: new Set<string>() };
+  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [], python: new Set<string>(), walked: new Map() };
   const { problems, warnings } = found;
   for (const given of paths) {
     const target = resolve(cwd, given);
@@ -126,7 +138,7 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
     }
   }
   const excluded = [...new Map(found.excluded.map((e) => [e.path, e])).values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped, excluded, python: [...found.python].sort() };
+  return { files: [...found.files].sort(), problems, warnings, skipped: found.skipped, excluded, python: [...found.python].sort(), walked: found.walked };
 }
 
 /**
@@ -243,6 +255,7 @@ function walkSync(dir: string, relDir: string, inherited: readonly IgnoreRule[],
     return;
   }
   let rules = inherited;
+  found.walked.set(dir, { git: entries.some((entry) => entry.name.equals(DOT_GIT)), packageJson: entries.some((entry) => entry.name.equals(PACKAGE_JSON)) });
   if (entries.some((entry) => entry.isFile() && entry.name.equals(GITIGNORE))) {
     const own = readGitignore(join(dir, '.gitignore'), relDir);
     if (own.length > 0) rules = [...inherited, ...own];
@@ -281,6 +294,8 @@ function walkSync(dir: string, relDir: string, inherited: readonly IgnoreRule[],
 }
 
 const GITIGNORE = Buffer.from('.gitignore');
+const DOT_GIT = Buffer.from('.git');
+const PACKAGE_JSON = Buffer.from('package.json');
 
 /** The name as a string, or null when its bytes are not UTF-8 (the string would name another file). */
 function decodeName(bytes: Buffer): string | null {

@@ -7,8 +7,8 @@
 // Deliberately a filter over discovery's file list: discovery decides what exists, this decides what the
 // user meant. Reads only directory entries (`.git`, `package.json`) and the workspace manifest.
 import { lstat } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { isInside, toPosix } from './discover.js';
+import { dirname, join, relative, sep } from 'node:path';
+import { isInside, toPosix, type DirectoryMarks } from './discover.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
 import { resolveWorkspace } from './workspaces.js';
 
@@ -40,37 +40,64 @@ export function parsePatterns(patterns: readonly string[]): IgnoreRule[] {
 
 /** Whether `rel` (`/`-separated) or one of the directories above it matches `rules` (gitignore: an ignored directory ignores all below it). */
 export function matchesPath(rules: readonly IgnoreRule[], rel: string): boolean {
-  const parts = rel.split('/');
-  for (let i = 1; i < parts.length; i++) {
-    if (isIgnored(rules, parts.slice(0, i).join('/'), true)) return true;
+  return new PathMatcher(rules).matches(rel);
+}
+
+/** `matchesPath` over many paths: what a directory matches is worked out once, not once per file in it. */
+class PathMatcher {
+  private readonly dirs = new Map<string, boolean>();
+
+  constructor(private readonly rules: readonly IgnoreRule[]) {}
+
+  matches(rel: string): boolean {
+    const slash = rel.lastIndexOf('/');
+    return (slash !== -1 && this.matchesDirectory(rel.slice(0, slash))) || isIgnored(this.rules, rel, false);
   }
-  return isIgnored(rules, rel, false);
+
+  private matchesDirectory(rel: string): boolean {
+    let matched = this.dirs.get(rel);
+    if (matched === undefined) {
+      const slash = rel.lastIndexOf('/');
+      matched = (slash !== -1 && this.matchesDirectory(rel.slice(0, slash))) || isIgnored(this.rules, rel, true);
+      this.dirs.set(rel, matched);
+    }
+    return matched;
+  }
 }
 
 /**
  * Filters discovered `files` (absolute). `targets`: the scanned paths (absolute); a file is matched against
- * the globs relative to the deepest scanned directory holding it (else `cwd`).
+ * the globs relative to the deepest scanned directory holding it (else `cwd`). `walked`: what discovery saw
+ * of the directories it read (a directory not in it is looked at here).
  */
-export async function scopeFiles(files: readonly string[], targets: readonly string[], cwd: string, options: ScopeOptions): Promise<ScopedFiles> {
-  const ignoreRules = parsePatterns(options.ignore ?? []);
-  const includeRules = parsePatterns(options.include ?? []);
+export async function scopeFiles(
+  files: readonly string[],
+  targets: readonly string[],
+  cwd: string,
+  options: ScopeOptions,
+  walked: ReadonlyMap<string, DirectoryMarks> = new Map(),
+): Promise<ScopedFiles> {
+  const ignoreRules = new PathMatcher(parsePatterns(options.ignore ?? []));
+  const includeRules = new PathMatcher(parsePatterns(options.include ?? []));
+  const hasIgnore = (options.ignore ?? []).length > 0;
+  const hasInclude = (options.include ?? []).length > 0;
   const dirTargets: string[] = [];
   for (const target of targets) if (await isDirectory(target)) dirTargets.push(target);
   // deepest first, so a file is matched relative to the closest scanned directory
   dirTargets.sort((a, b) => b.length - a.length);
-  const baseOf = (file: string): string => dirTargets.find((t) => isInside(t, file)) ?? cwd;
+  const baseOf = (file: string): string => dirTargets.find((t) => isUnder(t, file)) ?? cwd;
 
-  const trees = new TreeIndex(dirTargets);
+  const trees = new TreeIndex(dirTargets, walked);
   const out: string[] = [];
   let ignored = 0;
   for (const file of files) {
-    const rel = toPosix(relative(baseOf(file), file));
-    const included = includeRules.length > 0 && matchesPath(includeRules, rel);
-    if (includeRules.length > 0 && !included) {
+    const rel = hasInclude || hasIgnore ? toPosix(relative(baseOf(file), file)) : '';
+    const included = hasInclude && includeRules.matches(rel);
+    if (hasInclude && !included) {
       ignored++;
       continue;
     }
-    if (ignoreRules.length > 0 && matchesPath(ignoreRules, rel)) {
+    if (hasIgnore && ignoreRules.matches(rel)) {
       ignored++;
       continue;
     }
@@ -81,13 +108,22 @@ export async function scopeFiles(files: readonly string[], targets: readonly str
   return { files: out, ignored, skippedTrees: trees.skipped() };
 }
 
-/** Per directory, whether it opens a tree that is not the scanned project's (memoised: one lstat per directory). */
+/** isInside, with the common case (a path discovery built by joining onto the target) told by its prefix. */
+function isUnder(parent: string, child: string): boolean {
+  return child.startsWith(parent.endsWith(sep) ? parent : parent + sep) || isInside(parent, child);
+}
+
+/** Per directory, whether it opens a tree that is not the scanned project's (memoised: at most two lstats per directory, none for one discovery read). */
 class TreeIndex {
+  /** Directory -> the outermost skipped tree between its scanned directory (exclusive) and it (inclusive). */
   private readonly memo = new Map<string, Promise<SkippedTree | null>>();
   private readonly members: Promise<Map<string, ReadonlySet<string> | null>>;
   private readonly found = new Map<string, SkippedTree>();
 
-  constructor(private readonly targets: readonly string[]) {
+  constructor(
+    private readonly targets: readonly string[],
+    private readonly walked: ReadonlyMap<string, DirectoryMarks>,
+  ) {
     this.members = (async () => {
       // per scanned directory: its workspace's member directories (null: no workspace declared there)
       const map = new Map<string, ReadonlySet<string> | null>();
@@ -101,36 +137,36 @@ class TreeIndex {
 
   /** The outermost skipped tree between the file's scanned directory (exclusive) and the file, or null. */
   async getSkippedTree(file: string): Promise<SkippedTree | null> {
-    const target = this.targets.find((t) => isInside(t, file));
+    const target = this.targets.find((t) => isUnder(t, file));
     if (target === undefined) return null;
-    const chain: string[] = [];
-    for (let dir = dirname(file); dir !== target && isInside(target, dir); dir = dirname(dir)) chain.unshift(dir);
-    for (const dir of chain) {
-      const tree = await this.check(target, dir);
-      if (tree !== null) {
-        this.found.set(tree.path, tree);
-        return tree;
-      }
-    }
-    return null;
+    const dir = dirname(file);
+    if (dir === target || !isUnder(target, dir)) return null;
+    const tree = await this.getOutermost(target, dir);
+    if (tree !== null) this.found.set(tree.path, tree);
+    return tree;
   }
 
   skipped(): SkippedTree[] {
     return [...this.found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  private check(target: string, dir: string): Promise<SkippedTree | null> {
+  /** `dir` lies strictly inside `target`. */
+  private getOutermost(target: string, dir: string): Promise<SkippedTree | null> {
     let pending = this.memo.get(dir);
     if (pending === undefined) {
-      pending = (async () => {
-        if (await exists(join(dir, '.git'))) return { path: dir, kind: 'git' };
-        const members = (await this.members).get(target) ?? null;
-        if (members !== null && !members.has(dir) && (await exists(join(dir, 'package.json')))) return { path: dir, kind: 'package' };
-        return null;
-      })();
+      const parent = dirname(dir);
+      pending = (async () => (parent === target ? null : await this.getOutermost(target, parent)) ?? (await this.check(target, dir)))();
       this.memo.set(dir, pending);
     }
     return pending;
+  }
+
+  private async check(target: string, dir: string): Promise<SkippedTree | null> {
+    const marks = this.walked.get(dir);
+    if (marks?.git ?? (await exists(join(dir, '.git')))) return { path: dir, kind: 'git' };
+    const members = (await this.members).get(target) ?? null;
+    if (members !== null && !members.has(dir) && (marks?.packageJson ?? (await exists(join(dir, 'package.json'))))) return { path: dir, kind: 'package' };
+    return null;
   }
 }
 

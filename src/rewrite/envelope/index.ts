@@ -12,7 +12,7 @@
 // Deliberately not: dispatch, tools or methods are not touched; nothing is guessed, and a step that
 // cannot be proven makes the whole rewrite `{ failed }`.
 import { dirname, extname, relative } from 'node:path';
-import * as t from '@babel/types';
+import { t } from '../../babel.js';
 import { unwrapExpression } from '../../analysis/ast.js';
 import type { ModuleUnit } from '../../analysis/program.js';
 import { type EnvelopeReason, getEnvelopeMarker } from '../../model/reasons.js';

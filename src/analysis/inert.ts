@@ -1,0 +1,50 @@
+// A program nothing can come of, told from text before anything is parsed: the question facts.ts's
+// isInert asks of the parsed program (no module names MCP's vocabulary or the SDK, and no module takes
+// stdin in), asked of the texts of every module the program could load. A library that mentions stdin
+// and `method` (a CLI parser's `return process.stdin`, 130 kB) is then read, never parsed.
+// Deliberately a superset of the program: every quoted relative path in a text is followed (the program
+// follows only its imports), and a package that declares import aliases is left to the parse.
+import { USES_SDK_STDIO } from '../prefilter.js';
+import { AliasResolver } from './aliases.js';
+import { getModuleCandidates, MAX_MODULES, type ReadModule } from './program.js';
+import { namesMcpVocabulary } from './vocabulary.js';
+
+/**
+ * The text every form stdin is taken in through needs (facts.ts's findConsumers): the event of
+ * `x.on('data' | 'readable' | 'line', ...)` is a string literal, and `for await (... of x)` says `for`,
+ * then only blanks or comments, then `await`.
+ */
+const CONSUMER_FORM = /(['"])(?:data|readable|line)\1|\bfor(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*await\b/;
+
+/** A quoted relative path (`'./x'`, `"../y.js"`, `` `./z` ``): every import the program could follow is one. */
+const RELATIVE_STRING = /(['"`])(\.\.?\/[^'"`\n]*)\1/g;
+
+/** A module's text names the SDK or MCP's vocabulary (even in a comment): the program is explored. */
+export function speaksMcp(text: string): boolean {
+  return text.includes('@modelcontextprotocol/') || text.includes(USES_SDK_STDIO) || namesMcpVocabulary(text);
+}
+
+/** Whether neither the file nor any module it could load speaks MCP or takes stdin in (`read` null: it loads none). */
+export function isInertText(path: string, source: string, read: ReadModule | null): boolean {
+  const texts = [{ path, text: source }];
+  const seen = new Set<string>([path]);
+  const aliases = read === null ? null : new AliasResolver(read);
+  for (let i = 0; i < texts.length; i++) {
+    const { path: at, text } = texts[i]!;
+    if (speaksMcp(text) || CONSUMER_FORM.test(text)) return false;
+    if (read === null || aliases === null) continue;
+    if (aliases.declaresAliases(at)) return false;
+    for (const match of text.matchAll(RELATIVE_STRING)) {
+      for (const candidate of getModuleCandidates(at, match[2]!)) {
+        if (seen.has(candidate)) continue;
+        seen.add(candidate);
+        const next = read(candidate);
+        if (next === null) continue;
+        // more than the program would load: the parse decides
+        if (texts.length >= MAX_MODULES) return false;
+        texts.push({ path: candidate, text: next });
+      }
+    }
+  }
+  return true;
+}
