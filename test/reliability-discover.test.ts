@@ -32,6 +32,15 @@ describe('files over MAX_SOURCE_BYTES', () => {
     expect(await read(root, 'src/server.js')).toContain('MIGRATED');
   });
 
+  it('are not read when --ignore leaves them out (no warning for what the run was told not to look at)', async () => {
+    const root = await makeTree({ 'src/server.js': MIGRATE, 'vendor/bundle.min.js': BUNDLE });
+    const fake = createFakePipeline();
+    const h = makeHarness(root, { process: fake.process });
+    expect(await main(['--yes', '--no-verify', '--ignore', 'vendor/'], h.deps)).toBe(0);
+    expect(fake.calls.map((c) => c.path)).toEqual([join(root, 'src/server.js')]);
+    expect(h.stderr()).not.toContain('bundle.min.js');
+  });
+
   it('named on the command line, too', async () => {
     const root = await makeTree({ 'bundle.js': BUNDLE });
     const found = await discoverFiles(['bundle.js'], root);

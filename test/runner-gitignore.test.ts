@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { isIgnored, parseGitignore } from '../src/runner/gitignore.js';
+import { isIgnored, matchGlob, parseGitignore } from '../src/runner/gitignore.js';
 
 function ignores(text: string, path: string, isDirectory = false, base = ''): boolean {
   return isIgnored(parseGitignore(text, base), path, isDirectory);
@@ -45,6 +45,18 @@ describe('gitignore matching', () => {
     expect(isIgnored(rules, 'pkg/sub/local.js', false)).toBe(false);
     expect(isIgnored(rules, 'pkg/keep.tmp.js', false)).toBe(false);
     expect(isIgnored(rules, 'other/keep.tmp.js', false)).toBe(true);
+  });
+
+  it('matches a pattern without a slash against the last name only, with the answer of the whole-path glob', () => {
+    const patterns = ['*.log', 'node_modules', '*', '**', 's?rver.js', '[!ab]*.js', '*.spec.*', 'a*b*c', '.env', '\\*x'];
+    const paths = ['a.log', 'x/a.log', 'a.log/b', 'node_modules', 'p/node_modules', 'node_modules/x', 'server.js', 'x/y/sarver.js', 'c.js', 'a/c.test.js', 'b.spec.ts', 'a/b.spec.js', 'axbyc', 'q/axbyc', 'a/b/c', '.env', 'x/.env', '*x', 'y/*x', 'ax'];
+    for (const pattern of patterns) {
+      const [rule] = parseGitignore(`${pattern}\n`, '');
+      expect(rule!.name).not.toBeNull();
+      for (const path of paths) expect(isIgnored([rule!], path, false), `${pattern} vs ${path}`).toBe(matchGlob(rule!.glob, path));
+    }
+    // a pattern with a slash is matched whole
+    expect(parseGitignore('src/*.log\n', '')[0]!.name).toBeNull();
   });
 
   it('reads CRLF files', () => {

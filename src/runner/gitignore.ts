@@ -12,6 +12,12 @@ export interface IgnoreRule {
   directoryOnly: boolean;
   /** The compiled pattern: matched by matchGlob in time linear in the path (never a backtracking regex). */
   glob: GlobToken[];
+  /**
+   * For a pattern without a slash (a name at any depth): its own tokens, which can only match the last
+   * name of a path (none matches `/` but a lone `**`'s, which matches anything): matched against that
+   * name alone, the same answer as `glob` against the whole path. Null for an anchored pattern.
+   */
+  name: GlobToken[] | null;
 }
 
 /**
@@ -72,7 +78,7 @@ function parseGitignoreLine(rawLine: string, base: string): IgnoreRule | null {
   if (line.startsWith('/')) line = line.slice(1);
   const body = compileGlob(line);
   const glob: GlobToken[] = anchored ? body : [{ kind: 'dirs' }, { kind: 'dirs-loop' }, ...body];
-  return { base, negate, directoryOnly, glob };
+  return { base, negate, directoryOnly, glob, name: anchored ? null : body };
 }
 
 /** The tokens of one glob (without the leading `!` or trailing `/` of a .gitignore line). */
@@ -164,6 +170,9 @@ function getClassEnd(glob: string, open: number): number {
 
 /** Whether the whole of `text` matches `glob`: every token position advanced together, one character at a time. */
 export function matchGlob(glob: readonly GlobToken[], text: string): boolean {
+  // most patterns are a name or `*` and a suffix (`node_modules`, `*.log`): told without the simulation
+  const literal = getLiteralShape(glob);
+  if (literal !== null) return literal.star ? text.endsWith(literal.text) && !text.slice(0, text.length - literal.text.length).includes('/') : text === literal.text;
   const n = glob.length;
   let current = new Uint8Array(n + 1);
   let next = new Uint8Array(n + 1);
@@ -221,6 +230,19 @@ export function matchGlob(glob: readonly GlobToken[], text: string): boolean {
   return current[n] === 1;
 }
 
+/** `name` or `*name` as plain text (`star`: any run of characters other than `/` before it), or null for any other glob. */
+function getLiteralShape(glob: readonly GlobToken[]): { star: boolean; text: string } | null {
+  let shape = literalShapes.get(glob);
+  if (shape === undefined) {
+    const star = glob[0]?.kind === 'star';
+    const rest = star ? glob.slice(1) : glob;
+    shape = rest.every((token) => token.kind === 'char') ? { star, text: rest.map((token) => (token as { char: string }).char).join('') } : null;
+    literalShapes.set(glob, shape);
+  }
+  return shape;
+}
+const literalShapes = new WeakMap<readonly GlobToken[], { star: boolean; text: string } | null>();
+
 /**
  * Whether `path` (`/`-separated, relative to the walk's base) is ignored by `rules`, which must be in
  * precedence order: shallower .gitignore files first, each file's rules in order. The last match wins.
@@ -233,7 +255,8 @@ export function isIgnored(rules: readonly IgnoreRule[], path: string, isDirector
     if (rule.base === '') relative = path;
     else if (path.startsWith(`${rule.base}/`)) relative = path.slice(rule.base.length + 1);
     else continue;
-    if (matchGlob(rule.glob, relative)) ignored = !rule.negate;
+    const matched = rule.name === null ? matchGlob(rule.glob, relative) : matchGlob(rule.name, relative.slice(relative.lastIndexOf('/') + 1));
+    if (matched) ignored = !rule.negate;
   }
   return ignored;
 }

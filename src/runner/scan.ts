@@ -1,14 +1,14 @@
 // The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
 // -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
 // nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
-import { describeFsError, discoverFiles, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
+import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
@@ -169,8 +169,13 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const importers = new Map<string, string[]>();
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
+  const tooLarge: string[] = [];
   for (const path of files) {
     const read = readCandidate(path);
+    if (read.kind === 'too-large') {
+      tooLarge.push(`${toPosix(relative(options.cwd, path)) || '.'}: ${read.reason}`);
+      continue;
+    }
     progress.scanned++;
     if (read.kind === 'problem') problems.push({ path, message: read.message });
     else if (read.kind === 'candidate') {
@@ -207,6 +212,8 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
     sources.set(path, source);
   }
   importers.clear();
+  // (with discovery's own warnings: the files it would have left out itself had it looked at their size)
+  warnings.splice(discovery.warnings.length, 0, ...tooLarge);
 
   const candidates = [...sources.keys()].sort();
   let results = await Promise.all(candidates.map((path) => started.get(path) ?? processCandidate(path)));
@@ -458,14 +465,15 @@ type ReadOutcome =
   /** `readsStdin`: a module an entry's server may use for its loop (`listen(cb)` over readline). */
   | { kind: 'skip'; readsStdin?: boolean }
   | { kind: 'problem'; message: string }
+  /** Over MAX_SOURCE_BYTES: not looked at (a warning says why). */
+  | { kind: 'too-large'; reason: string }
   | { kind: 'candidate'; source: string; error?: string; readsStdin: boolean }
   /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop (only its relative specifiers are kept). */
   | { kind: 'importer'; specifiers: string[]; readsStdin: boolean };
 
-const RELATIVE_MARKERS = ["require('.", 'require(".', "from '.", 'from ".'];
 const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
+const QUOTE_DOT = ["'.", '".'].map((needle) => Buffer.from(needle));
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
-const QUOTES = new Set([0x22, 0x27]);
 
 /**
  * The relative specifiers of `require('./x')`, `from './x'` and `import('./x')`, found on the bytes
@@ -473,15 +481,16 @@ const QUOTES = new Set([0x22, 0x27]);
  */
 function getRelativeSpecifiers(bytes: Buffer): string[] {
   const out: string[] = [];
-  for (const opener of SPECIFIER_OPENERS) {
-    for (let at = bytes.indexOf(opener); at !== -1; at = bytes.indexOf(opener, at + 1)) {
-      let i = at + opener.length;
-      while (i < bytes.length && SPACE.has(bytes[i]!)) i++;
-      const quote = bytes[i];
-      if (quote === undefined || !QUOTES.has(quote) || bytes[i + 1] !== 0x2e) continue;
-      const end = bytes.indexOf(quote, i + 1);
-      if (end === -1 || end - i > 512) continue;
-      const specifier = bytes.toString('utf8', i + 1, end);
+  // from each quote that opens a relative path back to what precedes it: far fewer hits than the openers
+  for (const needle of QUOTE_DOT) {
+    for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) {
+      const quote = bytes[at]!;
+      const end = bytes.indexOf(quote, at + 1);
+      if (end === -1 || end - at > 512) continue;
+      let before = at;
+      while (before > 0 && SPACE.has(bytes[before - 1]!)) before--;
+      if (!SPECIFIER_OPENERS.some((opener) => before >= opener.length && bytes.subarray(before - opener.length, before).equals(opener))) continue;
+      const specifier = bytes.toString('utf8', at + 1, end);
       if (/^\.\.?\//.test(specifier) && !specifier.includes('\n')) out.push(specifier);
     }
   }
@@ -514,15 +523,20 @@ function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, s
     }
   };
   for (const path of stdinModules) reach(path);
-  const pending = new Map<string, readonly string[]>();
-  for (const [path, specifiers] of importers) if (specifiers.length > 0) pending.set(path, specifiers);
-  const reaches = (path: string, specifier: string): boolean => {
-    const name = basename(specifier).replace(MODULE_EXTENSION, '');
-    return (name === '.' || name === '..' || reachedNames.has(name)) && reached.has(resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
-  };
+  // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
+  const pending = new Map<string, { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }>();
+  for (const [path, specifiers] of importers) {
+    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map((s) => basename(s).replace(MODULE_EXTENSION, '')), targets: [] });
+  }
+  const reaches = (path: string, { specifiers, names, targets }: { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }): boolean =>
+    specifiers.some((specifier, i) => {
+      const name = names[i]!;
+      if (name !== '.' && name !== '..' && !reachedNames.has(name)) return false;
+      return reached.has((targets[i] ??= resolve(dirname(path), specifier).replace(MODULE_EXTENSION, '')));
+    });
   const out: { path: string; depth: number }[] = [];
   for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
-    const level = [...pending].filter(([path, specifiers]) => specifiers.some((specifier) => reaches(path, specifier)));
+    const level = [...pending].filter(([path, entry]) => reaches(path, entry));
     for (const [path] of level) {
       pending.delete(path);
       reach(path);
@@ -540,18 +554,20 @@ function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, s
  * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
  */
 function readCandidate(path: string): ReadOutcome {
-  let bytes: Buffer;
+  let read: Buffer | { tooLarge: number };
   try {
-    bytes = readShared(path);
+    read = readShared(path);
   } catch (err) {
     return { kind: 'problem', message: `cannot read: ${describeFsError(err)}` };
   }
+  if ('tooLarge' in read) return { kind: 'too-large', reason: getSizeSkipReason(Math.max(read.tooLarge, MAX_SOURCE_BYTES + 1))! };
+  const bytes = read;
   if (bytes.length === 0) return { kind: 'skip' };
   const readsStdin = bytes.includes(READS_STDIN);
-  const importer = (): ReadOutcome =>
-    RELATIVE_MARKERS.some((m) => bytes.includes(m)) && bytes.length < 1_000_000
-      ? { kind: 'importer', specifiers: getRelativeSpecifiers(bytes), readsStdin }
-      : { kind: 'skip', readsStdin };
+  const importer = (): ReadOutcome => {
+    const specifiers = getRelativeSpecifiers(bytes);
+    return specifiers.length > 0 ? { kind: 'importer', specifiers, readsStdin } : { kind: 'skip', readsStdin };
+  };
   if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
@@ -566,12 +582,16 @@ function readCandidate(path: string): ReadOutcome {
 /** The buffer every read of the scan fills (grown as needed): the bytes are tested there and decoded only when kept. */
 let shared = Buffer.allocUnsafe(256 * 1024);
 
-/** A file's bytes, as a view of the shared buffer: valid until the next call. */
-function readShared(path: string): Buffer {
+/**
+ * A file's bytes, as a view of the shared buffer (valid until the next call), or, for a file over
+ * MAX_SOURCE_BYTES (discovery's walk does not stat files: the limit is applied here), its size.
+ */
+function readShared(path: string): Buffer | { tooLarge: number } {
   const fd = openSync(path, 'r');
   try {
     let length = 0;
     for (;;) {
+      if (length > MAX_SOURCE_BYTES) return { tooLarge: fstatSync(fd).size };
       if (length === shared.length) {
         const bigger = Buffer.allocUnsafe(shared.length * 2);
         shared.copy(bigger, 0, 0, length);
