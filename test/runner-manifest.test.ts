@@ -5,6 +5,7 @@ import {
   detectIndent,
   getMissingDependencies,
   ManifestCache,
+  InstallProbes,
   resolveInstallPlan,
   resolveSdkTarget,
   SDK_DEPENDENCIES,
@@ -108,6 +109,17 @@ describe('resolveInstallPlan', () => {
   it('does not look above the stop directory and falls back to npm', async () => {
     const root = await makeTree({ 'yarn.lock': '', 'repo/pkg/package.json': '{}' });
     expect(await resolveInstallPlan(join(root, 'repo/pkg'), join(root, 'repo'))).toEqual({ command: 'npm install', dir: join(root, 'repo/pkg') });
+  });
+
+  it('asks each shared ancestor once for the packages of one run, with the plan each would get alone', async () => {
+    const root = await makeTree({ 'yarn.lock': '', 'packages/a/package.json': '{}', 'packages/b/package.json': '{}', 'packages/c/package.json': '{"packageManager": "pnpm@9.1.0"}' });
+    const probes = new InstallProbes();
+    const plans = await Promise.all(['a', 'b', 'c'].map((name) => resolveInstallPlan(join(root, 'packages', name), root, root, probes)));
+    expect(plans).toEqual(await Promise.all(['a', 'b', 'c'].map((name) => resolveInstallPlan(join(root, 'packages', name), root, root))));
+    expect(plans.map((p) => p.dir)).toEqual([root, root, root]);
+    // the root's lockfile probe is the one every package's plan awaited
+    expect(probes.detect(root, 'lockfile')).toBe(probes.detect(root, 'lockfile'));
+    expect(probes.detect(join(root, 'packages'), 'lockfile')).not.toBe(probes.detect(root, 'lockfile'));
   });
 
   it('uses the packageManager field when there is no lockfile', async () => {

@@ -158,28 +158,58 @@ export interface InstallPlan {
  * or its ancestors up to `stopDir` (inclusive), run where it was found; else from the `packageManager` or
  * `devEngines.packageManager` field of the package.json there; else `npm install` in `fallbackDir`.
  */
-export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir): Promise<InstallPlan> {
+export async function resolveInstallPlan(packageDir: string, stopDir: string, fallbackDir: string = packageDir, probes: InstallProbes = new InstallProbes()): Promise<InstallPlan> {
   // The detector reads package.json itself: a directory whose package.json is not a regular file (a
   // FIFO would block the read forever) is not asked.
-  if (!(await isReadableManifestDir(fallbackDir))) fallbackDir = packageDir;
+  if (!(await probes.isReadableManifestDir(fallbackDir))) fallbackDir = packageDir;
   const dirs = [packageDir];
   if (isInside(stopDir, packageDir)) {
     for (let dir = packageDir; dir !== stopDir && dirname(dir) !== dir; ) {
       dir = dirname(dir);
-      if (!(await isReadableManifestDir(dir))) break;
+      if (!(await probes.isReadableManifestDir(dir))) break;
       dirs.push(dir);
     }
   }
   // One directory at a time (stopDir: the same directory), so the plan knows where the lockfile is.
   for (const dir of dirs) {
-    const found = await detect({ cwd: dir, stopDir: dir, strategies: ['lockfile'] });
+    const found = await probes.detect(dir, 'lockfile');
     if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   for (const dir of [fallbackDir, ...dirs]) {
-    const found = await detect({ cwd: dir, stopDir: dir, strategies: ['packageManager-field', 'devEngines-field'] });
+    const found = await probes.detect(dir, 'fields');
     if (found !== null) return { command: getInstallCommand(found.agent), dir };
   }
   return { command: 'npm install', dir: fallbackDir };
+}
+
+/**
+ * What one run has learned of its directories' package managers. The packages of a monorepo share their
+ * ancestors, and each ancestor costs a few dozen probes (lockfile names, package.json fields): asked once
+ * per directory, not once per package under it.
+ */
+export class InstallProbes {
+  private readonly found = new Map<string, ReturnType<typeof detect>>();
+  private readonly readable = new Map<string, Promise<boolean>>();
+
+  /** The package manager `dir` itself declares: by its lockfile, or by package.json's packageManager / devEngines. */
+  detect(dir: string, by: 'lockfile' | 'fields'): ReturnType<typeof detect> {
+    const key = `${by}\0${dir}`;
+    let found = this.found.get(key);
+    if (found === undefined) {
+      found = detect({ cwd: dir, stopDir: dir, strategies: by === 'lockfile' ? ['lockfile'] : ['packageManager-field', 'devEngines-field'] });
+      this.found.set(key, found);
+    }
+    return found;
+  }
+
+  isReadableManifestDir(dir: string): Promise<boolean> {
+    let readable = this.readable.get(dir);
+    if (readable === undefined) {
+      readable = isReadableManifestDir(dir);
+      this.readable.set(dir, readable);
+    }
+    return readable;
+  }
 }
 
 /** Whether `dir` has no package.json, or one that is a regular file of a sane size (safe for the detector to read). */

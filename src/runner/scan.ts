@@ -9,7 +9,7 @@ import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRe
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
-import { addDependencies, getMissingDependencies, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { addDependencies, getMissingDependencies, InstallProbes, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { scopeFiles, type SkippedTree } from './scope.js';
@@ -664,7 +664,8 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
     wanted.set(manifest.path, entry);
   }
 
-  // each package's plan on its own (a few dozen lockfile probes each): all at once, not one after another
+  // each package's plan on its own: all at once, not one after another, what their ancestors say asked once
+  const probes = new InstallProbes();
   const planned = await Promise.all(
     [...wanted.values()].map(async ({ manifest, add, files }): Promise<PlannedManifest | null> => {
       if (Object.keys(add).length === 0) return null;
@@ -681,7 +682,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
       // A lockfile above the package only manages it when that directory is its workspace root; an
       // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
       const stop = workspace?.root ?? manifest.dir;
-      const install = await resolveInstallPlan(manifest.dir, stop, stop);
+      const install = await resolveInstallPlan(manifest.dir, stop, stop, probes);
       return {
         change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
         packageDir: manifest.dir,
