@@ -81,6 +81,12 @@ export function parseSource(path: string, source: string): File {
 const recent: { source: string; plugins: string; ast: File }[] = [];
 const RECENT_PARSES = 2;
 
+/** Lets the tree of `source` go (a text its caller knows will not be parsed again). */
+export function forgetParse(source: string): void {
+  const at = recent.findIndex((r) => r.source === source);
+  if (at !== -1) recent.splice(at, 1);
+}
+
 function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && /call stack/i.test(err.message);
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { File } from '@babel/types';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
-import { parseSource, SourceParseError } from '../src/parse.js';
+import { forgetParse, parseSource, SourceParseError } from '../src/parse.js';
 import { makeTree, removeTrees } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
@@ -136,3 +136,15 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   }, 60_000);
 });
 
+
+describe('the trees of recent parses', () => {
+  it('give the same text its tree again, until the text is forgotten', () => {
+    const text = 'const kept = 1;\n';
+    const first = parseSource('/v/kept.js', text);
+    expect(parseSource('/v/kept.js', text)).toBe(first);
+    forgetParse(text);
+    const again = parseSource('/v/kept.js', text);
+    expect(again).not.toBe(first);
+    expect(again.program.body).toHaveLength(1);
+  });
+});

@@ -4,7 +4,7 @@
 // It reads bindings the way Babel's scope tracker did when this module used @babel/traverse (so its
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import { t } from '../babel.js';
-import { parseSource } from '../parse.js';
+import { forgetParse, parseSource } from '../parse.js';
 import { forEachChildWithTypes, isFunctionNode } from '../analysis/ast.js';
 import { EditList } from './edits.js';
 import { pruneUnusedTypes } from './prune-types.js';
@@ -42,7 +42,8 @@ function getScopeModel(ast: t.File): ScopeModel {
  */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
   const originalModel = getScopeModel(original);
-  const rewrittenModel = getScopeModel(parseSource(path, rewritten));
+  const rewrittenAst = parseSource(path, rewritten);
+  const rewrittenModel = getScopeModel(rewrittenAst);
   const beforeBindings = getBindings(originalModel);
   const afterBindings = getBindings(rewrittenModel);
   // class methods and fields: referenced by name through any `.name` member access
@@ -129,7 +130,14 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
     }
   }
   // types are pruned on their own: this model counts no `: T` annotation (prune-types.ts)
-  return pruneUnusedTypes(path, original, edits.apply(rewritten));
+  const pruned = pruneUnusedTypes(path, original, edits.apply(rewritten));
+  // A text this prune changed is not read again (its output is): its tree and model go now, not two
+  // parses later (for a 1 MB file they hold ~100 MB while the rest of the rewrite runs).
+  if (pruned !== rewritten) {
+    models.delete(rewrittenAst);
+    forgetParse(rewritten);
+  }
+  return pruned;
 }
 
 /** Removes one item of a comma list with the comma after it (or, for the last item, the one before it). */
@@ -494,6 +502,8 @@ interface ScopeModel {
   scopes: Map<t.Node, Map<string, ScopeBinding>>;
   /** Every node, in source order (a pre-order walk, `: T` annotations left out). */
   nodes: t.Node[];
+  /** Every name some scope declares. */
+  declared: Set<string>;
 }
 
 /**
@@ -508,7 +518,7 @@ interface ScopeModel {
  * 4. `import type` specifiers are not `module` bindings.
  */
 function buildScopeModel(ast: t.File): ScopeModel {
-  const model: ScopeModel = { parent: new Map(), scopes: new Map(), nodes: [] };
+  const model: ScopeModel = { parent: new Map(), scopes: new Map(), nodes: [], declared: new Set() };
   const identifiers: (t.Identifier | t.JSXIdentifier)[] = [];
   const stack: t.Node[] = [ast.program];
   while (stack.length > 0) {
@@ -549,7 +559,8 @@ function buildScopeModel(ast: t.File): ScopeModel {
     }
   }
   for (const id of identifiers) {
-    if (!isBabelReference(model, id)) continue;
+    // (a name no scope declares resolves to nothing: a global, a property name)
+    if (!model.declared.has(id.name) || !isBabelReference(model, id)) continue;
     addReference(getBinding(model, getScope(model, id), id.name), id);
   }
   return model;
@@ -655,7 +666,10 @@ function declareBinding(model: ScopeModel, scope: t.Node, kind: ScopeBinding['ki
     for (const identifier of list) {
       const existing = names.get(name);
       if (existing?.identifier === identifier) continue;
-      if (!existing) names.set(name, { kind, identifier, node, references: [], writes: [] });
+      if (!existing) {
+        names.set(name, { kind, identifier, node, references: [], writes: [] });
+        model.declared.add(name);
+      }
       else if (!existing.writes.includes(node)) existing.writes.push(node);
     }
   }
