@@ -57,6 +57,16 @@ describe('worker pool', () => {
     }
   });
 
+  it('closes once: a second close waits for the same termination, and no file runs after it', async () => {
+    const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
+    const workers = pool.createWorkerPool(2, pool.getWorkerUrl() as URL);
+    workers.start();
+    const first = workers.close();
+    expect(workers.close()).toBe(first);
+    await first;
+    await expect(workers.run('/virtual/late.js', 'const x = 1;\n', { sdk: 'v1', style: 'server' })).rejects.toThrow(/closed/);
+  });
+
   it('is not used when running from sources (no compiled worker next to the module)', async () => {
     const { getWorkerUrl } = await import('../src/runner/pool.js');
     expect(getWorkerUrl()).toBeNull();

@@ -44,6 +44,7 @@ export interface WorkerPool {
   start(): void;
   /** How many workers have been started so far (replacements of crashed ones included). */
   readonly started: number;
+  /** Stops the workers (queued and running files fail); every call resolves once they are gone. */
   close(): Promise<void>;
 }
 
@@ -71,6 +72,8 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   const slots: Slot[] = [];
   let nextId = 0;
   let closed = false;
+  /** The workers' termination, once close() is called (a second call waits for the same). */
+  let closing: Promise<void> | null = null;
   let started = 0;
 
   const take = (slot: Slot): Job | null => {
@@ -143,15 +146,18 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
         pump();
       });
     },
-    async close() {
-      closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
-      await Promise.all(
-        slots.splice(0).map((slot) => {
-          take(slot)?.reject(new Error('the worker pool is closed'));
-          return slot.worker.terminate();
-        }),
-      );
+    close() {
+      if (closing === null) {
+        closed = true;
+        for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
+        closing = Promise.all(
+          slots.splice(0).map((slot) => {
+            take(slot)?.reject(new Error('the worker pool is closed'));
+            return slot.worker.terminate();
+          }),
+        ).then(() => undefined);
+      }
+      return closing;
     },
   };
 }

@@ -219,6 +219,8 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   let results = await Promise.all(candidates.map((path) => started.get(path) ?? processCandidate(path)));
   results = results.map((r) => (isPartOfImporter(r, results) ? { path: r.path, before: r.before, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] } : r));
   results = await resolveSharedModules(results, (path, sdkDeclined) => processCandidate(path, { sdkDeclined }));
+  // no file goes to a worker after this: they stop while the plans below are worked out (scanFiles waits)
+  void pool?.close();
   results = results.map(preferSources);
   results = expandRelated([...results, ...early]).sort((a, b) => compareStrings(a.path, b.path));
 
@@ -497,6 +499,12 @@ function getRelativeSpecifiers(bytes: Buffer): string[] {
   return out;
 }
 const MODULE_EXTENSION = /\.[cm]?[jt]sx?$/;
+
+/** A relative specifier's last name without its extension (`./lib/wire.js` -> `wire`, `../` -> `..`): its basename, `/`-separated. */
+function getSpecifierName(specifier: string): string {
+  const trimmed = specifier.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1).replace(MODULE_EXTENSION, '');
+}
 /** As deep as the pipeline looks for stdin through imports. */
 const IMPORT_DEPTH = 3;
 
@@ -526,7 +534,7 @@ function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, s
   // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
   const pending = new Map<string, { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }>();
   for (const [path, specifiers] of importers) {
-    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map((s) => basename(s).replace(MODULE_EXTENSION, '')), targets: [] });
+    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map(getSpecifierName), targets: [] });
   }
   const reaches = (path: string, { specifiers, names, targets }: { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }): boolean =>
     specifiers.some((specifier, i) => {

@@ -86,12 +86,14 @@ export async function scopeFiles(
   // deepest first, so a file is matched relative to the closest scanned directory
   dirTargets.sort((a, b) => b.length - a.length);
   const baseOf = (file: string): string => dirTargets.find((t) => isUnder(t, file)) ?? cwd;
+  // (a file discovery found under its base: the path after the base's, not path.relative's walk)
+  const relativeTo = (base: string, file: string): string => (file.startsWith(base.endsWith(sep) ? base : base + sep) ? file.slice(base.endsWith(sep) ? base.length : base.length + 1) : relative(base, file));
 
   const trees = new TreeIndex(dirTargets, walked);
   const out: string[] = [];
   let ignored = 0;
   for (const file of files) {
-    const rel = hasInclude || hasIgnore ? toPosix(relative(baseOf(file), file)) : '';
+    const rel = hasInclude || hasIgnore ? toPosix(relativeTo(baseOf(file), file)) : '';
     const included = hasInclude && includeRules.matches(rel);
     if (hasInclude && !included) {
       ignored++;
