@@ -12,7 +12,7 @@ const dist = (path: string): string => pathToFileURL(join(__dirname, '..', 'dist
 
 interface PoolModule {
   getWorkerUrl(): URL | null;
-  createWorkerPool(size: number, url: URL): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
+  createWorkerPool(size: number, url: URL, options?: { cores?: number }): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
   QUEUED_PER_NEW_WORKER: number;
 }
 
@@ -34,12 +34,14 @@ describe('worker pool', () => {
     }
   });
 
-  it('starts workers as files wait: one for a few files, another once QUEUED_PER_NEW_WORKER wait for the one running', async () => {
+  it('starts workers as files wait: one for a few files, another once QUEUED_PER_NEW_WORKER wait for the one running, one core left free', async () => {
     const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
     const url = pool.getWorkerUrl() as URL;
     const options: PipelineOptions = { sdk: 'v1', style: 'server' };
-    const few = pool.createWorkerPool(4, url);
-    const many = pool.createWorkerPool(4, url);
+    const few = pool.createWorkerPool(4, url, { cores: 4 });
+    const many = pool.createWorkerPool(4, url, { cores: 4 });
+    // two cores: the main thread keeps one, whatever waits
+    const two = pool.createWorkerPool(4, url, { cores: 2 });
     try {
       expect(few.started).toBe(0);
       few.start();
@@ -51,9 +53,12 @@ describe('worker pool', () => {
       const count = pool.QUEUED_PER_NEW_WORKER + 2;
       await Promise.all(Array.from({ length: count }, (_, i) => many.run(`/virtual/many${i}.js`, `const x = ${i};\n`, options)));
       expect(many.started).toBe(2);
+      await Promise.all(Array.from({ length: count * 2 }, (_, i) => two.run(`/virtual/two${i}.js`, `const x = ${i};\n`, options)));
+      expect(two.started).toBe(1);
     } finally {
       await few.close();
       await many.close();
+      await two.close();
     }
   });
 

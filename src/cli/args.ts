@@ -98,7 +98,8 @@ Options:
                                  (a dependency's logger too) to stderr in the migrated entry point
   --report json|markdown|sarif   print a machine-readable report (to stdout, or to --output)
   --output FILE                  write the report to FILE instead of stdout
-  --jobs N                       worker threads (default and maximum: the number of cores)
+  --jobs N                       threads for the analysis (default and maximum: the number of cores; the
+                                 workers leave the main thread a core; 1: all on the main thread)
   --changed-since REF            only look at files changed since the git ref REF (committed,
                                  uncommitted or untracked), e.g. a pull request's base:
                                  --changed-since origin/main

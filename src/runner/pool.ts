@@ -1,12 +1,13 @@
 // A pool of worker threads running the pipeline, one file per task. Deliberately simple: a FIFO queue,
 // one task per worker at a time, workers started as files wait (the first with the first file, more up to
-// the pool's size while many wait: QUEUED_PER_NEW_WORKER), and a crashed worker is replaced (its task
+// the pool's size, one core left free, while many wait: QUEUED_PER_NEW_WORKER), and a crashed worker is replaced (its task
 // fails, the others go on). Files are read on the main thread; workers only parse and transform.
 //
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS fails that file only, and is
 // replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileResult, PipelineOptions } from '../model/types.js';
@@ -36,6 +37,18 @@ export const QUEUED_PER_NEW_WORKER = 32;
 export interface PoolOptions {
   /** Default TASK_TIMEOUT_MS. */
   taskTimeoutMs?: number;
+  /** The machine's cores (default: availableParallelism()); see getWorkerCap. */
+  cores?: number;
+}
+
+/**
+ * How many workers may run at once: one core is left to the main thread (it reads the tree) and to the
+ * garbage collectors' helper threads, which a single worker keeps busy. On two cores a second worker
+ * made every run slower (the bench's real-code and synthetic trees, and 289 servers at once: 5.9 s with
+ * two workers, 5.3-5.6 s with one); `size` caps it further.
+ */
+function getWorkerCap(size: number, cores: number): number {
+  return Math.max(1, Math.min(size, cores - 1));
 }
 
 export interface WorkerPool {
@@ -68,6 +81,7 @@ interface Slot {
 
 export function createWorkerPool(size: number, workerUrl: URL, options: PoolOptions = {}): WorkerPool {
   const taskTimeoutMs = options.taskTimeoutMs ?? TASK_TIMEOUT_MS;
+  const cap = getWorkerCap(size, options.cores ?? availableParallelism());
   const queue: Job[] = [];
   const slots: Slot[] = [];
   let nextId = 0;
@@ -117,7 +131,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
     while (queue.length > 0) {
       let slot = slots.find((s) => s.busy === null);
       if (slot === undefined) {
-        if (slots.length >= Math.max(1, size) || (slots.length > 0 && queue.length < QUEUED_PER_NEW_WORKER * slots.length)) return;
+        if (slots.length >= cap || (slots.length > 0 && queue.length < QUEUED_PER_NEW_WORKER * slots.length)) return;
         slot = spawn();
         slots.push(slot);
       }
