@@ -532,11 +532,12 @@ function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, s
   };
   for (const path of stdinModules) reach(path);
   // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
-  const pending = new Map<string, { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }>();
+  type Pending = { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] };
+  const pending = new Map<string, Pending>();
   for (const [path, specifiers] of importers) {
     if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map(getSpecifierName), targets: [] });
   }
-  const reaches = (path: string, { specifiers, names, targets }: { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] }): boolean =>
+  const reaches = (path: string, { specifiers, names, targets }: Pending): boolean =>
     specifiers.some((specifier, i) => {
       const name = names[i]!;
       if (name !== '.' && name !== '..' && !reachedNames.has(name)) return false;

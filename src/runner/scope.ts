@@ -77,10 +77,12 @@ export async function scopeFiles(
   options: ScopeOptions,
   walked: ReadonlyMap<string, DirectoryMarks> = new Map(),
 ): Promise<ScopedFiles> {
-  const ignoreRules = new PathMatcher(parsePatterns(options.ignore ?? []));
-  const includeRules = new PathMatcher(parsePatterns(options.include ?? []));
-  const hasIgnore = (options.ignore ?? []).length > 0;
-  const hasInclude = (options.include ?? []).length > 0;
+  const ignorePatterns = parsePatterns(options.ignore ?? []);
+  const includePatterns = parsePatterns(options.include ?? []);
+  const ignoreRules = new PathMatcher(ignorePatterns);
+  const includeRules = new PathMatcher(includePatterns);
+  const hasIgnore = ignorePatterns.length > 0;
+  const hasInclude = includePatterns.length > 0;
   const dirTargets: string[] = [];
   for (const target of targets) if (await isDirectory(target)) dirTargets.push(target);
   // deepest first, so a file is matched relative to the closest scanned directory
