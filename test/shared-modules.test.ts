@@ -177,3 +177,20 @@ describe('--verify and a shared module', () => {
     ]);
   });
 });
+
+describe('an entry that imports its server class through a barrel (`export * from`)', () => {
+  it('is found and migrated with the class; the barrel, which runs no code, is no entry of its own', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-migrate-barrel-'));
+    roots.push(root);
+    cpSync(join(import.meta.dirname, 'fixtures', 'shapes', 'barrel-reexported-class'), root, { recursive: true });
+    rmSync(join(root, 'case.json'));
+    const results = byName(await scan(root), root);
+    // the entry says neither stdin nor JSON-RPC: two imports away, through the barrel, it is found all the same
+    expect(results['main.mjs']?.decision.kind).toBe('sdk');
+    expect(results['main.mjs']?.after).toContain('console.log = console.info = console.debug = console.error');
+    expect(results['lib/stdio-rpc.mjs']?.after).toContain('StdioServerTransport');
+    // the barrel keeps its bytes: no guard, no decision of its own
+    expect(results['lib/index.mjs']?.decision.kind ?? 'none').toBe('none');
+    expect(results['lib/index.mjs']?.after).toBeUndefined();
+  });
+});

@@ -166,7 +166,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const early: FileResult[] = [];
   // files that import relative modules but do not pass the prefilter themselves: an entry whose server
   // and stdin loop live in a module it imports (`createServer(info).start()` in a two-line entry)
-  const importers = new Map<string, string[]>();
+  const importers = new Map<string, Importer>();
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
   const tooLarge: string[] = [];
@@ -186,7 +186,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
         if (pool !== null) start(path);
       }
     } else if (read.kind === 'importer') {
-      importers.set(path, read.specifiers);
+      importers.set(path, { specifiers: read.specifiers, barrel: read.barrel });
     }
     if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
     report();
@@ -471,7 +471,13 @@ type ReadOutcome =
   | { kind: 'too-large'; reason: string }
   | { kind: 'candidate'; source: string; error?: string; readsStdin: boolean }
   /** Not a candidate, but it imports relative modules: one of them may be a server's stdin loop (only its relative specifiers are kept). */
-  | { kind: 'importer'; specifiers: string[]; readsStdin: boolean };
+  | { kind: 'importer'; specifiers: string[]; barrel: boolean; readsStdin: boolean };
+
+/** An importer's relative specifiers, and whether it only re-exports them (a barrel: never an entry). */
+interface Importer {
+  specifiers: string[];
+  barrel: boolean;
+}
 
 const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
 const QUOTE_DOT = ["'.", '".'].map((needle) => Buffer.from(needle));
@@ -515,7 +521,27 @@ const IMPORT_DEPTH = 3;
  * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
  * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real.
  */
-function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, stdinModules: ReadonlySet<string>): { path: string; depth: number }[] {
+/**
+ * A module that only re-exports (`export * from './server.js'`, `export { a } from './b.js'`), comments
+ * aside: told on its bytes (a barrel is small). It runs no code of its own, so it is never an entry: the
+ * import graph goes through it without counting a level (the entry that imports the server's class
+ * through it is as near the stdin loop as the barrel), and it is not a candidate itself (taken for the
+ * entry, it got the stdout guard and its side-by-side proof found no server to run).
+ */
+function isBarrel(bytes: Buffer): boolean {
+  // (most modules are told at once: code has an `=` or a `(` somewhere; a barrel has neither, comments aside)
+  if (bytes.length > 8192 || bytes.includes(0x3d) || bytes.includes(0x28)) return false;
+  const statements = bytes
+    .toString('latin1')
+    .replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '')
+    .split(/;|\n/)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '');
+  return statements.length > 0 && statements.every((statement) => REEXPORT.test(statement));
+}
+const REEXPORT = /^export\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\s*(['"])\.{1,2}\/[^'"]*\1$/;
+
+function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModules: ReadonlySet<string>): { path: string; depth: number }[] {
   const keysOf = (path: string): string[] => {
     const bare = path.replace(MODULE_EXTENSION, '');
     return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
@@ -532,24 +558,30 @@ function findStdinImporters(importers: ReadonlyMap<string, readonly string[]>, s
   };
   for (const path of stdinModules) reach(path);
   // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
-  type Pending = { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[] };
+  type Pending = { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[]; barrel: boolean };
   const pending = new Map<string, Pending>();
-  for (const [path, specifiers] of importers) {
-    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map(getSpecifierName), targets: [] });
+  for (const [path, { specifiers, barrel }] of importers) {
+    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map(getSpecifierName), targets: [], barrel });
   }
-  const reaches = (path: string, { specifiers, names, targets }: Pending): boolean =>
+  const reachesOneOf = (path: string, { specifiers, names, targets }: Pending, keys: ReadonlySet<string>, keyNames: ReadonlySet<string>): boolean =>
     specifiers.some((specifier, i) => {
       const name = names[i]!;
-      if (name !== '.' && name !== '..' && !reachedNames.has(name)) return false;
-      return reached.has((targets[i] ??= resolve(dirname(path), specifier).replace(MODULE_EXTENSION, '')));
+      if (name !== '.' && name !== '..' && !keyNames.has(name)) return false;
+      return keys.has((targets[i] ??= resolve(dirname(path), specifier).replace(MODULE_EXTENSION, '')));
     });
   const out: { path: string; depth: number }[] = [];
   for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
-    const level = [...pending].filter(([path, entry]) => reaches(path, entry));
-    for (const [path] of level) {
-      pending.delete(path);
-      reach(path);
-      out.push({ path, depth });
+    let level = [...pending].filter(([path, entry]) => reachesOneOf(path, entry, reached, reachedNames));
+    while (level.length > 0) {
+      for (const [path, entry] of level) {
+        pending.delete(path);
+        reach(path);
+        if (!entry.barrel) out.push({ path, depth });
+      }
+      // what imports a barrel is as many imports away from stdin as the barrel
+      const barrels = new Set(level.filter(([, entry]) => entry.barrel).flatMap(([path]) => keysOf(path)));
+      const barrelNames = new Set([...barrels].map((key) => basename(key)));
+      level = barrels.size === 0 ? [] : [...pending].filter(([path, entry]) => reachesOneOf(path, entry, barrels, barrelNames));
     }
   }
   return out;
@@ -575,9 +607,11 @@ function readCandidate(path: string): ReadOutcome {
   const readsStdin = bytes.includes(READS_STDIN);
   const importer = (): ReadOutcome => {
     const specifiers = getRelativeSpecifiers(bytes);
-    return specifiers.length > 0 ? { kind: 'importer', specifiers, readsStdin } : { kind: 'skip', readsStdin };
+    return specifiers.length > 0 ? { kind: 'importer', specifiers, barrel: isBarrel(bytes), readsStdin } : { kind: 'skip', readsStdin };
   };
   if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
+  // (`export * from './stdin-loop.js'` says stdin and runs nothing)
+  if (isBarrel(bytes)) return importer();
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
   if (!mayContainServer(source)) return importer();
