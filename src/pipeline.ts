@@ -52,8 +52,24 @@ function reachesStdin(path: string, source: string, read: ReadModule | null): bo
   return false;
 }
 
-export function processSource(path: string, source: string, options: PipelineOptions, read: ReadModule | null = null): FileResult {
+/** `read`, asked once per path (a missing file's null included). */
+function readOnce(read: ReadModule): ReadModule {
+  const texts = new Map<string, string | null>();
+  return (path) => {
+    let text = texts.get(path);
+    if (text === undefined) {
+      text = read(path);
+      texts.set(path, text);
+    }
+    return text;
+  };
+}
+
+export function processSource(path: string, source: string, options: PipelineOptions, readFile: ReadModule | null = null): FileResult {
   const empty: FileResult = { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] };
+  // each file of the program read once for all the phases (the text tests below, the program, its
+  // import aliases' package.json and tsconfig, the re-check of the rewrite)
+  const read = readFile === null ? null : readOnce(readFile);
   // a file the prefilter rejects can still be the entry of a server whose loop lives in a module it imports
   if (!mayContainServer(source) && !RELATIVE_IMPORT.test(source)) return empty;
   if (!reachesStdin(path, source, read) && !source.includes(USES_SDK_STDIO)) return empty;

@@ -8,9 +8,10 @@ import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getMem
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
-import { speaksMcp } from './inert.js';
+import { STDIN_EVENTS } from './inert.js';
+import { speaksMcp } from './vocabulary.js';
 
-export type ConsumerKind = 'data' | 'readable' | 'line' | 'for-await';
+export type ConsumerKind = (typeof STDIN_EVENTS)[number] | 'for-await';
 
 /** One place where stdin enters the program. */
 export interface StdinConsumer {
@@ -143,7 +144,7 @@ function findConsumers(modules: readonly ModuleUnit[], interp: Interpreter): Std
       const name = getMemberName(callee);
       if (name === null || !LISTEN_METHODS.has(name)) continue;
       const event = call.arguments[0];
-      if (!event || event.type !== 'StringLiteral' || !['data', 'readable', 'line'].includes(event.value)) continue;
+      if (!event || event.type !== 'StringLiteral' || !(STDIN_EVENTS as readonly string[]).includes(event.value)) continue;
       const target = interp.evalStatic(callee.object, mod);
       if (!readsStdin(target, event.value)) continue;
       const handler = call.arguments[1] ? interp.evalStatic(call.arguments[1], mod) : null;

@@ -4,25 +4,22 @@
 // and `method` (a CLI parser's `return process.stdin`, 130 kB) is then read, never parsed.
 // Deliberately a superset of the program: every quoted relative path in a text is followed (the program
 // follows only its imports), and a package that declares import aliases is left to the parse.
-import { USES_SDK_STDIO } from '../prefilter.js';
 import { AliasResolver } from './aliases.js';
 import { getModuleCandidates, MAX_MODULES, type ReadModule } from './program.js';
-import { namesMcpVocabulary } from './vocabulary.js';
+import { speaksMcp } from './vocabulary.js';
+
+/** The events stdin is taken in through (`x.on('data', ...)`; facts.ts's findConsumers reads this table). */
+export const STDIN_EVENTS = ['data', 'readable', 'line'] as const;
 
 /**
  * The text every form stdin is taken in through needs (facts.ts's findConsumers): the event of
  * `x.on('data' | 'readable' | 'line', ...)` is a string literal, and `for await (... of x)` says `for`,
  * then only blanks or comments, then `await`.
  */
-const CONSUMER_FORM = /(['"])(?:data|readable|line)\1|\bfor(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n]*\n)*await\b/;
+const CONSUMER_FORM = new RegExp(`(['"])(?:${STDIN_EVENTS.join('|')})\\1|\\bfor(?:\\s|\\/\\*[\\s\\S]*?\\*\\/|\\/\\/[^\\n]*\\n)*await\\b`);
 
 /** A quoted relative path (`'./x'`, `"../y.js"`, `` `./z` ``): every import the program could follow is one. */
 const RELATIVE_STRING = /(['"`])(\.\.?\/[^'"`\n]*)\1/g;
-
-/** A module's text names the SDK or MCP's vocabulary (even in a comment): the program is explored. */
-export function speaksMcp(text: string): boolean {
-  return text.includes('@modelcontextprotocol/') || text.includes(USES_SDK_STDIO) || namesMcpVocabulary(text);
-}
 
 /** Whether neither the file nor any module it could load speaks MCP or takes stdin in (`read` null: it loads none). */
 export function isInertText(path: string, source: string, read: ReadModule | null): boolean {

@@ -2,6 +2,7 @@
 // dispatch does not name the methods itself. Read by detection (a server, an input loop worth naming)
 // and by the facts (a program without it and without an input loop is not explored).
 import { MCP_METHOD_NAMESPACES, MCP_PROTOCOL_VERSIONS, MCP_SERVER_CAPABILITIES } from '../model/mcp-methods.js';
+import { USES_SDK_STDIO } from '../prefilter.js';
 import type { ModuleUnit } from './program.js';
 
 const QUOTED_MCP_NAME = new RegExp(
@@ -16,6 +17,11 @@ const QUOTED_MCP_NAME = new RegExp(
 /** MCP's vocabulary in a module's text: a quoted MCP method or protocol version, a literal MCP capability. */
 export function namesMcpVocabulary(source: string): boolean {
   return QUOTED_MCP_NAME.test(source);
+}
+
+/** A module's text names the SDK or MCP's vocabulary (even in a comment): a program with one is explored. */
+export function speaksMcp(text: string): boolean {
+  return text.includes('@modelcontextprotocol/') || text.includes(USES_SDK_STDIO) || namesMcpVocabulary(text);
 }
 
 /** A module's text with its comments blanked (same length: offsets stay valid). */

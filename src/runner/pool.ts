@@ -85,7 +85,6 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   const queue: Job[] = [];
   const slots: Slot[] = [];
   let nextId = 0;
-  let closed = false;
   /** The workers' termination, once close() is called (a second call waits for the same). */
   let closing: Promise<void> | null = null;
   let started = 0;
@@ -111,7 +110,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
     });
     slot.worker.on('error', (err) => retire(slot, err));
     slot.worker.on('exit', (code) => {
-      if (!closed && slots.includes(slot)) retire(slot, new Error(`worker exited with code ${code}`));
+      if (closing === null && slots.includes(slot)) retire(slot, new Error(`worker exited with code ${code}`));
     });
     return slot;
   };
@@ -123,7 +122,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
     if (index !== -1) slots.splice(index, 1);
     job?.reject(err);
     // the queued files go on, on a fresh worker
-    if (!closed) pump();
+    if (closing === null) pump();
   };
 
   /** Hands queued files to idle workers; starts the first worker with the first file, another (up to `size`) when enough files wait. */
@@ -148,13 +147,13 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
 
   return {
     start() {
-      if (!closed && slots.length === 0) slots.push(spawn());
+      if (closing === null && slots.length === 0) slots.push(spawn());
     },
     get started() {
       return started;
     },
     run(path, source, options) {
-      if (closed) return Promise.reject(new Error('the worker pool is closed'));
+      if (closing !== null) return Promise.reject(new Error('the worker pool is closed'));
       return new Promise<FileResult>((resolve, reject) => {
         queue.push({ task: { id: nextId++, path, source, options }, resolve, reject });
         pump();
@@ -162,7 +161,6 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
     },
     close() {
       if (closing === null) {
-        closed = true;
         for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
         closing = Promise.all(
           slots.splice(0).map((slot) => {

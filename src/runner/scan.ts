@@ -515,13 +515,6 @@ function getSpecifierName(specifier: string): string {
 const IMPORT_DEPTH = 3;
 
 /**
- * The importers that reach a module reading stdin through relative imports, each with how many imports
- * away: one (a two-line entry, `createServer(info).start()`) or up to three (the caller keeps those only
- * when the file speaks JSON-RPC itself: an entry that dispatches, with its loop two modules down). The import graph is read once for the whole tree,
- * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
- * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real.
- */
-/**
  * A module that only re-exports (`export * from './server.js'`, `export { a } from './b.js'`), comments
  * aside: told on its bytes (a barrel is small). It runs no code of its own, so it is never an entry: the
  * import graph goes through it without counting a level (the entry that imports the server's class
@@ -541,6 +534,14 @@ function isBarrel(bytes: Buffer): boolean {
 }
 const REEXPORT = /^export\s*(?:\*(?:\s*as\s+[\w$]+)?|\{[^}]*\})\s*from\s*(['"])\.{1,2}\/[^'"]*\1$/;
 
+/**
+ * The importers that reach a module reading stdin through relative imports, each with how many imports
+ * away: one (a two-line entry, `createServer(info).start()`) or up to three (the caller keeps those only
+ * when the file speaks JSON-RPC itself: an entry that dispatches, with its loop two modules down). The import graph is read once for the whole tree,
+ * each file's specifiers once; matching is by path without extension (`./wire.cjs` is `wire.cts` too,
+ * `./lib` is `lib/index.js`): a slight superset, the pipeline resolves the imports for real. A barrel
+ * counts no import and is not returned (isBarrel).
+ */
 function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModules: ReadonlySet<string>): { path: string; depth: number }[] {
   const keysOf = (path: string): string[] => {
     const bare = path.replace(MODULE_EXTENSION, '');
@@ -558,10 +559,10 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
   };
   for (const path of stdinModules) reach(path);
   // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
-  type Pending = { specifiers: readonly string[]; names: string[]; targets: (string | undefined)[]; barrel: boolean };
+  type Pending = Importer & { names: string[]; targets: (string | undefined)[] };
   const pending = new Map<string, Pending>();
-  for (const [path, { specifiers, barrel }] of importers) {
-    if (specifiers.length > 0) pending.set(path, { specifiers, names: specifiers.map(getSpecifierName), targets: [], barrel });
+  for (const [path, importer] of importers) {
+    if (importer.specifiers.length > 0) pending.set(path, { ...importer, names: importer.specifiers.map(getSpecifierName), targets: [] });
   }
   const reachesOneOf = (path: string, { specifiers, names, targets }: Pending, keys: ReadonlySet<string>, keyNames: ReadonlySet<string>): boolean =>
     specifiers.some((specifier, i) => {
@@ -605,13 +606,13 @@ function readCandidate(path: string): ReadOutcome {
   const bytes = read;
   if (bytes.length === 0) return { kind: 'skip' };
   const readsStdin = bytes.includes(READS_STDIN);
-  const importer = (): ReadOutcome => {
+  const importer = (barrel = isBarrel(bytes)): ReadOutcome => {
     const specifiers = getRelativeSpecifiers(bytes);
-    return specifiers.length > 0 ? { kind: 'importer', specifiers, barrel: isBarrel(bytes), readsStdin } : { kind: 'skip', readsStdin };
+    return specifiers.length > 0 ? { kind: 'importer', specifiers, barrel, readsStdin } : { kind: 'skip', readsStdin };
   };
   if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
   // (`export * from './stdin-loop.js'` says stdin and runs nothing)
-  if (isBarrel(bytes)) return importer();
+  if (isBarrel(bytes)) return importer(true);
   const source = bytes.toString('utf8');
   // Files with no sign of a server are never reported, whatever they contain.
   if (!mayContainServer(source)) return importer();

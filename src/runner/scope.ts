@@ -89,7 +89,7 @@ export async function scopeFiles(
   dirTargets.sort((a, b) => b.length - a.length);
   const baseOf = (file: string): string => dirTargets.find((t) => isUnder(t, file)) ?? cwd;
   // (a file discovery found under its base: the path after the base's, not path.relative's walk)
-  const relativeTo = (base: string, file: string): string => (file.startsWith(base.endsWith(sep) ? base : base + sep) ? file.slice(base.endsWith(sep) ? base.length : base.length + 1) : relative(base, file));
+  const relativeTo = (base: string, file: string): string => (file.startsWith(asDirectory(base)) ? file.slice(asDirectory(base).length) : relative(base, file));
 
   const trees = new TreeIndex(dirTargets, walked);
   const out: string[] = [];
@@ -114,7 +114,12 @@ export async function scopeFiles(
 
 /** isInside, with the common case (a path discovery built by joining onto the target) told by its prefix. */
 function isUnder(parent: string, child: string): boolean {
-  return child.startsWith(parent.endsWith(sep) ? parent : parent + sep) || isInside(parent, child);
+  return child.startsWith(asDirectory(parent)) || isInside(parent, child);
+}
+
+/** `dir` with one trailing separator: what every path inside it starts with. */
+function asDirectory(dir: string): string {
+  return dir.endsWith(sep) ? dir : dir + sep;
 }
 
 /** Per directory, whether it opens a tree that is not the scanned project's (memoised: at most two lstats per directory, none for one discovery read). */
