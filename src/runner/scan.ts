@@ -125,7 +125,7 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
 
 async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | null): Promise<ScanResult> {
   const discovery = await discoverFiles(options.paths, options.cwd);
-  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include });
+  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include }, discovery.walked);
   const only = options.only;
   const files = only === undefined ? scoped.files : scoped.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];

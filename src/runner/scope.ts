@@ -68,14 +68,14 @@ class PathMatcher {
 /**
  * Filters discovered `files` (absolute). `targets`: the scanned paths (absolute); a file is matched against
  * the globs relative to the deepest scanned directory holding it (else `cwd`). `walked`: what discovery saw
- * of the directories it read (a directory not in it is looked at here).
+ * of the directories it read (a directory not in it, as under a git work tree's listing, is looked at here).
  */
 export async function scopeFiles(
   files: readonly string[],
   targets: readonly string[],
   cwd: string,
   options: ScopeOptions,
-  walked: ReadonlyMap<string, DirectoryMarks> = new Map(),
+  walked: ReadonlyMap<string, DirectoryMarks>,
 ): Promise<ScopedFiles> {
   const ignorePatterns = parsePatterns(options.ignore ?? []);
   const includePatterns = parsePatterns(options.include ?? []);
