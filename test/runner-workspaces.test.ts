@@ -1,6 +1,7 @@
 import { afterAll, describe, it, expect } from 'vitest';
 import { join } from 'node:path';
-import { resolveWorkspace, parsePnpmWorkspacePackages } from '../src/runner/workspaces.js';
+import { rm } from 'node:fs/promises';
+import { resolveWorkspace, parsePnpmWorkspacePackages, WorkspaceCache } from '../src/runner/workspaces.js';
 import { scanFiles } from '../src/runner/scan.js';
 import { createFakePipeline, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
@@ -25,6 +26,21 @@ describe('workspaces', () => {
       { name: null, dir: join(root, 'tools/cli') },
     ]);
     expect(ws?.warnings).toEqual([]);
+  });
+
+  it('expands a workspace once per run: a member and the root ask the one cache about the same packages', async () => {
+    const root = await makeTree({
+      'package.json': '{"workspaces": ["packages/*"]}',
+      'packages/a/package.json': '{"name": "a"}',
+      'packages/b/package.json': '{"name": "b"}',
+    });
+    const cache = new WorkspaceCache();
+    const fromMember = await cache.resolve(join(root, 'packages/a'), null);
+    expect(fromMember?.packages.map((p) => p.name)).toEqual(['a', 'b']);
+    // the members are not read again (gone now, they are still the run's); the root's own file is
+    await rm(join(root, 'packages/b'), { recursive: true });
+    expect((await cache.resolve(root, root))?.packages.map((p) => p.name)).toEqual(['a', 'b']);
+    expect((await resolveWorkspace(root, root))?.packages.map((p) => p.name)).toEqual(['a']);
   });
 
   it('reads the { packages: [] } form and warns about a pattern that matches nothing', async () => {

@@ -10,7 +10,7 @@ import { detect } from 'package-manager-detector/detect';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget } from '../model/types.js';
 import { isInside } from './discover.js';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFileSync } from './safe-read.js';
 
 /** What each SDK target needs in `dependencies` (from the one table of SDK targets). */
 export const SDK_DEPENDENCIES: Record<SdkTarget, Readonly<Record<string, string>>> = {
@@ -68,7 +68,8 @@ export class ManifestCache {
 
 /** Reads one package.json; null when it does not exist (or is not a readable file). */
 export async function readManifest(path: string): Promise<Manifest | null> {
-  const read = await readRegularFile(path, MAX_MANIFEST_BYTES);
+  // (synchronous: a few system calls, where the promise-based read makes five thread-pool round trips)
+  const read = readRegularFileSync(path, MAX_MANIFEST_BYTES);
   if (read.kind === 'missing') return null;
   if (read.kind === 'refused') return { path, dir: dirname(path), text: '', json: null, parseError: read.reason, unreadable: read.reason };
   const text = read.bytes.toString('utf8');
@@ -214,7 +215,7 @@ export class InstallProbes {
 
 /** Whether `dir` has no package.json, or one that is a regular file of a sane size (safe for the detector to read). */
 async function isReadableManifestDir(dir: string): Promise<boolean> {
-  const read = await readRegularFile(join(dir, 'package.json'), MAX_MANIFEST_BYTES);
+  const read = readRegularFileSync(join(dir, 'package.json'), MAX_MANIFEST_BYTES);
   return read.kind !== 'refused';
 }
 

@@ -15,7 +15,7 @@ import { readModuleSync } from './read-module.js';
 import { scopeFiles, type SkippedTree } from './scope.js';
 import { getWriteRefusal, resolveWriteBounds, type WriteBounds } from './confine.js';
 import { readRegularFileSync } from './safe-read.js';
-import { resolveWorkspace, resolveWorkspaceRoot, type Workspace } from './workspaces.js';
+import { resolveWorkspaceRoot, WorkspaceCache, type Workspace } from './workspaces.js';
 
 /**
  * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
@@ -125,7 +125,8 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
 
 async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | null): Promise<ScanResult> {
   const discovery = await discoverFiles(options.paths, options.cwd);
-  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include }, discovery.walked);
+  const workspaces = new WorkspaceCache();
+  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include }, discovery.walked, workspaces);
   const only = options.only;
   const files = only === undefined ? scoped.files : scoped.files.filter((path) => only.has(path));
   const problems: Problem[] = [...discovery.problems];
@@ -239,7 +240,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const packages = await groupByPackage(results, manifests);
   const gitRoot = await resolveGitRoot(root);
   // never above the repository, nor, outside one, above the scanned root
-  const workspace = await resolveWorkspace(root, gitRoot ?? root);
+  const workspace = await workspaces.resolve(root, gitRoot ?? root);
   if (workspace !== null) warnings.push(...workspace.warnings);
   for (const group of packages) {
     if (group.name === null && group.dir !== null) group.name = workspace?.packages.find((p) => p.dir === group.dir)?.name ?? null;

@@ -10,7 +10,7 @@ import { lstat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { isInside, toPosix, type DirectoryMarks } from './discover.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
-import { resolveWorkspace } from './workspaces.js';
+import { WorkspaceCache } from './workspaces.js';
 
 export interface ScopeOptions {
   /** `--ignore` globs (gitignore syntax). */
@@ -68,7 +68,8 @@ class PathMatcher {
 /**
  * Filters discovered `files` (absolute). `targets`: the scanned paths (absolute); a file is matched against
  * the globs relative to the deepest scanned directory holding it (else `cwd`). `walked`: what discovery saw
- * of the directories it read (a directory not in it, as under a git work tree's listing, is looked at here).
+ * of the directories it read (a directory not in it, as under a git work tree's listing, is looked at here);
+ * `workspaces`: the run's (the summary asks about the same workspace).
  */
 export async function scopeFiles(
   files: readonly string[],
@@ -76,6 +77,7 @@ export async function scopeFiles(
   cwd: string,
   options: ScopeOptions,
   walked: ReadonlyMap<string, DirectoryMarks>,
+  workspaces: WorkspaceCache,
 ): Promise<ScopedFiles> {
   const ignorePatterns = parsePatterns(options.ignore ?? []);
   const includePatterns = parsePatterns(options.include ?? []);
@@ -91,7 +93,7 @@ export async function scopeFiles(
   // (a file discovery found under its base: the path after the base's, not path.relative's walk)
   const relativeTo = (base: string, file: string): string => (file.startsWith(asDirectory(base)) ? file.slice(asDirectory(base).length) : relative(base, file));
 
-  const trees = new TreeIndex(dirTargets, walked);
+  const trees = new TreeIndex(dirTargets, walked, workspaces);
   const out: string[] = [];
   let ignored = 0;
   for (const file of files) {
@@ -132,12 +134,13 @@ class TreeIndex {
   constructor(
     private readonly targets: readonly string[],
     private readonly walked: ReadonlyMap<string, DirectoryMarks>,
+    workspaces: WorkspaceCache,
   ) {
     this.members = (async () => {
       // per scanned directory: its workspace's member directories (null: no workspace declared there)
       const map = new Map<string, ReadonlySet<string> | null>();
       for (const target of targets) {
-        const workspace = await resolveWorkspace(target, null).catch(() => null);
+        const workspace = await workspaces.resolve(target, null).catch(() => null);
         map.set(target, workspace === null ? null : new Set([workspace.root, ...workspace.packages.map((p) => p.dir)]));
       }
       return map;

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { isInside, SKIPPED_DIRECTORIES, toPosix } from './discover.js';
 import { MAX_MANIFEST_BYTES, readManifest } from './manifest.js';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFileSync } from './safe-read.js';
 
 export interface WorkspacePackage {
   /** `name` from its package.json, or null when it has none. */
@@ -29,10 +29,29 @@ export interface Workspace {
  * with its packages; null when `start` is not inside a workspace.
  */
 export async function resolveWorkspace(start: string, stop: string | null): Promise<Workspace | null> {
-  const found = await resolveWorkspaceRoot(start, stop);
-  if (found === null) return null;
-  const { packages, warnings } = await expandWorkspacePatterns(found.root, found.patterns);
-  return { root: found.root, manager: found.manager, patterns: found.patterns, packages, warnings: [...found.warnings, ...warnings] };
+  return new WorkspaceCache().resolve(start, stop);
+}
+
+/**
+ * One run's workspaces: the scope (which packages are members) and the summary (each result's package)
+ * ask about the same root, and an expansion reads every member's package.json; it is done once per root
+ * and patterns.
+ */
+export class WorkspaceCache {
+  private readonly expansions = new Map<string, Promise<{ packages: WorkspacePackage[]; warnings: string[] }>>();
+
+  async resolve(start: string, stop: string | null): Promise<Workspace | null> {
+    const found = await resolveWorkspaceRoot(start, stop);
+    if (found === null) return null;
+    const key = JSON.stringify([found.root, found.patterns]);
+    let expansion = this.expansions.get(key);
+    if (expansion === undefined) {
+      expansion = expandWorkspacePatterns(found.root, found.patterns);
+      this.expansions.set(key, expansion);
+    }
+    const { packages, warnings } = await expansion;
+    return { root: found.root, manager: found.manager, patterns: found.patterns, packages: [...packages], warnings: [...found.warnings, ...warnings] };
+  }
 }
 
 /** Like resolveWorkspace, without listing the packages (cheap: reads one or two files per directory). */
@@ -46,7 +65,7 @@ export async function resolveWorkspaceRoot(start: string, stop: string | null): 
 
 async function readWorkspacePatterns(dir: string): Promise<{ manager: 'npm' | 'pnpm'; patterns: string[]; warnings: string[] } | null> {
   let text: string | null = null;
-  const read = await readRegularFile(join(dir, 'pnpm-workspace.yaml'), MAX_MANIFEST_BYTES);
+  const read = readRegularFileSync(join(dir, 'pnpm-workspace.yaml'), MAX_MANIFEST_BYTES);
   if (read.kind === 'ok') text = read.bytes.toString('utf8');
   else if (read.kind === 'refused') return { manager: 'pnpm', patterns: [], warnings: [`${join(dir, 'pnpm-workspace.yaml')}: ${read.reason}; its workspace packages are not known`] };
   if (text !== null) {
@@ -107,7 +126,8 @@ export const MAX_WORKSPACE_DIRECTORIES = 20_000;
  */
 export async function expandWorkspacePatterns(root: string, patterns: readonly string[]): Promise<{ packages: WorkspacePackage[]; warnings: string[] }> {
   const warnings: string[] = [];
-  const included = new Set<string>();
+  // member directory -> its package.json's name (each read once)
+  const included = new Map<string, string | null>();
   const exclusions = patterns.filter((p) => p.startsWith('!')).map((p) => patternToRegex(normalizePattern(p.slice(1))));
   const realRoot = await realpath(root).catch(() => root);
   const budget = { left: MAX_WORKSPACE_DIRECTORIES };
@@ -123,19 +143,20 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
     let matched = 0;
     for (const dir of dirs) {
       if (!isInside(realRoot, await realpath(dir).catch(() => dir))) continue;
-      if ((await readManifest(join(dir, 'package.json'))) === null) continue;
+      const manifest = await readManifest(join(dir, 'package.json'));
+      if (manifest === null) continue;
       matched++;
-      included.add(dir);
+      const name = manifest.json?.name;
+      included.set(dir, typeof name === 'string' ? name : null);
     }
     if (matched === 0) warnings.push(`workspace pattern "${raw}" in ${root} matches no package`);
   }
   if (budget.left <= 0) warnings.push(`workspace patterns in ${root} reach more than ${MAX_WORKSPACE_DIRECTORIES.toLocaleString('en-US')} directories; the rest were not looked at`);
   const packages: WorkspacePackage[] = [];
-  for (const dir of [...included].sort()) {
+  for (const [dir, name] of [...included].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const rel = toPosix(relative(root, dir));
     if (exclusions.some((regex) => regex.test(rel))) continue;
-    const name = (await readManifest(join(dir, 'package.json')))?.json?.name;
-    packages.push({ name: typeof name === 'string' ? name : null, dir });
+    packages.push({ name, dir });
   }
   return { packages, warnings };
 }
