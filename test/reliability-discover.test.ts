@@ -103,6 +103,15 @@ describe('declaration files', () => {
 });
 
 describe('file names that are not UTF-8', () => {
+  it('names beyond ASCII are found, and every directory is walked in the order of its names\' bytes', async () => {
+    // UTF-16 puts the emoji (a surrogate pair, 0xD83D...) before U+E000; their UTF-8 bytes (F0.. vs EE..) the other way
+    const root = await makeTree({ 'z/s.js': MIGRATE, 'a/s.js': MIGRATE, 'é/s.js': MIGRATE, '\u{1F600}/s.js': MIGRATE, '\uE000/s.js': MIGRATE, '中/s.js': MIGRATE });
+    const found = await discoverFiles(['.'], root);
+    expect(found.files).toHaveLength(6);
+    expect(found.warnings).toEqual([]);
+    expect([...found.walked.keys()].slice(1).map((dir) => dir.slice(root.length + 1))).toEqual(['a', 'z', 'é', '中', '\uE000', '\u{1F600}']);
+  });
+
   it('are named in a warning (bytes shown as \\xNN), not reported as missing; the run goes on', async () => {
     const root = await makeTree({ 'ok.js': MIGRATE });
     // "s\xff.js" and a directory "d\xfe" holding a server: valid names on Linux, not valid UTF-8.

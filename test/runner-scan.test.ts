@@ -42,12 +42,17 @@ describe('scanFiles', () => {
       // imports and mentions a method, but nothing it imports reads stdin: not one
       'util/format.ts': "import { pad } from './pad';\nexport const method = (s: string) => pad(s);\n",
       'util/pad.ts': 'export const pad = (s: string) => s.padStart(4);\n',
+      // `../` names lib/index.js by its directory: two imports away, naming a method
+      'lib/sub/up.js': "const method = 'x';\nmodule.exports = require('../');\n",
+      // three imports away (through server.js), naming a method: a candidate; four away: not one
+      'app/main.mjs': "import '../server.js';\nexport const method = 'y';\n",
+      'app/outer.mjs': "import './main.mjs';\nexport const method = 'z';\n",
     });
     const fake = createFakePipeline();
     const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', process: fake.process });
-    expect(scan.scanned).toBe(7);
-    expect(fake.calls.map((c) => c.path.slice(root.length + 1)).sort()).toEqual(['lib/index.js', 'lib/sub/start.js', 'server.js']);
-    expect(scan.candidates).toBe(3);
+    expect(scan.scanned).toBe(10);
+    expect(fake.calls.map((c) => c.path.slice(root.length + 1)).sort()).toEqual(['app/main.mjs', 'lib/index.js', 'lib/sub/start.js', 'lib/sub/up.js', 'server.js']);
+    expect(scan.candidates).toBe(5);
   });
 
   it('refuses a file that is not valid UTF-8 instead of mangling it', async () => {

@@ -480,13 +480,14 @@ interface Importer {
   barrel: boolean;
 }
 
-const SPECIFIER_OPENERS = ['require(', 'from', 'import('].map((opener) => Buffer.from(opener));
+const SPECIFIER_OPENERS = ['require(', 'from', 'import(', 'import'].map((opener) => Buffer.from(opener));
 const QUOTE_DOT = ["'.", '".'].map((needle) => Buffer.from(needle));
 const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /**
- * The relative specifiers of `require('./x')`, `from './x'` and `import('./x')`, found on the bytes
- * (the whole tree's importers are read: no decoding, no regular expression over every file).
+ * The relative specifiers of `require('./x')`, `from './x'`, `import('./x')` and `import './x'` (an entry
+ * that only loads its server), found on the bytes (the whole tree's importers are read: no decoding, no
+ * regular expression over every file).
  */
 function getRelativeSpecifiers(bytes: Buffer): string[] {
   const out: string[] = [];
@@ -548,43 +549,60 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
     const bare = path.replace(MODULE_EXTENSION, '');
     return basename(bare) === 'index' ? [bare, dirname(bare)] : [bare];
   };
-  const reached = new Set<string>();
-  // the last names of the reached paths: a specifier ending in another name cannot reach one, and is not
-  // resolved (most of a tree's imports; `.` and `..` name no file and are always resolved)
-  const reachedNames = new Set<string>();
-  const reach = (path: string): void => {
-    for (const key of keysOf(path)) {
-      reached.add(key);
-      reachedNames.add(basename(key));
-    }
-  };
-  for (const path of stdinModules) reach(path);
-  // per importer, each specifier's last name and (once asked) the path it names: worked out once for all depths
-  type Pending = Importer & { names: string[]; targets: (string | undefined)[] };
-  const pending = new Map<string, Pending>();
-  for (const [path, importer] of importers) {
-    if (importer.specifiers.length > 0) pending.set(path, { ...importer, names: importer.specifiers.map(getSpecifierName), targets: [] });
-  }
-  const reachesOneOf = (path: string, { specifiers, names, targets }: Pending, keys: ReadonlySet<string>, keyNames: ReadonlySet<string>): boolean =>
-    specifiers.some((specifier, i) => {
-      const name = names[i]!;
-      if (name !== '.' && name !== '..' && !keyNames.has(name)) return false;
-      return keys.has((targets[i] ??= resolve(dirname(path), specifier).replace(MODULE_EXTENSION, '')));
-    });
-  const out: { path: string; depth: number }[] = [];
-  for (let depth = 1; depth <= IMPORT_DEPTH && pending.size > 0; depth++) {
-    let level = [...pending].filter(([path, entry]) => reachesOneOf(path, entry, reached, reachedNames));
-    while (level.length > 0) {
-      for (const [path, entry] of level) {
-        pending.delete(path);
-        reach(path);
-        if (!entry.barrel) out.push({ path, depth });
+  // The graph backwards, by the last name a specifier ends in (`./lib/wire.js` -> `wire`): a module reached
+  // is looked up by its own last name, so only the importers naming it are resolved (`.` and `..` name no
+  // file: those importers are resolved for every module reached). Each specifier is resolved once.
+  const order = new Map<string, number>();
+  const byName = new Map<string, string[]>();
+  const anyName = new Set<string>();
+  for (const [path, { specifiers }] of importers) {
+    order.set(path, order.size);
+    for (const specifier of specifiers) {
+      const name = getSpecifierName(specifier);
+      if (name === '.' || name === '..') anyName.add(path);
+      else {
+        const named = byName.get(name);
+        if (named === undefined) byName.set(name, [path]);
+        else if (named.at(-1) !== path) named.push(path);
       }
-      // what imports a barrel is as many imports away from stdin as the barrel
-      const barrels = new Set(level.filter(([, entry]) => entry.barrel).flatMap(([path]) => keysOf(path)));
-      const barrelNames = new Set([...barrels].map((key) => basename(key)));
-      level = barrels.size === 0 ? [] : [...pending].filter(([path, entry]) => reachesOneOf(path, entry, barrels, barrelNames));
     }
+  }
+  const targets = new Map<string, string[]>();
+  const targetsOf = (path: string): string[] => {
+    let out = targets.get(path);
+    if (out === undefined) {
+      out = importers.get(path)!.specifiers.map((specifier) => resolve(dirname(path), specifier).replace(MODULE_EXTENSION, ''));
+      targets.set(path, out);
+    }
+    return out;
+  };
+  const done = new Set<string>();
+  // the importers not yet out that import one of `keys`, in the order they were read
+  const importersOf = (keys: ReadonlySet<string>): string[] => {
+    const named = new Set(anyName);
+    for (const key of keys) for (const path of byName.get(basename(key)) ?? []) named.add(path);
+    return [...named].filter((path) => !done.has(path) && targetsOf(path).some((target) => keys.has(target))).sort((a, b) => order.get(a)! - order.get(b)!);
+  };
+  const out: { path: string; depth: number }[] = [];
+  // the keys reached at the previous depth: an importer of an earlier one is out already
+  let fresh = new Set([...stdinModules].flatMap(keysOf));
+  for (let depth = 1; depth <= IMPORT_DEPTH && fresh.size > 0; depth++) {
+    const next = new Set<string>();
+    let level = importersOf(fresh);
+    while (level.length > 0) {
+      // what imports a barrel is as many imports away from stdin as the barrel
+      const barrels = new Set<string>();
+      for (const path of level) {
+        done.add(path);
+        for (const key of keysOf(path)) {
+          next.add(key);
+          if (importers.get(path)!.barrel) barrels.add(key);
+        }
+        if (!importers.get(path)!.barrel) out.push({ path, depth });
+      }
+      level = barrels.size === 0 ? [] : importersOf(barrels);
+    }
+    fresh = next;
   }
   return out;
 }
