@@ -2,7 +2,7 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
@@ -61,8 +61,18 @@ export class ManifestCache {
     const own = await readManifest(join(dir, 'package.json'));
     if (own !== null) return own;
     const parent = dirname(dir);
-    if (parent === dir || dir === this.stop || (await lstat(join(dir, '.git')).then(() => true, () => false))) return null;
+    // (synchronous, like the read above: a candidate's lookup then reaches its worker without a thread-pool round trip)
+    if (parent === dir || dir === this.stop || hasEntry(join(dir, '.git'))) return null;
     return this.getNearest(parent);
+  }
+}
+
+/** Whether anything (a broken link too) has that name; an entry that cannot be looked at counts as none. */
+function hasEntry(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
   }
 }
 

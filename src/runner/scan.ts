@@ -197,6 +197,8 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
       lastYield = performance.now();
     }
   }
+  // the candidates read last reach the worker before the import graph is searched
+  if (started.size > 0) await new Promise((resolve) => setImmediate(resolve));
   for (const { path, depth } of findStdinImporters(importers, stdinModules)) {
     if (sources.has(path)) continue;
     // (its bytes were not kept: read again, now that it may be one)
