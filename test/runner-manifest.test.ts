@@ -101,6 +101,11 @@ describe('resolveInstallPlan', () => {
     ['yarn.lock', 'yarn install'],
     ['package-lock.json', 'npm install'],
     ['bun.lockb', 'bun install'],
+    ['bun.lock', 'bun install'],
+    ['npm-shrinkwrap.json', 'npm install'],
+    ['pnpm-workspace.yaml', 'pnpm install'],
+    ['deno.lock', 'deno install'],
+    ['rush.json', 'rush-pnpm install'],
   ])('finds %s in an ancestor up to the stop directory', async (lockfile, command) => {
     const root = await makeTree({ [lockfile]: '', 'packages/a/package.json': '{}' });
     expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root });

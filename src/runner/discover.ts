@@ -364,12 +364,12 @@ function isIgnoredByAncestors(rules: readonly IgnoreRule[], base: string, target
 
 /** The closest directory at or above `start` that holds a `.git` entry (a work tree root), or null. */
 export async function resolveGitRoot(start: string): Promise<string | null> {
+  // (synchronous lstats: asked for every package a run plans, each climbing to the file system's root)
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     try {
-      await lstat(join(dir, '.git'));
-      return dir;
+      if (lstatSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return dir;
     } catch {
-      // not here; keep climbing
+      // cannot be looked at: not here; keep climbing
     }
     if (dirname(dir) === dir) return null;
   }

@@ -2,10 +2,11 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
+import { LOCKS } from 'package-manager-detector/constants';
 import { detect } from 'package-manager-detector/detect';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget } from '../model/types.js';
@@ -193,6 +194,9 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
   return { command: 'npm install', dir: fallbackDir };
 }
 
+/** The names the detector's lockfile strategy looks for in a directory (rush.json: a Rush monorepo, pnpm). */
+const DETECTOR_LOCK_NAMES = ['rush.json', ...Object.keys(LOCKS)];
+
 /**
  * What one run has learned of its directories' package managers. The packages of a monorepo share their
  * ancestors, and each ancestor costs a few dozen probes (lockfile names, package.json fields): asked once
@@ -202,15 +206,34 @@ export class InstallProbes {
   private readonly found = new Map<string, ReturnType<typeof detect>>();
   private readonly readable = new Map<string, Promise<boolean>>();
 
+  private readonly names = new Map<string, ReadonlySet<string> | null>();
+
   /** The package manager `dir` itself declares: by its lockfile, or by package.json's packageManager / devEngines. */
   detect(dir: string, by: 'lockfile' | 'fields'): ReturnType<typeof detect> {
     const key = `${by}\0${dir}`;
     let found = this.found.get(key);
     if (found === undefined) {
-      found = detect({ cwd: dir, stopDir: dir, strategies: by === 'lockfile' ? ['lockfile'] : ['packageManager-field', 'devEngines-field'] });
+      // the detector stats each name it knows, one thread-pool round trip each: a directory that holds
+      // none of them is told by one listing (one that cannot be listed is asked all the same)
+      const names = this.list(dir);
+      const worthAsking = names === null || (by === 'lockfile' ? DETECTOR_LOCK_NAMES.some((name) => names.has(name)) : names.has('package.json'));
+      found = worthAsking ? detect({ cwd: dir, stopDir: dir, strategies: by === 'lockfile' ? ['lockfile'] : ['packageManager-field', 'devEngines-field'] }) : Promise.resolve(null);
       this.found.set(key, found);
     }
     return found;
+  }
+
+  private list(dir: string): ReadonlySet<string> | null {
+    let names = this.names.get(dir);
+    if (names === undefined) {
+      try {
+        names = new Set(readdirSync(dir));
+      } catch {
+        names = null;
+      }
+      this.names.set(dir, names);
+    }
+    return names;
   }
 
   isReadableManifestDir(dir: string): Promise<boolean> {
