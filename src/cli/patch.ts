@@ -9,7 +9,7 @@
 // and for a new file `new file mode 100644` with `--- /dev/null`. Bytes are kept as they are (CRLF lines
 // keep their `\r`, a file without a final newline gets git's `\ No newline at end of file`), so
 // `git apply` gives exactly the text the run would write. Pure: strings in, strings out.
-import { structuredPatch } from 'diff';
+import { loadDiff } from '../text-diff.js';
 import type { ScanResult } from '../runner/scan.js';
 
 export interface PatchEntry {
@@ -24,7 +24,7 @@ export interface PatchEntry {
 export function buildFilePatch(entry: PatchEntry): string {
   if (entry.before === entry.after) return '';
   const isNew = entry.before === null;
-  const patch = structuredPatch(`a/${entry.path}`, `b/${entry.path}`, entry.before ?? '', entry.after, '', '', { context: 3 });
+  const patch = loadDiff().structuredPatch(`a/${entry.path}`, `b/${entry.path}`, entry.before ?? '', entry.after, '', '', { context: 3 });
   const quoted = (prefix: string): string => quotePath(`${prefix}${entry.path}`);
   const lines: string[] = [`diff --git ${quoted('a/')} ${quoted('b/')}`];
   if (isNew) lines.push('new file mode 100644');

@@ -1,7 +1,7 @@
 // Text for humans: colors, unified diffs (plain for logs and pipes; numbered, word-highlighted hunks for the
 // interactive review), and the header shown above each file's diff. Returns strings; the caller decides
 // where they go.
-import { diffWordsWithSpace, structuredPatch } from 'diff';
+import { loadDiff } from '../text-diff.js';
 import { escapeCodeLine } from './escape.js';
 import { assertNever } from '../model/assert-never.js';
 import type { Decision, FileResult } from '../model/types.js';
@@ -48,7 +48,7 @@ export function createPaint(enabled: boolean): Paint {
  * (`--- /dev/null`). Carriage returns are not printed (CRLF files diff like LF files on screen).
  */
 export function renderDiff(path: string, before: string | null, after: string, paint: Paint): string {
-  const patch = structuredPatch(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, '', '', { context: 3 });
+  const patch = loadDiff().structuredPatch(before === null ? '/dev/null' : `a/${path}`, `b/${path}`, before ?? '', after, '', '', { context: 3 });
   if (patch === undefined) return '';
   const lines: string[] = [paint.bold(`--- ${patch.oldFileName}`), paint.bold(`+++ ${patch.newFileName}`)];
   for (const hunk of patch.hunks) {
@@ -176,7 +176,7 @@ function pairChangedWords(lines: readonly DiffLine[], paint: Paint): Map<number,
     for (let k = 0; k < Math.min(removed.length, added.length); k++) {
       const before = stripEol(lines[removed[k]!]!.text);
       const after = stripEol(lines[added[k]!]!.text);
-      const parts = diffWordsWithSpace(before, after);
+      const parts = loadDiff().diffWordsWithSpace(before, after);
       const shared = parts.filter((p) => !p.added && !p.removed).reduce((n, p) => n + p.value.trim().length, 0);
       if (shared < MIN_SHARED * Math.max(before.trim().length, after.trim().length)) continue;
       out.set(removed[k]!, parts.filter((p) => !p.added).map((p) => (p.removed ? paint.strong(escapeCodeLine(p.value)) : escapeCodeLine(p.value))).join(''));

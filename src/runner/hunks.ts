@@ -2,7 +2,7 @@
 // subset of them applied to the original text byte for byte (EOLs, BOM and a missing final newline kept),
 // and the hunks grouped so that every group can be applied without the others. Pure text and data: whether
 // a partial text is acceptable is decided by a PartialChecker (partial.ts); nothing here prints or writes.
-import { diffLines } from 'diff';
+import { loadDiff } from '../text-diff.js';
 
 /** Lines of unchanged context around each change, as in `diff -u`. */
 export const HUNK_CONTEXT = 3;
@@ -40,7 +40,7 @@ export function splitChange(before: string, after: string): SplitChange {
   const lines: DiffLine[] = [];
   let oldLine = 1;
   let newLine = 1;
-  for (const change of diffLines(before, after)) {
+  for (const change of loadDiff().diffLines(before, after)) {
     for (const text of splitKeepingEol(change.value)) {
       if (change.added) lines.push({ kind: 'added', text, oldLine: null, newLine: newLine++ });
       else if (change.removed) lines.push({ kind: 'removed', text, oldLine: oldLine++, newLine: null });
