@@ -73,7 +73,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   // a file the prefilter rejects can still be the entry of a server whose loop lives in a module it imports
   if (!mayContainServer(source) && !RELATIVE_IMPORT.test(source)) return empty;
   if (!reachesStdin(path, source, read) && !source.includes(USES_SDK_STDIO)) return empty;
-  // nothing can come of it, as its modules' texts tell (no MCP vocabulary, no form that takes stdin in): not parsed
+  // nothing can come of it, as its modules' texts tell (no MCP vocabulary; no form that takes stdin in, or no JSON parse): not parsed
   if (isInertText(path, source, read)) return empty;
   let ast: File;
   try {

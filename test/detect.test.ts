@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFacts } from '../src/analysis/facts.js';
+import { auditFacts } from '../src/audit/index.js';
 import { isInertText } from '../src/analysis/inert.js';
 import { detectServer, type Detection } from '../src/detect/server.js';
 import type { ServerModel } from '../src/model/server-model.js';
@@ -957,21 +958,47 @@ module.exports = { input, method: 'cli', sub };
     const read = (path: string): string | null => files.get(path) ?? null;
     expect(isInertText('/v/lib.js', library, read)).toBe(true);
     // what the required module says counts: a 'data' listener there is a form stdin may come in through
-    files.set('/v/sub.js', "module.exports = (s) => s.on('data', console.log);\n");
+    files.set('/v/sub.js', "module.exports = (s) => s.on('data', (d) => console.log(JSON.parse(d)));\n");
     expect(isInertText('/v/lib.js', library, read)).toBe(false);
     files.set('/v/sub.js', 'module.exports = 1;\n');
     // a `for await` with a comment between the words, a quoted MCP method, an alias table: the parse decides
-    expect(isInertText('/v/lib.js', `${library}async function f() { for /* each */ await (const c of input()) c; }\n`, read)).toBe(false);
+    expect(isInertText('/v/lib.js', `${library}async function f() { for /* each */ await (const c of input()) JSON.parse(c); }\n`, read)).toBe(false);
     expect(isInertText('/v/lib.js', `${library}const m = 'tools/list';\n`, read)).toBe(false);
     files.set('/v/package.json', '{ "name": "v", "imports": { "#sub": "./sub.js" } }');
     expect(isInertText('/v/lib.js', library, read)).toBe(false);
   });
 
-  it('are not parsed: one that does not parse is not reported, while one that takes stdin in is', () => {
+  it('are told from text too when they take stdin in but no module could parse JSON (a tool that only prints it)', () => {
+    const tool = `const fmt = require('./fmt');
+process.stdin.on('data', (chunk) => process.stdout.write(JSON.stringify({ method: 'echo', text: fmt(chunk) }) + '\\n'));
+`;
+    const files = new Map<string, string>([['/v/fmt.js', 'module.exports = (c) => String(c).trim();\n']]);
+    const read = (path: string): string | null => files.get(path) ?? null;
+    expect(isInertText('/v/tool.js', tool, read)).toBe(true);
+    // another package's parse is none the analysis follows (asked of the parsed program, it says the same)
+    const json5 = `const JSON5 = require('json5');\n${tool}module.exports = (c) => JSON5.parse(c);\n`;
+    expect(isInertText('/v/tool.js', json5, read)).toBe(true);
+    expect(detectServer(buildFacts('/v/tool.js', json5, parseSource('/v/tool.js', json5), read))).toEqual({ kind: 'none' });
+    // the parse may be in a module it loads, or reach JSON otherwise than by name: the parse decides
+    for (const parse of ['JSON.parse(c)', 'JSON [\'parse\'](c)', '((j) => j.parse(c))(JSON)']) {
+      files.set('/v/fmt.js', `module.exports = (c) => ${parse};\n`);
+      expect(isInertText('/v/tool.js', tool, read)).toBe(false);
+    }
+    // and what the analysis says of it, parsed: an input loop, and nothing comes of it, as the text told
+    files.set('/v/fmt.js', 'module.exports = (c) => String(c).trim();\n');
+    const facts = buildFacts('/v/tool.js', tool, parseSource('/v/tool.js', tool), read);
+    expect(facts.consumers).toHaveLength(1);
+    expect(detectServer(facts)).toEqual({ kind: 'none' });
+    expect(auditFacts(facts, null)).toEqual([]);
+  });
+
+  it('are not parsed: one that does not parse is not reported, while one that takes stdin in and parses JSON is', () => {
     const broken = "function input() { return process.stdin; }\nconst method = 'cli';\nexport default <<<;\n";
     expect(processSource('/v/broken.js', broken, options).error).toBeUndefined();
     const reading = broken.replace('return process.stdin;', "process.stdin.on('data', console.log);");
-    expect(processSource('/v/reading.js', reading, options).error).toMatch(/^does not parse/);
+    expect(processSource('/v/reading.js', reading, options).error).toBeUndefined();
+    const parsing = broken.replace('return process.stdin;', "process.stdin.on('data', (d) => console.log(JSON.parse(d)));");
+    expect(processSource('/v/parsing.js', parsing, options).error).toMatch(/^does not parse/);
   });
 
   it('does not include a server whose MCP method names are built at run time (its input loop is found first)', () => {
