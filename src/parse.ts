@@ -81,6 +81,11 @@ export function parseSource(path: string, source: string): File {
 const recent: { source: string; plugins: string; ast: File }[] = [];
 const RECENT_PARSES = 2;
 
+/** The tree of `source` when it is one of the last texts parsed, without parsing it (null otherwise). */
+export function peekParse(source: string): File | null {
+  return recent.find((r) => r.source === source)?.ast ?? null;
+}
+
 /** Lets the tree of `source` go (a text its caller knows will not be parsed again). */
 export function forgetParse(source: string): void {
   const at = recent.findIndex((r) => r.source === source);

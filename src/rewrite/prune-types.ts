@@ -70,7 +70,11 @@ function getTypeUses(ast: t.File): { declared: Map<string, TypeDeclaration>; use
     const node = stack.pop()!;
     // `RpcRequest`, `RpcRequest<T>`, `ns.RpcRequest` is another module's; `interface A extends RpcRequest`
     const name = t.isTSTypeReference(node) && t.isIdentifier(node.typeName) ? node.typeName.name : t.isTSExpressionWithTypeArguments(node) && t.isIdentifier(node.expression) ? node.expression.name : null;
-    if (name !== null && declared.has(name)) uses.set(name, [...(uses.get(name) ?? []), node]);
+    if (name !== null && declared.has(name)) {
+      const list = uses.get(name);
+      if (list) list.push(node);
+      else uses.set(name, [node]);
+    }
     for (const key of t.VISITOR_KEYS[node.type] ?? []) {
       const value = (node as unknown as Record<string, unknown>)[key];
       for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) stack.push(child);

@@ -24,14 +24,40 @@ interface BindingInfo {
 }
 
 /**
- * Each tree's model, built once: the original of a module is pruned against twice (before and after the
- * exported writers go), and a text the first prune left as it was is the text the second one reads.
+ * Each tree's model, built once: a text the first prune left as it was is the text the exported writers'
+ * removal and the second prune read.
  */
 const models = new WeakMap<t.File, ScopeModel>();
 function getScopeModel(ast: t.File): ScopeModel {
   let model = models.get(ast);
   if (!model) models.set(ast, (model = buildScopeModel(ast)));
   return model;
+}
+
+/** Lets the model of a text pruned for the last time go (the re-check that follows reads its tree only). */
+export function forgetScopeModel(ast: t.File): void {
+  models.delete(ast);
+}
+
+/**
+ * What a prune reads of the original (pruned against twice): each key's reference count, the simple
+ * names referenced, its classes' member accesses. Kept per tree instead of the original's model, which
+ * for a 1 MB file held ~35 MB through the rest of the rewrite and the re-check.
+ */
+interface Before {
+  counts: ReadonlyMap<string, number>;
+  namesUsed: ReadonlySet<string>;
+  members: MemberScan;
+}
+const befores = new WeakMap<t.File, Before>();
+function getBefore(original: t.File): Before {
+  let before = befores.get(original);
+  if (!before) {
+    const model = models.get(original) ?? buildScopeModel(original);
+    before = { counts: new Map([...getBindings(model)].map(([key, counted]) => [key, counted.references])), namesUsed: getNamesUsed(model), members: scanClassMembers(model) };
+    befores.set(original, before);
+  }
+  return before;
 }
 
 /**
@@ -41,20 +67,19 @@ function getScopeModel(ast: t.File): ScopeModel {
  * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
  */
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
-  const originalModel = getScopeModel(original);
+  const before = getBefore(original);
   const rewrittenAst = parseSource(path, rewritten);
   const rewrittenModel = getScopeModel(rewrittenAst);
-  const beforeBindings = getBindings(originalModel);
   const afterBindings = getBindings(rewrittenModel);
   // class methods and fields: referenced by name through any `.name` member access
-  const beforeMembers = collectClassMembers(originalModel, externalMembers, writers);
-  const afterMembers = collectClassMembers(rewrittenModel, externalMembers, writers);
+  const beforeMembers = collectClassMembers(before.members, externalMembers, writers);
+  const afterMembers = collectClassMembers(scanClassMembers(rewrittenModel), externalMembers, writers);
   // how often a key was referenced before: its binding in the original, or, for a member of the
   // rewritten file's classes, that member in the original's (undefined: no such key before)
-  const referencesBefore = (key: string): number | undefined => (afterMembers.has(key) ? (beforeMembers.get(key)?.references ?? 0) : beforeBindings.get(key)?.references);
+  const referencesBefore = (key: string): number | undefined => (afterMembers.has(key) ? (beforeMembers.get(key)?.references ?? 0) : before.counts.get(key));
   // a writer helper goes once nothing calls it, even one the original never called: the SDK writes now
   // code the rewrite moved (an inline dispatch that became a handler) has new owner keys: matched by name
-  const usedBefore = new Set(getNamesUsed(originalModel));
+  const usedBefore = new Set(before.namesUsed);
   for (const key of afterMembers.keys()) if (referencesBefore(key)! > 0) usedBefore.add(simpleName(key));
   const wasUsed = (key: string): boolean => {
     const references = referencesBefore(key);
@@ -156,37 +181,10 @@ function removeListItem(text: string, edits: EditList, node: t.Node): void {
  * reference (whatever the object: conservative). Never the constructor, accessors, static members, or a
  * name another module of the program reads.
  */
-function collectClassMembers(model: ScopeModel, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
+function collectClassMembers(scan: MemberScan, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
   const members = new Map<string, BindingInfo>();
-  const accesses = new Map<string, [number, number][]>();
-  const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
-  // members reached by computed names or destructuring: none of them can be judged unused
-  let dynamic = false;
-  for (const node of model.nodes) {
-    if (node.type === 'VariableDeclarator') {
-      if (t.isObjectPattern(node.id) && t.isThisExpression(node.init)) dynamic = true;
-    } else if (node.type === 'MemberExpression') {
-      const property = node.property;
-      if (node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(node.object)) dynamic = true;
-      // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
-      const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
-      // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
-      if (name !== null && !isOtherObject(model, node)) accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
-    } else if (node.type === 'OptionalMemberExpression') {
-      const property = node.property;
-      // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
-      const name = (property as t.Node).type === 'PrivateName' ? `#${(property as unknown as t.PrivateName).id.name}` : !node.computed && t.isIdentifier(property) ? property.name : null;
-      if (name !== null) accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
-    } else if (node.type === 'BinaryExpression' && node.operator === 'in' && t.isPrivateName(node.left)) {
-      // `#send in obj`: a brand check reads the private name too
-      const name = `#${node.left.id.name}`;
-      accesses.set(name, [...(accesses.get(name) ?? []), [node.start!, node.end!]]);
-    } else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') {
-      classes.push({ name: node.id?.name ?? `@${node.start}`, node });
-    }
-  }
+  const { accesses, classes, dynamic, exported } = scan;
   if (dynamic) return members;
-  const exported = getExportedNames(model.nodes[0] as t.Program);
   for (const { name: className, node } of classes) {
     // code outside the program may call the methods of an exported class: only its writers go
     const isExported = exported.has(className);
@@ -206,6 +204,51 @@ function collectClassMembers(model: ScopeModel, externalMembers: ReadonlySet<str
     }
   }
   return members;
+}
+
+/** A file's classes and every `.name` access in it (what collectClassMembers reads, whatever its options). */
+interface MemberScan {
+  /** Members reached by computed names or destructuring: none of them can be judged unused. */
+  dynamic: boolean;
+  classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[];
+  accesses: Map<string, [number, number][]>;
+  exported: Set<string>;
+}
+
+function addAccess(accesses: Map<string, [number, number][]>, name: string, node: t.Node): void {
+  const list = accesses.get(name);
+  if (list) list.push([node.start!, node.end!]);
+  else accesses.set(name, [[node.start!, node.end!]]);
+}
+
+function scanClassMembers(model: ScopeModel): MemberScan {
+  const accesses = new Map<string, [number, number][]>();
+  const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
+  let dynamic = false;
+  for (const node of model.nodes) {
+    if (node.type === 'VariableDeclarator') {
+      if (t.isObjectPattern(node.id) && t.isThisExpression(node.init)) dynamic = true;
+    } else if (node.type === 'MemberExpression') {
+      const property = node.property;
+      if (node.computed && !t.isStringLiteral(property) && !t.isNumericLiteral(property) && t.isThisExpression(node.object)) dynamic = true;
+      // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
+      const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
+      // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
+      if (name !== null && !isOtherObject(model, node)) addAccess(accesses, name, node);
+    } else if (node.type === 'OptionalMemberExpression') {
+      const property = node.property;
+      // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
+      const name = (property as t.Node).type === 'PrivateName' ? `#${(property as unknown as t.PrivateName).id.name}` : !node.computed && t.isIdentifier(property) ? property.name : null;
+      if (name !== null) addAccess(accesses, name, node);
+    } else if (node.type === 'BinaryExpression' && node.operator === 'in' && t.isPrivateName(node.left)) {
+      // `#send in obj`: a brand check reads the private name too
+      const name = `#${node.left.id.name}`;
+      addAccess(accesses, name, node);
+    } else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') {
+      classes.push({ name: node.id?.name ?? `@${node.start}`, node });
+    }
+  }
+  return { dynamic, classes, accesses, exported: getExportedNames(model.nodes[0] as t.Program) };
 }
 
 /**

@@ -19,10 +19,10 @@ import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, is
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
 import type { ModuleKind, SdkTarget } from '../model/types.js';
-import { parseSource } from '../parse.js';
+import { parseSource, peekParse } from '../parse.js';
 import { EditList } from './edits.js';
 import { removeUnreachableBreaks } from './unreachable.js';
-import { pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
+import { forgetScopeModel, pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
 import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, reindentExpression, renderRange } from './text.js';
 
@@ -255,6 +255,11 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     const after = removeExportedWriters(path, change.after, getWriterNames(model, mod), (name) => named.has(name));
     // pruned again: what the first pass removed can leave more unused (a writer only a removed parse helper called)
     change.after = pruneUnusedDeclarations(path, mod.ast, after, external, getWriterNames(model, mod));
+  }
+  // the prunes are done: the models of their outputs go (the re-check reads the trees, not the models)
+  for (const change of changes.values()) {
+    const ast = peekParse(change.after);
+    if (ast !== null) forgetScopeModel(ast);
   }
   ctx.fixes.push('every reply carries "jsonrpc": "2.0" and the request id, notifications are never answered, ping is answered (the SDK does it)');
   if (sdk === 'v1') ctx.fixes.push('bad JSON gets -32700 with id null, and the server keeps serving');
