@@ -366,12 +366,17 @@ function isIgnoredByAncestors(rules: readonly IgnoreRule[], base: string, target
 export async function resolveGitRoot(start: string): Promise<string | null> {
   // (synchronous lstats: asked for every package a run plans, each climbing to the file system's root)
   for (let dir = resolve(start); ; dir = dirname(dir)) {
-    try {
-      if (lstatSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined) return dir;
-    } catch {
-      // cannot be looked at: not here; keep climbing
-    }
+    if (hasEntry(join(dir, '.git'))) return dir;
     if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Whether anything (a broken link too) has that name; an entry that cannot be looked at counts as none. */
+export function hasEntry(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
   }
 }
 

@@ -2,7 +2,7 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { lstatSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
@@ -10,7 +10,7 @@ import { LOCKS } from 'package-manager-detector/constants';
 import { detect } from 'package-manager-detector/detect';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget } from '../model/types.js';
-import { isInside } from './discover.js';
+import { hasEntry, isInside } from './discover.js';
 import { readRegularFileSync } from './safe-read.js';
 
 /** What each SDK target needs in `dependencies` (from the one table of SDK targets). */
@@ -65,15 +65,6 @@ export class ManifestCache {
     // (synchronous, like the read above: a candidate's lookup then reaches its worker without a thread-pool round trip)
     if (parent === dir || dir === this.stop || hasEntry(join(dir, '.git'))) return null;
     return this.getNearest(parent);
-  }
-}
-
-/** Whether anything (a broken link too) has that name; an entry that cannot be looked at counts as none. */
-function hasEntry(path: string): boolean {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
   }
 }
 
