@@ -626,12 +626,12 @@ function readCandidate(path: string): ReadOutcome {
   if ('tooLarge' in read) return { kind: 'too-large', reason: getSizeSkipReason(Math.max(read.tooLarge, MAX_SOURCE_BYTES + 1))! };
   const bytes = read;
   if (bytes.length === 0) return { kind: 'skip' };
-  const readsStdin = bytes.includes(READS_STDIN);
+  const readsStdin = bytes.includes(READS_STDIN_BYTES);
   const importer = (barrel = isBarrel(bytes)): ReadOutcome => {
     const specifiers = getRelativeSpecifiers(bytes);
     return specifiers.length > 0 ? { kind: 'importer', specifiers, barrel, readsStdin } : { kind: 'skip', readsStdin };
   };
-  if (!readsStdin && !bytes.includes(USES_SDK_STDIO)) return importer();
+  if (!readsStdin && !bytes.includes(USES_SDK_STDIO_BYTES)) return importer();
   // (`export * from './stdin-loop.js'` says stdin and runs nothing)
   if (isBarrel(bytes)) return importer(true);
   const source = bytes.toString('utf8');
@@ -643,6 +643,10 @@ function readCandidate(path: string): ReadOutcome {
   }
   return { kind: 'candidate', source, readsStdin };
 }
+
+/** The prefilter's words as bytes (a string needle is encoded again on every search). */
+const READS_STDIN_BYTES = Buffer.from(READS_STDIN);
+const USES_SDK_STDIO_BYTES = Buffer.from(USES_SDK_STDIO);
 
 /** The buffer every read of the scan fills (grown as needed): the bytes are tested there and decoded only when kept. */
 let shared = Buffer.allocUnsafe(256 * 1024);

@@ -2,7 +2,8 @@
 // (npm/yarn/bun `workspaces`, either an array or `{ packages: [] }`, and pnpm-workspace.yaml
 // `packages:`, read with a real YAML parser: flow and block lists, anchors, quoting styles, comments).
 // Used to group results per package and to run one install at the root.
-import { readdir, realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { isInside, SKIPPED_DIRECTORIES, toPosix } from './discover.js';
@@ -129,7 +130,7 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
   // member directory -> its package.json's name (each read once)
   const included = new Map<string, string | null>();
   const exclusions = patterns.filter((p) => p.startsWith('!')).map((p) => patternToRegex(normalizePattern(p.slice(1))));
-  const realRoot = await realpath(root).catch(() => root);
+  const realRoot = realPath(root);
   const budget = { left: MAX_WORKSPACE_DIRECTORIES };
   for (const raw of patterns) {
     if (raw.startsWith('!')) continue;
@@ -142,7 +143,7 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
     const dirs = await matchDirectories(root, segments, budget);
     let matched = 0;
     for (const dir of dirs) {
-      if (!isInside(realRoot, await realpath(dir).catch(() => dir))) continue;
+      if (!isInside(realRoot, realPath(dir))) continue;
       const manifest = await readManifest(join(dir, 'package.json'));
       if (manifest === null) continue;
       matched++;
@@ -159,6 +160,15 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
     packages.push({ name, dir });
   }
   return { packages, warnings };
+}
+
+/** The path with its links resolved (the native call, synchronous: one per member, not a thread-pool round trip), or itself. */
+function realPath(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
 
 function normalizePattern(pattern: string): string {
