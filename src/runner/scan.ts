@@ -556,11 +556,9 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
   // The graph backwards, by the last name a specifier ends in (`./lib/wire.js` -> `wire`): a module reached
   // is looked up by its own last name, so only the importers naming it are resolved (`.` and `..` name no
   // file: those importers are resolved for every module reached). Each specifier is resolved once.
-  const order = new Map<string, number>();
   const byName = new Map<string, string[]>();
   const anyName = new Set<string>();
   for (const [path, { specifiers }] of importers) {
-    order.set(path, order.size);
     for (const specifier of specifiers) {
       const name = getSpecifierName(specifier);
       if (name === '.' || name === '..') anyName.add(path);
@@ -581,11 +579,11 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
     return out;
   };
   const done = new Set<string>();
-  // the importers not yet out that import one of `keys`, in the order they were read
+  // the importers not yet out that import one of `keys` (in no particular order: the caller sorts the candidates)
   const importersOf = (keys: ReadonlySet<string>): string[] => {
     const named = new Set(anyName);
     for (const key of keys) for (const path of byName.get(basename(key)) ?? []) named.add(path);
-    return [...named].filter((path) => !done.has(path) && targetsOf(path).some((target) => keys.has(target))).sort((a, b) => order.get(a)! - order.get(b)!);
+    return [...named].filter((path) => !done.has(path) && targetsOf(path).some((target) => keys.has(target)));
   };
   const out: { path: string; depth: number }[] = [];
   // the keys reached at the previous depth: an importer of an earlier one is out already

@@ -8,7 +8,7 @@
 // user meant. Reads only directory entries (`.git`, `package.json`) and the workspace manifest.
 import { lstat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { isInside, toPosix, type DirectoryMarks } from './discover.js';
+import { hasEntry, isInside, toPosix, type DirectoryMarks } from './discover.js';
 import { isIgnored, parseGitignore, type IgnoreRule } from './gitignore.js';
 import { WorkspaceCache } from './workspaces.js';
 
@@ -175,18 +175,12 @@ class TreeIndex {
 
   private async check(target: string, dir: string): Promise<SkippedTree | null> {
     const marks = this.walked.get(dir);
-    if (marks?.git ?? (await exists(join(dir, '.git')))) return { path: dir, kind: 'git' };
+    // (a directory discovery did not read, as under a git work tree's listing: looked at synchronously)
+    if (marks?.git ?? hasEntry(join(dir, '.git'))) return { path: dir, kind: 'git' };
     const members = (await this.members).get(target) ?? null;
-    if (members !== null && !members.has(dir) && (marks?.packageJson ?? (await exists(join(dir, 'package.json'))))) return { path: dir, kind: 'package' };
+    if (members !== null && !members.has(dir) && (marks?.packageJson ?? hasEntry(join(dir, 'package.json')))) return { path: dir, kind: 'package' };
     return null;
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    () => false,
-  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {
