@@ -148,6 +148,32 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectIdempotent(file, result.after!);
   });
 
+  it('emitter-parse-argument.mjs: a parse handed straight to a call is received into a name first, then guarded', () => {
+    const file = 'emitter-parse-argument.mjs';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.mjs', kind: 'esm' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "import readline from 'node:readline';\n",
+          `import readline from 'node:readline';\n${helperLines({
+            marker: 'COMPUTED_DISPATCH',
+            importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ["    this.emit('message', JSON.parse(line));\n", "    const message = envelope.receive(line);\n    if (message === undefined) return;\n    this.emit('message', message);\n"],
+        ["process.stdout.write(JSON.stringify(reply) + '\\n');", "envelope.write(JSON.stringify(reply) + '\\n');"],
+      ]),
+    );
+    expectIdempotent(file, result.after!);
+    // where something before the parse runs code of its own (`tag()`), moving the parse ahead of it would
+    // change what runs first: the parse stays where it is (a bad line is answered, then throws as before)
+    const tagged = before.replace("this.emit('message', JSON.parse(line));", "this.emit(tag(), JSON.parse(line));").replace('class LineReader', "const tag = () => 'message';\n\nclass LineReader");
+    expect(migrate(file, tagged).after).toContain("this.emit(tag(), envelope.parse(line));");
+  });
+
   it('ts-handler-table.ts: TypeScript, a handler table keyed by a computed name, for await over readline', () => {
     const file = 'ts-handler-table.ts';
     const before = readFileSync(join(FIXTURES, file), 'utf8');

@@ -1,6 +1,7 @@
-// End to end for the envelope fallback: four fixture servers of test/fixtures/envelope (Content-Length
+// End to end for the envelope fallback: five fixture servers of test/fixtures/envelope (Content-Length
 // framing, computed dispatch in an ESM class, a CommonJS server that writes its own notifications, a
-// TypeScript handler table) are migrated together by `mcp-migrate --yes`, started as processes, and
+// TypeScript handler table, a parse handed straight to an emitter outside any try) are migrated together
+// by `mcp-migrate --yes`, started as processes, and
 // spoken to with the official SDK Client (the NDJSON ones) and with a raw client in their own framing:
 // they answer as the originals did, and pass the JSON-RPC envelope rules the originals break.
 import { execFile } from 'node:child_process';
@@ -69,6 +70,15 @@ const SERVERS: Server[] = [
     call: { name: 'add', arguments: { a: 2, b: 40 }, text: '42' },
     tools: ['add'],
   },
+  {
+    // the parse is an argument of `this.emit(...)` outside any try: received into a name and guarded
+    file: 'emitter-parse-argument.mjs',
+    reason: 'COMPUTED_DISPATCH',
+    framing: 'ndjson',
+    helper: 'mcp-envelope.mjs',
+    call: { name: 'read_note', arguments: { title: 'welcome' }, text: 'Hello from the notes server' },
+    tools: ['read_note'],
+  },
 ];
 
 let project: Project;
@@ -117,7 +127,7 @@ describe('envelope end to end: the migration', () => {
       // no write to fd 1 is left outside the envelope
       expect(after).not.toMatch(/process\.stdout\.write\(|console\.log\(|writeSync\(1,/);
     }
-    expect(project.output).toMatch(/got the JSON-RPC envelope \(4\)/);
+    expect(project.output).toMatch(/got the JSON-RPC envelope \(5\)/);
   });
 
   it('writes one companion per module system, the helper text for it', () => {

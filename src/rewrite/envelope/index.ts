@@ -91,11 +91,23 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
         continue;
       }
       const guard = getParseGuard(mod, call);
-      edit(mod).replace(call.callee.start!, call.callee.end!, guard ? `${name}.receive` : `${name}.parse`);
+      const hoisted = guard === null ? getHoistedParse(mod, call) : null;
+      const style = detectStyle(mod.source);
       if (guard) {
-        const style = detectStyle(mod.source);
+        edit(mod).replace(call.callee.start!, call.callee.end!, `${name}.receive`);
         const indent = getLineIndent(mod.source, guard.statement.start!);
         edit(mod).insert(endOfLine(mod.source, guard.statement.end!), `${style.eol}${indent}if (${guard.target} === undefined) ${guard.exit}${semi(style)}`);
+      } else if (hoisted) {
+        // `this.emit('message', JSON.parse(line));`: the message is received into a name of its own first,
+        // so that a bad line ends the handling the way the guard above does, not the server
+        const target = ['message', 'incoming', 'parsedMessage'].find((n) => !isDeclaredIn(mod, n));
+        if (!target) throw new Refusal(`${fileName(mod)}:${line(call)}: the names a received message needs are all taken`);
+        const indent = getLineIndent(mod.source, hoisted.statement.start!);
+        const received = `${name}.receive(${mod.source.slice(hoisted.text.start!, hoisted.text.end!)})`;
+        edit(mod).insert(hoisted.statement.start!, `const ${target} = ${received}${semi(style)}${style.eol}${indent}if (${target} === undefined) ${hoisted.exit}${semi(style)}${style.eol}${indent}`);
+        edit(mod).replace(call.start!, call.end!, target);
+      } else {
+        edit(mod).replace(call.callee.start!, call.callee.end!, `${name}.parse`);
       }
     }
     // an unknown method the server never answers: the envelope answers it where its handling ends
@@ -255,14 +267,57 @@ function getParseGuard(mod: ModuleUnit, call: t.CallExpression): { statement: t.
     statement = mod.index.parent.get(parent);
   }
   if (target === null || !statement || !t.isStatement(statement)) return null;
+  const exit = getGuardExit(mod, statement);
+  return exit === null ? null : { statement, target, exit };
+}
+
+/** How a guard after `statement` ends the handling of a bad line: `continue` in a loop, `return` in a function; null outside a block. */
+function getGuardExit(mod: ModuleUnit, statement: t.Statement): 'continue' | 'return' | null {
   const holder = mod.index.parent.get(statement);
   if (holder?.type !== 'BlockStatement' && holder?.type !== 'SwitchCase') return null;
   // the nearest loop inside the same function: a guard there continues it, else it returns
   for (let p: t.Node | undefined = holder; p; p = mod.index.parent.get(p)) {
-    if (p.type === 'ForStatement' || p.type === 'ForOfStatement' || p.type === 'ForInStatement' || p.type === 'WhileStatement' || p.type === 'DoWhileStatement') return { statement, target, exit: 'continue' };
-    if (p.type.includes('Function') || p.type === 'ClassMethod' || p.type === 'ObjectMethod') return { statement, target, exit: 'return' };
+    if (p.type === 'ForStatement' || p.type === 'ForOfStatement' || p.type === 'ForInStatement' || p.type === 'WhileStatement' || p.type === 'DoWhileStatement') return 'continue';
+    if (p.type.includes('Function') || p.type === 'ClassMethod' || p.type === 'ObjectMethod') return 'return';
   }
   return null;
+}
+
+/**
+ * `handle(JSON.parse(line));`, `this.emit('message', JSON.parse(line));`, `await this.dispatch(...)`
+ * outside a try: the parse is an argument of a call that is the whole statement, and nothing evaluated
+ * before it there can do anything (the callee is a name or a member chain of names and `this`, the
+ * arguments before it names or literals). Received into a name just before the statement, the message
+ * can be guarded like a declared one; the order of what runs does not change.
+ */
+function getHoistedParse(mod: ModuleUnit, call: t.CallExpression): { statement: t.Statement; text: t.Node; exit: string } | null {
+  const [text] = call.arguments;
+  if (call.arguments.length !== 1 || !text || t.isSpreadElement(text)) return null;
+  const outer = mod.index.parent.get(call);
+  if (outer?.type !== 'CallExpression' || !runsNoCode(outer.callee)) return null;
+  const at = outer.arguments.indexOf(call);
+  if (at === -1 || !outer.arguments.slice(0, at).every((arg) => runsNoCode(arg))) return null;
+  let node: t.Node = outer;
+  let parent = mod.index.parent.get(node);
+  if (parent?.type === 'AwaitExpression' || (parent?.type === 'UnaryExpression' && parent.operator === 'void')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type !== 'ExpressionStatement') return null;
+  const exit = getGuardExit(mod, parent);
+  return exit === null ? null : { statement: parent, text, exit };
+}
+
+/** A name, `this`, a literal, or a member chain of those with plain property names: evaluating it runs no code of the program's. */
+function runsNoCode(node: t.Node): boolean {
+  if (node.type === 'Identifier' || node.type === 'ThisExpression' || t.isLiteral(node)) return node.type !== 'TemplateLiteral' || node.expressions.length === 0;
+  return node.type === 'MemberExpression' && !node.computed && runsNoCode(node.object);
+}
+
+/** Whether some scope of the module declares `name`. */
+function isDeclaredIn(mod: ModuleUnit, name: string): boolean {
+  for (const scope of mod.index.scopes.values()) if (scope.has(name)) return true;
+  return false;
 }
 
 function getFixes(model: ServerModel): string[] {
