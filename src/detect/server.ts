@@ -621,7 +621,7 @@ function isReadOnlyIn(mod: ModuleUnit, target: t.Node, within: t.Node): boolean 
   if (target.type === 'MemberExpression' && target.object.type === 'ThisExpression') {
     const name = getMemberName(target);
     if (name === null) return false;
-    for (const [node] of mod.index.parent) {
+    for (const node of mod.index.parent.keys()) {
       if (node === target || (node.type !== 'MemberExpression' && node.type !== 'OptionalMemberExpression') || getMemberName(node) !== name) continue;
       if (!inside(node)) return false;
     }
@@ -1444,8 +1444,9 @@ function findSdkOwnedBranches(facts: FileFacts, paths: MessagePath[], d: Dispatc
   for (const p of paths) for (const e of p.events) if (e.e === 'enter' && e.frame.fn) fns.add(e.frame.fn);
   fns.add(d.fn);
   for (const mod of facts.program.modules) {
-    for (const [node, parent] of mod.index.parent) {
-      if (node.type === 'SwitchCase' && node.test && isOwnedTest(node.test) && parent.type === 'SwitchStatement' && insideAny(mod, parent, fns) && isMethodExpression(facts, d, parent.discriminant)) {
+    for (const node of mod.index.parent.keys()) {
+      const parent = node.type === 'SwitchCase' ? mod.index.parent.get(node) : undefined;
+      if (node.type === 'SwitchCase' && node.test && isOwnedTest(node.test) && parent?.type === 'SwitchStatement' && insideAny(mod, parent, fns) && isMethodExpression(facts, d, parent.discriminant)) {
         out.push({ kind: 'case', node, mod });
       }
       if (node.type === 'IfStatement' && isOwnedTest(node.test) && insideAny(mod, node, fns)) out.push({ kind: 'if', node, mod });

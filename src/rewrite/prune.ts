@@ -225,7 +225,9 @@ function scanClassMembers(model: ScopeModel): MemberScan {
   const accesses = new Map<string, [number, number][]>();
   const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
   let dynamic = false;
-  for (const node of model.nodes) {
+  const { scanned, scannedScopes } = model;
+  for (let i = 0; i < scanned.length; i++) {
+    const node = scanned[i]!;
     if (node.type === 'VariableDeclarator') {
       if (t.isObjectPattern(node.id) && t.isThisExpression(node.init)) dynamic = true;
     } else if (node.type === 'MemberExpression') {
@@ -234,7 +236,7 @@ function scanClassMembers(model: ScopeModel): MemberScan {
       // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
       const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
       // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
-      if (name !== null && !isOtherObject(model, node)) addAccess(accesses, name, node);
+      if (name !== null && !isOtherObject(model, node, scannedScopes[i]!)) addAccess(accesses, name, node);
     } else if (node.type === 'OptionalMemberExpression') {
       const property = node.property;
       // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
@@ -248,15 +250,14 @@ function scanClassMembers(model: ScopeModel): MemberScan {
       classes.push({ name: node.id?.name ?? `@${node.start}`, node });
     }
   }
-  return { dynamic, classes, accesses, exported: getExportedNames(model.nodes[0] as t.Program) };
+  return { dynamic, classes, accesses, exported: getExportedNames(model.program) };
 }
 
 /**
  * The object of a member access is not an instance of a class of this file: `process.stderr.write`
  * (a global), `fs.write` (an import), or a `const x = new C(...)` whose class is declared elsewhere.
  */
-function isOtherObject(model: ScopeModel, member: t.MemberExpression): boolean {
-  const scope = getScope(model, member);
+function isOtherObject(model: ScopeModel, member: t.MemberExpression, scope: t.Node): boolean {
   let root: t.Node = member.object;
   while (t.isMemberExpression(root)) root = root.object;
   if (t.isIdentifier(root)) {
@@ -330,11 +331,10 @@ function getNamesUsed(model: ScopeModel): ReadonlySet<string> {
  */
 function collectBindings(model: ScopeModel): Map<string, CountedBinding> {
   const bindings = new Map<string, CountedBinding>();
-  const owners = new Map<t.Node, string>();
   for (const [scope, names] of model.scopes) {
     // a parameter pattern has a scope of its own, but never held bindings
     if (t.isPattern(scope) || names.size === 0) continue;
-    const owner = getOwnerChain(model, scope, owners);
+    const owner = model.owners.get(scope)!;
     for (const [name, binding] of names) bindings.set(`${owner}>${name}`, { references: binding.references.length + binding.writes.length, binding });
   }
   return bindings;
@@ -345,50 +345,39 @@ function getReferenceRanges(binding: ScopeBinding): [number, number][] {
   return [...binding.references, ...binding.writes].map((n): [number, number] => [n.start!, n.end!]);
 }
 
-/**
- * The names of the functions, classes and declarators around a node and its own, outermost first, joined
- * by `>`; memoized per node in `owners` (a loop, not recursion: minified code nests thousands deep).
- */
-function getOwnerChain(model: ScopeModel, node: t.Node, owners: Map<t.Node, string>): string {
-  const path: t.Node[] = [];
-  let chain = '';
-  for (let at: t.Node | undefined = node; at; at = model.parent.get(at)) {
-    const known = owners.get(at);
-    if (known !== undefined) {
-      chain = known;
-      break;
-    }
-    path.push(at);
-  }
-  for (let i = path.length - 1; i >= 0; i--) {
-    const at = path[i]!;
-    const own = getOwnName(at);
-    if (own !== null) chain = chain === '' ? own : `${chain}>${own}`;
-    owners.set(at, chain);
-  }
-  return chain;
-}
-
+/** A node's own part of an owner chain (see ScopeModel.owners), or null: it adds none. */
 function getOwnName(node: t.Node): string | null {
-  if ((t.isFunctionDeclaration(node) || t.isClassDeclaration(node)) && node.id) return node.id.name;
-  if (t.isClassMethod(node) && t.isIdentifier(node.key)) return node.key.name;
-  if (t.isClassPrivateMethod(node)) return `#${node.key.id.name}`;
-  if (t.isVariableDeclarator(node) && t.isIdentifier(node.id)) return node.id.name;
-  if (t.isFunction(node)) return `@${node.loc?.start.line ?? 0}`;
-  return null;
+  switch (node.type) {
+    case 'FunctionDeclaration':
+      return node.id ? node.id.name : `@${node.loc?.start.line ?? 0}`;
+    case 'ClassDeclaration':
+      return node.id ? node.id.name : null;
+    case 'ClassMethod':
+      return node.key.type === 'Identifier' ? node.key.name : `@${node.loc?.start.line ?? 0}`;
+    case 'ClassPrivateMethod':
+      return `#${node.key.id.name}`;
+    case 'VariableDeclarator':
+      return node.id.type === 'Identifier' ? node.id.name : null;
+    case 'FunctionExpression':
+    case 'ArrowFunctionExpression':
+    case 'ObjectMethod':
+      return `@${node.loc?.start.line ?? 0}`;
+    default:
+      return null;
+  }
 }
 
 function getRemovable(model: ScopeModel, binding: ScopeBinding): Pick<BindingInfo, 'node' | 'removable' | 'statement' | 'importDeclaration'> {
   const node = binding.node;
-  const parent = model.parent.get(node);
+  const parent = binding.parent;
   if (t.isFunctionDeclaration(node)) return { node, removable: t.isBlockStatement(parent) || t.isProgram(parent) };
   if (t.isImportSpecifier(node) || t.isImportDefaultSpecifier(node) || t.isImportNamespaceSpecifier(node)) {
     return { node, removable: true, importDeclaration: parent as t.ImportDeclaration };
   }
   if (t.isVariableDeclarator(node) && t.isVariableDeclaration(parent) && parent.declarations.length === 1) {
     const declaration = parent;
-    const pure = (!node.init || isPure(node.init) || isPureCall(model, node, node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
-    const statementList = model.parent.get(declaration);
+    const pure = (!node.init || isPure(node.init) || isPureCall(model, binding.scope, node.init)) && (t.isIdentifier(node.id) || isSimplePattern(node.id));
+    const statementList = binding.grandparent;
     const inStatementList = t.isBlockStatement(statementList) || t.isProgram(statementList);
     if (t.isObjectPattern(node.id) && node.id.properties.length > 1) {
       // `const { send, listen } = require('./io')`: each name goes alone, the statement once all have
@@ -432,9 +421,9 @@ function isPure(node: t.Node): boolean {
  * `makeReader()` where `function makeReader() { return readline.createInterface({ input: process.stdin }); }`:
  * a call of a function of this file whose whole body returns a pure value is as pure as that value.
  */
-function isPureCall(model: ScopeModel, declarator: t.VariableDeclarator, node: t.Node): boolean {
+function isPureCall(model: ScopeModel, scope: t.Node, node: t.Node): boolean {
   if (!t.isCallExpression(node) || !t.isIdentifier(node.callee) || node.arguments.length > 0) return false;
-  const fn = getBinding(model, getScope(model, declarator), node.callee.name)?.node;
+  const fn = getBinding(model, scope, node.callee.name)?.node;
   const body = t.isFunctionDeclaration(fn) ? fn.body.body : null;
   return body !== null && body.length === 1 && t.isReturnStatement(body[0]) && body[0].argument != null && isPure(body[0].argument);
 }
@@ -451,7 +440,7 @@ export function removeExportedWriters(path: string, text: string, writers: Reado
   const edits = new EditList();
   for (const [name, binding] of model.scopes.get(ast.program)!) {
     if (!writers.has(name) || readElsewhere(name)) continue;
-    const declaration = getModuleLevelDeclaration(model, binding.node);
+    const declaration = getModuleLevelDeclaration(binding);
     if (!declaration) continue;
     const exportsAt: ExportEntry[] = [];
     const onlyExported = binding.references.every((ref) => {
@@ -476,9 +465,8 @@ export function removeExportedWriters(path: string, text: string, writers: Reado
 }
 
 /** `function emit() {}` or `const emit = (...) => ...` at the top of the module (the statement to remove). */
-function getModuleLevelDeclaration(model: ScopeModel, node: t.Node): t.Statement | null {
-  const parent = model.parent.get(node);
-  const grandparent = parent && model.parent.get(parent);
+function getModuleLevelDeclaration(binding: ScopeBinding): t.Statement | null {
+  const { node, parent, grandparent } = binding;
   if (t.isFunctionDeclaration(node) && t.isProgram(parent)) return node;
   // `export function emit() {}`: the export goes with it
   if (t.isFunctionDeclaration(node) && t.isExportNamedDeclaration(parent) && t.isProgram(grandparent)) return parent;
@@ -496,23 +484,24 @@ type ExportEntry = { kind: 'item' | 'statement'; node: t.Node };
  * `exports.emit = emit` / `module.exports.emit = emit`. An only entry takes its statement with it.
  */
 function getExportEntry(model: ScopeModel, ref: t.Node): ExportEntry | null {
-  const parent = model.parent.get(ref);
+  const parents = getParents(model);
+  const parent = parents.get(ref);
   if (!parent) return null;
   if (t.isExportSpecifier(parent)) {
-    const declaration = model.parent.get(parent) as t.ExportNamedDeclaration;
+    const declaration = parents.get(parent) as t.ExportNamedDeclaration;
     return declaration.specifiers.length > 1 ? { kind: 'item', node: parent } : { kind: 'statement', node: declaration };
   }
   if (t.isObjectProperty(parent) && parent.value === ref) {
-    const object = model.parent.get(parent);
-    const assignment = object && model.parent.get(object);
-    const statement = assignment && model.parent.get(assignment);
+    const object = parents.get(parent);
+    const assignment = object && parents.get(object);
+    const statement = assignment && parents.get(assignment);
     if (!t.isObjectExpression(object) || !t.isAssignmentExpression(assignment) || !isModuleExports(assignment.left)) return null;
     if (object.properties.length > 1) return { kind: 'item', node: parent };
     return t.isExpressionStatement(statement) ? { kind: 'statement', node: statement } : null;
   }
   if (t.isAssignmentExpression(parent) && parent.operator === '=' && parent.right === ref && t.isMemberExpression(parent.left)) {
     const target = parent.left.object;
-    const statement = model.parent.get(parent);
+    const statement = parents.get(parent);
     const onExports = t.isIdentifier(target, { name: 'exports' }) || isModuleExports(target);
     if (onExports && t.isExpressionStatement(statement)) return { kind: 'statement', node: statement };
   }
@@ -533,6 +522,11 @@ interface ScopeBinding {
   kind: 'var' | 'let' | 'const' | 'hoisted' | 'param' | 'local' | 'module' | 'unknown';
   identifier: t.Identifier;
   node: t.Node;
+  /** `node`'s parent and grandparent (a declarator's declaration and the statement list around it). */
+  parent: t.Node | undefined;
+  grandparent: t.Node | undefined;
+  /** The scope the declaring statement is in (where a declarator's initializer reads its names). */
+  scope: t.Node;
   references: t.Node[];
   /** The same nodes as `references`, to tell one already counted. */
   referenced?: Set<t.Node>;
@@ -540,11 +534,20 @@ interface ScopeBinding {
 }
 
 interface ScopeModel {
-  parent: Map<t.Node, t.Node>;
+  program: t.Program;
   /** Every node that opens a scope, in source order, with its bindings in declaration order. */
   scopes: Map<t.Node, Map<string, ScopeBinding>>;
-  /** Every node, in source order (a pre-order walk, `: T` annotations left out). */
-  nodes: t.Node[];
+  /** The scope around each scope (see getParentScope); the Program's is null. */
+  outerScopes: Map<t.Node, t.Node | null>;
+  /**
+   * Each scope's owner chain: the names of the functions, classes and declarators around it and its own,
+   * outermost first, joined by `>` (getOwnName).
+   */
+  owners: Map<t.Node, string>;
+  /** The nodes scanClassMembers reads (declarators, member accesses, `#x in`, classes), in source order. */
+  scanned: t.Node[];
+  /** The scope each of `scanned` is in. */
+  scannedScopes: t.Node[];
   /** Every name some scope declares. */
   declared: Set<string>;
 }
@@ -561,52 +564,168 @@ interface ScopeModel {
  * 4. `import type` specifiers are not `module` bindings.
  */
 function buildScopeModel(ast: t.File): ScopeModel {
-  const model: ScopeModel = { parent: new Map(), scopes: new Map(), nodes: [], declared: new Set() };
+  const model: ScopeModel = { program: ast.program, scopes: new Map(), outerScopes: new Map(), owners: new Map(), scanned: [], scannedScopes: [], declared: new Set() };
+  // the identifiers (with parent, grandparent and scope), writes and exports (with scope) the walk saw:
+  // Babel resolves them once every declaration is known (hoisting)
   const identifiers: (t.Identifier | t.JSXIdentifier)[] = [];
+  const identifierParents: t.Node[] = [];
+  const identifierGrandparents: (t.Node | undefined)[] = [];
+  const identifierScopes: t.Node[] = [];
+  const resolved: t.Node[] = [];
+  const resolvedScopes: t.Node[] = [];
+  // a pre-order walk in source order; each node on the stack with its parent's Around (null: the Program)
   const stack: t.Node[] = [ast.program];
+  const arounds: (Around | null)[] = [null];
   while (stack.length > 0) {
     const node = stack.pop()!;
-    model.nodes.push(node);
-    if (t.isScope(node, model.parent.get(node) as t.Node)) model.scopes.set(node, new Map());
-    declareAt(model, node);
-    if (node.type === 'Identifier' || node.type === 'JSXIdentifier') identifiers.push(node);
-    // the children go on the stack last first, so they come off in source order
-    const from = stack.length;
-    forEachChildWithTypes(node, (child) => {
-      model.parent.set(child, node);
-      stack.push(child);
-    });
-    for (let i = from, j = stack.length - 1; i < j; i++, j--) [stack[i], stack[j]] = [stack[j]!, stack[i]!];
-  }
-  // Babel resolves references and writes once every declaration is known (hoisting)
-  for (const node of model.nodes) {
+    const around = arounds.pop()!;
+    const parent = around?.node;
+    // the scope a node is in: itself when it opens one, else its parent's; a method's key and decorators
+    // are in the scope around the method, and so is a switch's discriminant (getScope only)
+    const skipsMethod = around !== null && isKeyOrDecoratorOf(node, around.node) && t.isMethod(around.node);
+    const skipsOwn = skipsMethod || (around !== null && around.node.type === 'SwitchStatement' && around.node.discriminant === node);
+    let scope: t.Node;
+    let outer: t.Node;
+    if (t.isScope(node, parent as t.Node)) {
+      model.scopes.set(node, new Map());
+      model.outerScopes.set(node, around === null ? null : skipsMethod ? around.outerOfParent : around.outer);
+      scope = outer = node;
+    } else if (around === null) {
+      scope = outer = node;
+    } else {
+      scope = skipsOwn ? around.scopeOfParent : around.scope;
+      outer = skipsMethod ? around.outerOfParent : around.outer;
+    }
+    const own = getOwnName(node);
+    const owner = own === null ? (around?.owner ?? '') : around === null || around.owner === '' ? own : `${around.owner}>${own}`;
+    if (scope === node) model.owners.set(node, owner);
+    declareAt(model, node, around, scope);
     switch (node.type) {
+      case 'Identifier':
+      case 'JSXIdentifier':
+        identifiers.push(node);
+        identifierParents.push(parent!);
+        identifierGrandparents.push(around!.parent);
+        identifierScopes.push(scope);
+        break;
       case 'AssignmentExpression':
       case 'UpdateExpression':
-        addWrite(model, node);
+      case 'ExportNamedDeclaration':
+      case 'ExportDefaultDeclaration':
+        resolved.push(node);
+        resolvedScopes.push(scope);
         break;
       case 'UnaryExpression':
-        if (node.operator === 'delete') addWrite(model, node);
+        if (node.operator === 'delete') {
+          resolved.push(node);
+          resolvedScopes.push(scope);
+        }
         break;
       case 'ForInStatement':
       case 'ForOfStatement':
-        if (t.isPattern(node.left) || t.isIdentifier(node.left)) addWrite(model, node);
-        break;
-      case 'ExportNamedDeclaration':
-      case 'ExportDefaultDeclaration':
-        // `export function send() {}`, `export const x = 1`: the export is a reference
-        for (const name of getExportedDeclarationNames(node)) addReference(getBinding(model, getScope(model, node), name), node);
+        if (t.isPattern(node.left) || t.isIdentifier(node.left)) {
+          resolved.push(node);
+          resolvedScopes.push(scope);
+        }
         break;
       default:
         break;
     }
+    switch (node.type) {
+      case 'VariableDeclarator':
+      case 'MemberExpression':
+      case 'OptionalMemberExpression':
+      case 'BinaryExpression':
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        model.scanned.push(node);
+        model.scannedScopes.push(scope);
+        break;
+      default:
+        break;
+    }
+    // the children go on the stack last first, so they come off in source order
+    const keys = t.VISITOR_KEYS[node.type];
+    if (!keys) continue;
+    let mine: Around | null = null;
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const value = (node as unknown as Record<string, unknown>)[keys[k]!];
+      if (typeof value !== 'object' || value === null) continue;
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) {
+          const child: unknown = value[i];
+          if (!isWalked(child)) continue;
+          mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner };
+          stack.push(child);
+          arounds.push(mine);
+        }
+      } else if (isWalked(value)) {
+        mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner };
+        stack.push(value);
+        arounds.push(mine);
+      }
+    }
   }
-  for (const id of identifiers) {
+  for (let i = 0; i < resolved.length; i++) {
+    const node = resolved[i]!;
+    if (node.type === 'ExportNamedDeclaration' || node.type === 'ExportDefaultDeclaration') {
+      // `export function send() {}`, `export const x = 1`: the export is a reference
+      for (const name of getExportedDeclarationNames(node)) addReference(getBinding(model, resolvedScopes[i]!, name), node);
+    } else {
+      addWrite(model, node, resolvedScopes[i]!);
+    }
+  }
+  for (let i = 0; i < identifiers.length; i++) {
+    const id = identifiers[i]!;
     // (a name no scope declares resolves to nothing: a global, a property name)
-    if (!model.declared.has(id.name) || !isBabelReference(model, id)) continue;
-    addReference(getBinding(model, getScope(model, id), id.name), id);
+    if (!model.declared.has(id.name) || !isBabelReference(id, identifierParents[i]!, identifierGrandparents[i])) continue;
+    addReference(getBinding(model, identifierScopes[i]!, id.name), id);
   }
   return model;
+}
+
+/**
+ * What the walk knows of a node whose children it visits: the node and its parent, the scope it is in
+ * (itself when it opens one: getScope's answer, a switch's discriminant in the scope around the switch),
+ * the same without the discriminant's rule (the walk of getParentScope), both for its parent, and its
+ * owner chain.
+ */
+interface Around {
+  node: t.Node;
+  parent: t.Node | undefined;
+  scope: t.Node;
+  outer: t.Node;
+  scopeOfParent: t.Node;
+  outerOfParent: t.Node;
+  owner: string;
+}
+
+/** A child the walk visits: a node, except a `: T` annotation (see forEachChildWithTypes). */
+function isWalked(value: unknown): value is t.Node {
+  if (typeof value !== 'object' || value === null) return false;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === 'string' && type !== 'TSTypeAnnotation';
+}
+
+/**
+ * Each node's parent, for the few questions asked of references after the model is built (what exports
+ * a writer); the walk itself keeps none (a 1 MB file has ~250,000 nodes).
+ */
+const parentsOf = new WeakMap<ScopeModel, Map<t.Node, t.Node>>();
+function getParents(model: ScopeModel): Map<t.Node, t.Node> {
+  let parents = parentsOf.get(model);
+  if (parents) return parents;
+  parents = new Map();
+  const stack: t.Node[] = [model.program];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    forEachChildWithTypes(node, (child) => {
+      parents!.set(child, node);
+      stack.push(child);
+    });
+  }
+  parentsOf.set(model, parents);
+  return parents;
 }
 
 function addReference(binding: ScopeBinding | null, node: t.Node): void {
@@ -626,8 +745,7 @@ function addReference(binding: ScopeBinding | null, node: t.Node): void {
 
 const SCANNED_REFERENCES = 16;
 
-function addWrite(model: ScopeModel, node: t.Node): void {
-  const scope = getScope(model, node);
+function addWrite(model: ScopeModel, node: t.Node, scope: t.Node): void {
   for (const name of Object.keys(t.getAssignmentIdentifiers(node))) {
     const binding = getBinding(model, scope, name);
     if (binding && !binding.writes.includes(node)) binding.writes.push(node);
@@ -642,92 +760,102 @@ function getExportedDeclarationNames(node: t.ExportNamedDeclaration | t.ExportDe
 }
 
 /** Babel's ReferencedIdentifier, without the right side of `A.B` in a type and the name in `import x = ...`. */
-function isBabelReference(model: ScopeModel, id: t.Identifier | t.JSXIdentifier): boolean {
-  const parent = model.parent.get(id);
-  if (!parent) return false;
+function isBabelReference(id: t.Identifier | t.JSXIdentifier, parent: t.Node, grandparent: t.Node | undefined): boolean {
   // `<div>` is an element, `<Tool>` and `<ui.Tool>` name bindings
   if (id.type === 'JSXIdentifier' && !t.isJSXMemberExpression(parent) && /^[a-z]/.test(id.name)) return false;
-  if (!t.isReferenced(id, parent, model.parent.get(parent))) return false;
+  if (!t.isReferenced(id, parent, grandparent)) return false;
   if (t.isTSQualifiedName(parent) && parent.right === id) return false;
   return !t.isTSImportEqualsDeclaration(parent);
 }
 
-/** Registers what `node` declares, in the scope Babel puts it (see buildScopeModel). */
-function declareAt(model: ScopeModel, node: t.Node): void {
+/** Registers what `node` declares (`scope`: the scope it is in), in the scope Babel puts it (see buildScopeModel). */
+function declareAt(model: ScopeModel, node: t.Node, around: Around | null, scope: t.Node): void {
   switch (node.type) {
     case 'ImportDeclaration': {
-      const scope = getBlockParent(model, getScope(model, node));
+      const into = getBlockParent(model, scope);
       const typeOnly = node.importKind === 'type' || node.importKind === 'typeof';
+      const site = childSiteOf(node, around, scope);
       for (const spec of node.specifiers) {
         const isType = typeOnly || (spec.type === 'ImportSpecifier' && (spec.importKind === 'type' || spec.importKind === 'typeof'));
-        declareBinding(model, scope, isType ? 'unknown' : 'module', spec);
+        declareBinding(model, into, isType ? 'unknown' : 'module', site, spec);
       }
       break;
     }
     case 'TSImportEqualsDeclaration':
-      declareBinding(model, getBlockParent(model, getScope(model, node)), 'unknown', node);
+      declareBinding(model, getBlockParent(model, scope), 'unknown', siteOf(around, scope), node);
       break;
     case 'VariableDeclaration': {
-      const scope = node.kind === 'var' ? getFunctionParent(model, getScope(model, node)) : getBlockParent(model, getScope(model, node));
+      const into = node.kind === 'var' ? getFunctionParent(model, scope) : getBlockParent(model, scope);
       const kind = node.kind === 'var' ? 'var' : node.kind === 'let' ? 'let' : 'const';
-      for (const declarator of node.declarations) declareBinding(model, scope, kind, declarator);
+      const site = childSiteOf(node, around, scope);
+      for (const declarator of node.declarations) declareBinding(model, into, kind, site, declarator);
       break;
     }
     case 'FunctionDeclaration':
-      if (node.id) declareBinding(model, getBlockParent(model, getParentScope(model, node)!), 'hoisted', node, node.id);
+      if (node.id) declareBinding(model, getBlockParent(model, getParentScope(model, node)!), 'hoisted', siteOf(around, scope), node, node.id);
       break;
     case 'ClassDeclaration': {
       if (!node.id || node.declare) break;
       const outer = getParentScope(model, node)!;
-      declareBinding(model, getBlockParent(model, outer), 'let', node, node.id);
+      declareBinding(model, getBlockParent(model, outer), 'let', siteOf(around, scope), node, node.id);
       const binding = getBinding(model, outer, node.id.name);
       if (binding) model.scopes.get(node)!.set(node.id.name, binding);
       break;
     }
     case 'ClassExpression':
-      if (node.id) declareBinding(model, node, 'local', node, node.id);
+      if (node.id) declareBinding(model, node, 'local', siteOf(around, scope), node, node.id);
       break;
     case 'CatchClause':
-      if (node.param) declareBinding(model, node, 'let', node, node.param);
+      if (node.param) declareBinding(model, node, 'let', siteOf(around, scope), node, node.param);
       break;
     default:
       break;
   }
   if (isFunctionNode(node)) {
-    for (const param of node.params) declareBinding(model, node, 'param', param);
-    if (node.type === 'FunctionExpression' && node.id) declareBinding(model, node, 'local', node, node.id);
+    const site = childSiteOf(node, around, scope);
+    for (const param of node.params) declareBinding(model, node, 'param', site, param);
+    if (node.type === 'FunctionExpression' && node.id) declareBinding(model, node, 'local', siteOf(around, scope), node, node.id);
   }
+}
+
+/** Where a declaring node sits (see ScopeBinding). */
+interface Site {
+  parent: t.Node | undefined;
+  grandparent: t.Node | undefined;
+  scope: t.Node;
+}
+
+/** The site of the node the walk is at (`around`: its parent's). */
+function siteOf(around: Around | null, scope: t.Node): Site {
+  return { parent: around?.node, grandparent: around?.parent, scope };
+}
+
+/** The site of a child of the node the walk is at: a declarator, an import specifier, a param. */
+function childSiteOf(node: t.Node, around: Around | null, scope: t.Node): Site {
+  return { parent: node, grandparent: around?.node, scope };
 }
 
 /** Babel's registerBinding: the first declaration of a name in a scope wins, later ones write it. */
-function declareBinding(model: ScopeModel, scope: t.Node, kind: ScopeBinding['kind'], node: t.Node, target: t.Node = node): void {
+function declareBinding(model: ScopeModel, scope: t.Node, kind: ScopeBinding['kind'], site: Site, node: t.Node, target: t.Node = node): void {
   const names = model.scopes.get(scope)!;
   // (a lone name, most declarations: what getBindingIdentifiers answers for it, without its walk)
   const lone = target.type === 'Identifier' ? target : target.type === 'VariableDeclarator' && target.id.type === 'Identifier' ? target.id : null;
-  const ids = lone !== null ? { [lone.name]: [lone] } : (t.getBindingIdentifiers(target, true, true) as Record<string, t.Identifier[]>);
-  for (const [name, list] of Object.entries(ids)) {
-    for (const identifier of list) {
-      const existing = names.get(name);
-      if (existing?.identifier === identifier) continue;
-      if (!existing) {
-        names.set(name, { kind, identifier, node, references: [], writes: [] });
-        model.declared.add(name);
-      }
-      else if (!existing.writes.includes(node)) existing.writes.push(node);
-    }
+  if (lone !== null) {
+    declareName(model, names, kind, site, node, lone.name, lone);
+    return;
+  }
+  for (const [name, list] of Object.entries(t.getBindingIdentifiers(target, true, true) as Record<string, t.Identifier[]>)) {
+    for (const identifier of list) declareName(model, names, kind, site, node, name, identifier);
   }
 }
 
-/** The scope a node is in (itself when it opens one); a method's key and decorators, and a switch's discriminant, are outside. */
-function getScope(model: ScopeModel, node: t.Node): t.Node {
-  let current = node;
-  for (;;) {
-    if (model.scopes.has(current)) return current;
-    let parent = model.parent.get(current);
-    if (!parent) return current;
-    if ((isKeyOrDecoratorOf(current, parent) && t.isMethod(parent)) || (t.isSwitchStatement(parent) && parent.discriminant === current)) parent = model.parent.get(parent)!;
-    current = parent;
-  }
+function declareName(model: ScopeModel, names: Map<string, ScopeBinding>, kind: ScopeBinding['kind'], site: Site, node: t.Node, name: string, identifier: t.Identifier): void {
+  const existing = names.get(name);
+  if (existing?.identifier === identifier) return;
+  if (!existing) {
+    names.set(name, { kind, identifier, node, parent: site.parent, grandparent: site.grandparent, scope: site.scope, references: [], writes: [] });
+    model.declared.add(name);
+  } else if (!existing.writes.includes(node)) existing.writes.push(node);
 }
 
 function isKeyOrDecoratorOf(node: t.Node, parent: t.Node): boolean {
@@ -737,14 +865,7 @@ function isKeyOrDecoratorOf(node: t.Node, parent: t.Node): boolean {
 
 /** The scope around a scope; a method's key and decorators are skipped to the class. */
 function getParentScope(model: ScopeModel, scope: t.Node): t.Node | null {
-  let current: t.Node | undefined = scope;
-  for (;;) {
-    const skip: boolean = current !== undefined && isKeyOrDecoratorOf(current, model.parent.get(current) ?? current);
-    current = current && model.parent.get(current);
-    if (!current) return null;
-    if (skip && t.isMethod(current)) current = model.parent.get(current);
-    if (current && model.scopes.has(current)) return current;
-  }
+  return model.outerScopes.get(scope) ?? null;
 }
 
 /** The nearest scope that holds `let`/`function` declarations (not a class, not a parameter pattern). */
