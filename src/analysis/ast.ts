@@ -132,12 +132,23 @@ export function isFunctionNode(node: t.Node): node is FunctionNode {
   }
 }
 
+/** Each node type's visitor keys without TYPE_KEYS, worked out on first use. */
+const valueKeys = new Map<string, readonly string[]>();
+function getValueKeys(type: string): readonly string[] | undefined {
+  let keys = valueKeys.get(type);
+  if (keys === undefined) {
+    const all = VISITOR_KEYS[type];
+    if (!all) return undefined;
+    valueKeys.set(type, (keys = all.filter((key) => !TYPE_KEYS.has(key))));
+  }
+  return keys;
+}
+
 /** Calls `visit(child)` for each AST child of `node`, skipping type annotations. */
 export function forEachChild(node: t.Node, visit: (child: t.Node) => void): void {
-  const keys = VISITOR_KEYS[node.type];
+  const keys = getValueKeys(node.type);
   if (!keys) return;
   for (const key of keys) {
-    if (TYPE_KEYS.has(key)) continue;
     const value = (node as unknown as Record<string, unknown>)[key];
     if (Array.isArray(value)) {
       for (const item of value) if (isNode(item)) visit(item);
@@ -219,13 +230,22 @@ function indexTree(file: t.File, source: string): AstIndex {
     index.order.set(node, at);
     parentAt.push(parents.pop()!);
     collect(index, node);
-    const children: t.Node[] = [];
-    forEachChild(node, (child) => {
-      children.push(child);
-    });
-    for (let i = children.length - 1; i >= 0; i--) {
-      stack.push(children[i]!);
-      parents.push(at);
+    // the children (forEachChild's) go on the stack last first, so they come off in source order
+    const keys = getValueKeys(node.type);
+    if (!keys) continue;
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const value = (node as unknown as Record<string, unknown>)[keys[k]!];
+      if (Array.isArray(value)) {
+        for (let i = value.length - 1; i >= 0; i--) {
+          const item: unknown = value[i];
+          if (!isNode(item)) continue;
+          stack.push(item);
+          parents.push(at);
+        }
+      } else if (isNode(value)) {
+        stack.push(value);
+        parents.push(at);
+      }
     }
   }
   index.parentAt = Int32Array.from(parentAt);
