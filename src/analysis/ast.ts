@@ -284,10 +284,21 @@ function getLayout(index: AstIndex): Layout {
   const cls = new Int32Array(n);
   const thisScope = new Int32Array(n);
   const scope = new Int32Array(n);
+  // the positions of the nodes that scope declarations (a lookup per scope, not per node; a node object
+  // reached twice has two positions, which only the lookup per node finds)
+  const opens = new Uint8Array(n);
+  if (index.order.size === n) {
+    for (const node of index.scopes.keys()) {
+      const at = index.order.get(node);
+      if (at !== undefined) opens[at] = 1;
+    }
+  } else {
+    for (let i = 0; i < n; i++) if (index.scopes.has(index.nodes[i]!)) opens[i] = 1;
+  }
   for (let i = 0; i < n; i++) {
     const p = parentAt[i]!;
     end[i] = i;
-    scope[i] = index.scopes.has(index.nodes[i]!) ? i : p >= 0 ? scope[p]! : -1;
+    scope[i] = opens[i] === 1 ? i : p >= 0 ? scope[p]! : -1;
     if (p < 0) {
       fn[i] = cls[i] = thisScope[i] = -1;
       continue;
