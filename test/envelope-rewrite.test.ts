@@ -171,7 +171,12 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     // where something before the parse runs code of its own (`tag()`), moving the parse ahead of it would
     // change what runs first: the parse stays where it is (a bad line is answered, then throws as before)
     const tagged = before.replace("this.emit('message', JSON.parse(line));", "this.emit(tag(), JSON.parse(line));").replace('class LineReader', "const tag = () => 'message';\n\nclass LineReader");
-    expect(migrate(file, tagged).after).toContain("this.emit(tag(), envelope.parse(line));");
+    const taggedResult = migrate(file, tagged);
+    expect(taggedResult.after).toContain("this.emit(tag(), envelope.parse(line));");
+    // the audit says so: the crash on a bad line is fixed where the guard went in, and not where it could not
+    const crashes = (r: FileResult) => r.findings.filter((f) => f.rule === 'parse-error-unanswered').map(({ message, fixed }) => ({ message, fixed }));
+    expect(crashes(result)).toEqual([{ message: "`JSON.parse(line)` runs outside any try: a line that is not JSON crashes the server", fixed: true }]);
+    expect(crashes(taggedResult)).toEqual([{ message: "`JSON.parse(line)` runs outside any try: a line that is not JSON crashes the server", fixed: false }]);
   });
 
   it('ts-handler-table.ts: TypeScript, a handler table keyed by a computed name, for await over readline', () => {

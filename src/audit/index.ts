@@ -661,10 +661,17 @@ function checkSdkBypassed(facts: FileFacts, transports: t.NewExpression[]): RawF
  * methods are fixed only where it knows the server's methods or where the silent ends were found.
  */
 export function markFixed(findings: Finding[], decision: Decision, model: ServerModel | null): Finding[] {
-  return findings.map((finding) => ({ ...finding, fixed: isFixed(finding.rule, decision, model) }));
+  return findings.map((finding) => ({ ...finding, fixed: isFixed(finding, decision, model) }));
 }
 
-function isFixed(rule: string, decision: Decision, model: ServerModel | null): boolean {
+/** The finding points at a message parse the envelope leaves throwing (see detect/receive.ts). */
+function isAtUnguardedParse(finding: Finding, model: ServerModel): boolean {
+  const path = finding.file ?? model.facts.entry.path;
+  return model.envelope.parses.some(({ call, mod, receipt }) => receipt.kind === 'unguarded' && mod.path === path && call.loc?.start.line === finding.line && (call.loc?.start.column ?? 0) + 1 === finding.column);
+}
+
+function isFixed(finding: Finding, decision: Decision, model: ServerModel | null): boolean {
+  const rule = finding.rule;
   if (!isRuleId(rule)) return false;
   const fixedBy: readonly string[] = RULES[rule].fixedBy;
   switch (decision.kind) {
@@ -672,6 +679,8 @@ function isFixed(rule: string, decision: Decision, model: ServerModel | null): b
       return fixedBy.includes('sdk');
     case 'envelope':
       if (rule === 'unknown-method-unanswered') return model !== null && (model.envelope.methods !== null || model.envelope.unansweredEnds.length > 0 || model.envelope.answersUnknownMethods);
+      // a parse outside any try that the envelope could not guard still throws after answering -32700
+      if (rule === 'parse-error-unanswered' && model !== null && isAtUnguardedParse(finding, model)) return false;
       return fixedBy.includes('envelope');
     case 'leave':
     case 'none':

@@ -27,6 +27,7 @@ import type {
   ReturnedCall,
   ServerModel,
 } from '../model/server-model.js';
+import { getParseReceipt } from './receive.js';
 
 export const IGNORE_COMMENT = 'mcp-migrate-ignore';
 
@@ -139,10 +140,10 @@ function describe(facts: FileFacts, paths: MessagePath[]): string {
  * written for a method the dispatch did not pin down leave it open.
  */
 function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['envelope'] {
-  const parses = new Map<t.Node, { call: t.CallExpression; mod: ModuleUnit }>();
+  const parses = new Map<t.Node, ServerModel['envelope']['parses'][number]>();
   for (const p of paths) {
     const e = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
-    parses.set(e.call, { call: e.call, mod: e.frame.mod });
+    if (!parses.has(e.call)) parses.set(e.call, { call: e.call, mod: e.frame.mod, receipt: getParseReceipt(e.frame.mod, e.call) });
   }
   const requests = paths.filter((p) => !p.notification);
   const computed = requests.some((p) => p.events.some((e) => e.e === 'computed-key'));

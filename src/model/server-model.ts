@@ -184,7 +184,7 @@ export interface ServerModel {
   summary: string;
   /** What the envelope fallback needs: where messages are parsed, and every method answered (null: not known). */
   envelope: {
-    parses: { call: t.CallExpression; mod: ModuleUnit }[];
+    parses: { call: t.CallExpression; mod: ModuleUnit; receipt: ParseReceipt }[];
     methods: string[] | null;
     /** Where a request for an unknown method ends without a reply (only when `methods` is not known). */
     unansweredEnds: NoReplyEnd[];
@@ -202,3 +202,15 @@ export interface CatchWrite {
   clause: t.CatchClause;
   statements: t.Statement[];
 }
+
+/**
+ * How the envelope receives one message parse (detect/receive.ts): inside a try as it is; with a guard
+ * after the statement that stores it (`target`, left by `exit`); received into a name of its own before
+ * the call it is an argument of (`text`: the parsed text); or, outside any try with no place for a guard,
+ * answered with -32700 and still thrown.
+ */
+export type ParseReceipt =
+  | { kind: 'try' }
+  | { kind: 'guard'; statement: t.Statement; target: string; exit: string }
+  | { kind: 'hoisted'; statement: t.Statement; text: t.Node; exit: string }
+  | { kind: 'unguarded' };

@@ -1,0 +1,95 @@
+// How the envelope receives each message parse (read by the envelope rewrite and by the audit's "fixed"
+// mark): inside a try the parse's own error handling stays; outside one, `JSON.parse` becomes
+// `envelope.receive` with a guard after the statement (a bad line ends that handling, not the server), or
+// the parse is first received into a name of its own when it is an argument of a call; where neither fits
+// the line is answered with -32700 and the parse still throws, as it did.
+import { t } from '../babel.js';
+import type { ModuleUnit } from '../analysis/program.js';
+import type { ParseReceipt } from '../model/server-model.js';
+
+export function getParseReceipt(mod: ModuleUnit, call: t.CallExpression): ParseReceipt {
+  if (isInsideTry(mod, call)) return { kind: 'try' };
+  const guard = getParseGuard(mod, call);
+  if (guard !== null) return { kind: 'guard', ...guard };
+  const hoisted = getHoistedParse(mod, call);
+  if (hoisted !== null) return { kind: 'hoisted', ...hoisted };
+  return { kind: 'unguarded' };
+}
+
+function isInsideTry(mod: ModuleUnit, node: t.Node): boolean {
+  let child: t.Node = node;
+  for (let parent = mod.index.parent.get(node); parent; child = parent, parent = mod.index.parent.get(parent)) {
+    if (parent.type === 'TryStatement' && parent.block === child && parent.handler) return true;
+    if (parent.type.includes('Function') || parent.type === 'ClassMethod' || parent.type === 'ObjectMethod') return false;
+  }
+  return false;
+}
+
+/**
+ * `const msg = JSON.parse(line);` outside a try: with `receive` a bad line is undefined, and a guard
+ * after the statement leaves the message's handling the way the surrounding code does (return from the
+ * handler, or continue the loop over lines).
+ */
+function getParseGuard(mod: ModuleUnit, call: t.CallExpression): { statement: t.Statement; target: string; exit: string } | null {
+  let node: t.Node = call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  let target: string | null = null;
+  let statement: t.Node | undefined;
+  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') {
+    target = parent.id.name;
+    statement = mod.index.parent.get(parent);
+  } else if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') {
+    target = parent.left.name;
+    statement = mod.index.parent.get(parent);
+  }
+  if (target === null || !statement || !t.isStatement(statement)) return null;
+  const exit = getGuardExit(mod, statement);
+  return exit === null ? null : { statement, target, exit };
+}
+
+/** How a guard after `statement` ends the handling of a bad line: `continue` in a loop, `return` in a function; null outside a block. */
+function getGuardExit(mod: ModuleUnit, statement: t.Statement): 'continue' | 'return' | null {
+  const holder = mod.index.parent.get(statement);
+  if (holder?.type !== 'BlockStatement' && holder?.type !== 'SwitchCase') return null;
+  // the nearest loop inside the same function: a guard there continues it, else it returns
+  for (let p: t.Node | undefined = holder; p; p = mod.index.parent.get(p)) {
+    if (p.type === 'ForStatement' || p.type === 'ForOfStatement' || p.type === 'ForInStatement' || p.type === 'WhileStatement' || p.type === 'DoWhileStatement') return 'continue';
+    if (p.type.includes('Function') || p.type === 'ClassMethod' || p.type === 'ObjectMethod') return 'return';
+  }
+  return null;
+}
+
+/**
+ * `handle(JSON.parse(line));`, `this.emit('message', JSON.parse(line));`, `await this.dispatch(...)`
+ * outside a try: the parse is an argument of a call that is the whole statement, and nothing evaluated
+ * before it there can do anything (the callee is a name or a member chain of names and `this`, the
+ * arguments before it names or literals). Received into a name just before the statement, the message
+ * can be guarded like a declared one; the order of what runs does not change.
+ */
+function getHoistedParse(mod: ModuleUnit, call: t.CallExpression): { statement: t.Statement; text: t.Node; exit: string } | null {
+  const [text] = call.arguments;
+  if (call.arguments.length !== 1 || !text || t.isSpreadElement(text)) return null;
+  const outer = mod.index.parent.get(call);
+  if (outer?.type !== 'CallExpression' || !runsNoCode(outer.callee)) return null;
+  const at = outer.arguments.indexOf(call);
+  if (at === -1 || !outer.arguments.slice(0, at).every((arg) => runsNoCode(arg))) return null;
+  let node: t.Node = outer;
+  let parent = mod.index.parent.get(node);
+  if (parent?.type === 'AwaitExpression' || (parent?.type === 'UnaryExpression' && parent.operator === 'void')) {
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type !== 'ExpressionStatement') return null;
+  const exit = getGuardExit(mod, parent);
+  return exit === null ? null : { statement: parent, text, exit };
+}
+
+/** A name, `this`, a literal, or a member chain of those with plain property names: evaluating it runs no code of the program's. */
+function runsNoCode(node: t.Node): boolean {
+  if (node.type === 'Identifier' || node.type === 'ThisExpression' || t.isLiteral(node)) return node.type !== 'TemplateLiteral' || node.expressions.length === 0;
+  return node.type === 'MemberExpression' && !node.computed && runsNoCode(node.object);
+}
