@@ -4,7 +4,7 @@
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import { t } from '../babel.js';
-import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getEnclosingClass, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
@@ -356,8 +356,21 @@ export function isStartedElsewhere(facts: FileFacts, mod: ModuleUnit, node: t.No
   let outer: FunctionNode | null = findEnclosingFunction(mod, node);
   if (outer === null) return false;
   for (let up = findEnclosingFunction(mod, outer); up !== null; up = findEnclosingFunction(mod, up)) outer = up;
+  // a constructor runs when its class is instantiated: `new Reader(process.stdin)` names the class
+  const cls = outer.type === 'ClassMethod' && outer.kind === 'constructor' ? getEnclosingClass(mod.index, outer) : null;
+  if (cls !== null) {
+    const name = getClassName(mod, cls);
+    return name !== null && !isReferenced(facts, name, cls);
+  }
   const name = getFunctionName(mod, outer);
   return name !== null && !isReferenced(facts, name, outer);
+}
+
+/** A class's own name: its declaration's, or the variable it is assigned to (`const Reader = class {...}`). */
+function getClassName(mod: ModuleUnit, cls: t.ClassDeclaration | t.ClassExpression): string | null {
+  if (cls.id) return cls.id.name;
+  const parent = mod.index.parent.get(cls);
+  return parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' ? parent.id.name : null;
 }
 
 /** A function's own name: its declaration, the variable or the method key it is declared under. */
@@ -369,8 +382,11 @@ function getFunctionName(mod: ModuleUnit, fn: FunctionNode): string | null {
   return null;
 }
 
-/** Whether the name is read anywhere in the program outside the function itself and its export (a call, a member call, a reference). */
-function isReferenced(facts: FileFacts, name: string, fn: FunctionNode): boolean {
+/**
+ * Whether the name is read anywhere in the program outside the function (or class) itself and its export
+ * (a call, a member call, `new`, a reference).
+ */
+function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.ClassDeclaration | t.ClassExpression): boolean {
   for (const mod of facts.program.modules) {
     for (const id of mod.index.identifiers) {
       if (id.name !== name) continue;
@@ -378,7 +394,9 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode): boolean
       if (!parent) continue;
       // the declaration itself, `export { name }`, a method or property key
       if (parent === fn || (parent.type === 'VariableDeclarator' && parent.id === id)) continue;
-      if (parent.type === 'ExportSpecifier') continue;
+      // `export { name }`, `export default name`, `module.exports = name`: exported, not started
+      if (parent.type === 'ExportSpecifier' || parent.type === 'ExportDefaultDeclaration') continue;
+      if (parent.type === 'AssignmentExpression' && parent.right === id && isModuleExports(parent.left)) continue;
       if ((parent.type === 'ClassMethod' || parent.type === 'ObjectMethod' || parent.type === 'ClassProperty' || parent.type === 'ObjectProperty') && parent.key === id && !parent.computed) {
         if (parent.type !== 'ObjectProperty' || !parent.shorthand) continue;
       }
@@ -394,4 +412,8 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode): boolean
     }
   }
   return false;
+}
+
+function isModuleExports(node: t.Node): boolean {
+  return node.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'module' && getMemberName(node) === 'exports';
 }

@@ -1,6 +1,7 @@
-// End to end for the envelope fallback: five fixture servers of test/fixtures/envelope (Content-Length
+// End to end for the envelope fallback: six fixture servers of test/fixtures/envelope (Content-Length
 // framing, computed dispatch in an ESM class, a CommonJS server that writes its own notifications, a
-// TypeScript handler table, a parse handed straight to an emitter outside any try) are migrated together
+// TypeScript handler table, a parse handed straight to an emitter outside any try, stdin wired in a
+// constructor) are migrated together
 // by `mcp-migrate --yes`, started as processes, and
 // spoken to with the official SDK Client (the NDJSON ones) and with a raw client in their own framing:
 // they answer as the originals did, and pass the JSON-RPC envelope rules the originals break.
@@ -79,6 +80,15 @@ const SERVERS: Server[] = [
     call: { name: 'read_note', arguments: { title: 'welcome' }, text: 'Hello from the notes server' },
     tools: ['read_note'],
   },
+  {
+    // stdin is wired in a constructor, which `new` of the server class reaches (was left alone as NOT_STARTED)
+    file: 'reader-in-constructor.mjs',
+    reason: 'COMPUTED_DISPATCH',
+    framing: 'ndjson',
+    helper: 'mcp-envelope.mjs',
+    call: { name: 'shout', arguments: { text: 'hey' }, text: 'HEY' },
+    tools: ['shout'],
+  },
 ];
 
 let project: Project;
@@ -127,7 +137,7 @@ describe('envelope end to end: the migration', () => {
       // no write to fd 1 is left outside the envelope
       expect(after).not.toMatch(/process\.stdout\.write\(|console\.log\(|writeSync\(1,/);
     }
-    expect(project.output).toMatch(/got the JSON-RPC envelope \(5\)/);
+    expect(project.output).toMatch(/got the JSON-RPC envelope \(6\)/);
   });
 
   it('writes one companion per module system, the helper text for it', () => {
