@@ -179,6 +179,36 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expect(crashes(taggedResult)).toEqual([{ message: "`JSON.parse(line)` runs outside any try: a line that is not JSON crashes the server", fixed: false }]);
   });
 
+  it('parse-helper-caught.js: a parse in a helper whose caller catches keeps throwing there; no guard hands the caller undefined', () => {
+    const file = 'parse-helper-caught.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const result = migrate(file);
+    expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
+    expect(result.after).toBe(
+      edit(before, [
+        [
+          "const readline = require('readline');\n",
+          `const readline = require('readline');\n${helperLines({
+            marker: 'COMPUTED_DISPATCH',
+            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
+          })}\n`,
+        ],
+        ['  const msg = JSON.parse(line);\n', '  const msg = envelope.parse(line);\n'],
+        ["process.stdout.write(JSON.stringify(obj) + '\\n');", "envelope.write(JSON.stringify(obj) + '\\n');"],
+      ]),
+    );
+    expectIdempotent(file, result.after!);
+    // with no try around the call, the caller stores what the helper returns: a guard there would return
+    // undefined into \`msg\` and the handling would go on with it; the parse answers -32700 and throws as it
+    // did, and the audit does not call the crash fixed
+    const uncaught = before.replace('  try {\n    msg = parseMessage(line);\n  } catch (err) {\n    send({ id: null, error: { code: -32700, message: \'Parse error\' } });\n    return;\n  }\n', '  msg = parseMessage(line);\n');
+    expect(uncaught).not.toBe(before);
+    const bare = migrate(file, uncaught);
+    expect(bare.after).toContain('  const msg = envelope.parse(line);\n  return msg;\n');
+    expect(bare.findings.filter((f) => f.rule === 'parse-error-unanswered').map((f) => f.fixed)).toEqual([false]);
+  });
+
   it('ts-handler-table.ts: TypeScript, a handler table keyed by a computed name, for await over readline', () => {
     const file = 'ts-handler-table.ts';
     const before = readFileSync(join(FIXTURES, file), 'utf8');

@@ -1,19 +1,56 @@
 // How the envelope receives each message parse (read by the envelope rewrite and by the audit's "fixed"
-// mark): inside a try the parse's own error handling stays; outside one, `JSON.parse` becomes
-// `envelope.receive` with a guard after the statement (a bad line ends that handling, not the server), or
-// the parse is first received into a name of its own when it is an argument of a call; where neither fits
-// the line is answered with -32700 and the parse still throws, as it did.
+// mark): where the parse's error is caught (in its function or by a caller) the parse keeps throwing to
+// that handling; elsewhere `JSON.parse` becomes `envelope.receive` with a guard after the statement (a bad
+// line ends that handling, not the server), or the parse is first received into a name of its own when it
+// is an argument of a call; where neither fits, or where leaving the function early would hand its caller
+// undefined instead of the error, the line is answered with -32700 and the parse still throws, as it did.
 import { t } from '../babel.js';
 import type { ModuleUnit } from '../analysis/program.js';
+import type { Frame } from '../analysis/values.js';
 import type { ParseReceipt } from '../model/server-model.js';
 
-export function getParseReceipt(mod: ModuleUnit, call: t.CallExpression): ParseReceipt {
+/** `frames`: every frame the analysis saw the parse run in (one per message path through it). */
+export function getParseReceipt(mod: ModuleUnit, call: t.CallExpression, frames: readonly Frame[]): ParseReceipt {
   if (isInsideTry(mod, call)) return { kind: 'try' };
+  // a caller that catches what the parse throws handles a bad line itself: the parse keeps throwing to it
+  const caught = frames.filter(isCaughtByCaller).length;
+  if (caught > 0) return caught === frames.length ? { kind: 'try' } : { kind: 'unguarded' };
   const guard = getParseGuard(mod, call);
-  if (guard !== null) return { kind: 'guard', ...guard };
-  const hoisted = getHoistedParse(mod, call);
-  if (hoisted !== null) return { kind: 'hoisted', ...hoisted };
-  return { kind: 'unguarded' };
+  const receipt: ParseReceipt = guard !== null ? { kind: 'guard', ...guard } : { kind: 'unguarded' };
+  const hoisted = guard === null ? getHoistedParse(mod, call) : null;
+  const placed: ParseReceipt = hoisted !== null ? { kind: 'hoisted', ...hoisted } : receipt;
+  // a guard that returns ends the handling only where the function's result goes nowhere: elsewhere
+  // (`msg = parseMessage(line)`) the caller would go on with undefined where the error stopped it
+  if (placed.kind !== 'unguarded' && placed.exit === 'return' && !frames.every(dropsResult)) return { kind: 'unguarded' };
+  return placed;
+}
+
+/** Some call on the way to the frame sits inside a try (with a catch) of its caller's function. */
+function isCaughtByCaller(frame: Frame): boolean {
+  for (let f: Frame = frame; f.caller !== null && f.call !== null; f = f.caller) {
+    if (isInsideTry(f.caller.mod, f.call)) return true;
+  }
+  return false;
+}
+
+/**
+ * What the frame's function returns goes nowhere: it is a root (a listener, the loop's own function), an
+ * event listener run by emit(), a call that is a statement of its own, or returned (or an arrow's body) by
+ * a function whose result goes nowhere either.
+ */
+function dropsResult(frame: Frame): boolean {
+  if (frame.caller === null || frame.call === null || frame.indirect === true) return true;
+  const mod = frame.caller.mod;
+  let node: t.Node = frame.call;
+  let parent = mod.index.parent.get(node);
+  while (parent && (parent.type === 'AwaitExpression' || parent.type === 'ParenthesizedExpression' || (parent.type === 'UnaryExpression' && parent.operator === 'void'))) {
+    if (parent.type === 'UnaryExpression') return true;
+    node = parent;
+    parent = mod.index.parent.get(node);
+  }
+  if (parent?.type === 'ExpressionStatement') return true;
+  if (parent?.type === 'ReturnStatement' || (parent?.type === 'ArrowFunctionExpression' && parent.body === node)) return dropsResult(frame.caller);
+  return false;
 }
 
 function isInsideTry(mod: ModuleUnit, node: t.Node): boolean {

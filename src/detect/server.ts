@@ -140,11 +140,14 @@ function describe(facts: FileFacts, paths: MessagePath[]): string {
  * written for a method the dispatch did not pin down leave it open.
  */
 function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['envelope'] {
-  const parses = new Map<t.Node, ServerModel['envelope']['parses'][number]>();
+  const frames = new Map<t.CallExpression, { mod: ModuleUnit; frames: Frame[] }>();
   for (const p of paths) {
     const e = p.events[p.parseIndex] as Extract<Event, { e: 'parse' }>;
-    if (!parses.has(e.call)) parses.set(e.call, { call: e.call, mod: e.frame.mod, receipt: getParseReceipt(e.frame.mod, e.call) });
+    const seen = frames.get(e.call);
+    if (seen) seen.frames.push(e.frame);
+    else frames.set(e.call, { mod: e.frame.mod, frames: [e.frame] });
   }
+  const parses = [...frames].map(([call, { mod, frames: seen }]) => ({ call, mod, receipt: getParseReceipt(mod, call, seen) }));
   const requests = paths.filter((p) => !p.notification);
   const computed = requests.some((p) => p.events.some((e) => e.e === 'computed-key'));
   const runtime = requests.some((p) => p.method === null && p.events.some((e) => e.e === 'runtime-table'));
@@ -159,7 +162,7 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
     // no answered method seen at all: the replies were not recognised, and an empty list would refuse everything
     if (methods.length === 0) methods = null;
   }
-  return { parses: [...parses.values()], methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [], answersUnknownMethods: answersUnknown };
+  return { parses, methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [], answersUnknownMethods: answersUnknown };
 }
 
 /**

@@ -204,10 +204,10 @@ export interface CatchWrite {
 }
 
 /**
- * How the envelope receives one message parse (detect/receive.ts): inside a try as it is; with a guard
- * after the statement that stores it (`target`, left by `exit`); received into a name of its own before
- * the call it is an argument of (`text`: the parsed text); or, outside any try with no place for a guard,
- * answered with -32700 and still thrown.
+ * How the envelope receives one message parse (detect/receive.ts): where its error is caught (in its
+ * function or by a caller), as it is; with a guard after the statement that stores it (`target`, left by
+ * `exit`); received into a name of its own before the call it is an argument of (`text`: the parsed
+ * text); or, uncaught with no safe place for a guard, answered with -32700 and still thrown.
  */
 export type ParseReceipt =
   | { kind: 'try' }

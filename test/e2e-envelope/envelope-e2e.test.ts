@@ -1,7 +1,7 @@
-// End to end for the envelope fallback: six fixture servers of test/fixtures/envelope (Content-Length
+// End to end for the envelope fallback: seven fixture servers of test/fixtures/envelope (Content-Length
 // framing, computed dispatch in an ESM class, a CommonJS server that writes its own notifications, a
 // TypeScript handler table, a parse handed straight to an emitter outside any try, stdin wired in a
-// constructor) are migrated together
+// constructor, a parse helper whose caller catches) are migrated together
 // by `mcp-migrate --yes`, started as processes, and
 // spoken to with the official SDK Client (the NDJSON ones) and with a raw client in their own framing:
 // they answer as the originals did, and pass the JSON-RPC envelope rules the originals break.
@@ -89,6 +89,15 @@ const SERVERS: Server[] = [
     call: { name: 'shout', arguments: { text: 'hey' }, text: 'HEY' },
     tools: ['shout'],
   },
+  {
+    // the parse is in a helper whose caller catches it: it keeps throwing there (a guard would hand the caller undefined)
+    file: 'parse-helper-caught.js',
+    reason: 'COMPUTED_DISPATCH',
+    framing: 'ndjson',
+    helper: 'mcp-envelope.js',
+    call: { name: 'reverse', arguments: { text: 'abc' }, text: 'cba' },
+    tools: ['reverse'],
+  },
 ];
 
 let project: Project;
@@ -137,7 +146,7 @@ describe('envelope end to end: the migration', () => {
       // no write to fd 1 is left outside the envelope
       expect(after).not.toMatch(/process\.stdout\.write\(|console\.log\(|writeSync\(1,/);
     }
-    expect(project.output).toMatch(/got the JSON-RPC envelope \(6\)/);
+    expect(project.output).toMatch(/got the JSON-RPC envelope \(7\)/);
   });
 
   it('writes one companion per module system, the helper text for it', () => {
