@@ -179,6 +179,22 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expect(crashes(taggedResult)).toEqual([{ message: "`JSON.parse(line)` runs outside any try: a line that is not JSON crashes the server", fixed: false }]);
   });
 
+  it('emitter-parse-argument.mjs, varied: a parse that is the first code of its statement at any depth is received first', () => {
+    const file = 'emitter-parse-argument.mjs';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const statement = "    this.emit('message', JSON.parse(line));\n";
+    const received = "    const message = envelope.receive(line);\n    if (message === undefined) return;\n";
+    const variant = (text: string) => migrate(file, before.replace(statement, text)).after!;
+    // a destructuring declaration, a call inside the call, the right side of an assignment
+    expect(variant("    const { ...msg } = JSON.parse(line);\n    this.emit('message', msg);\n")).toContain(`${received}    const { ...msg } = message;\n`);
+    expect(variant("    this.emit('message', Object.freeze(JSON.parse(line)));\n")).toContain(`${received}    this.emit('message', Object.freeze(message));\n`);
+    expect(variant("    let msg;\n    msg = Object.freeze(JSON.parse(line));\n    this.emit('message', msg);\n")).toContain(`    let msg;\n${received}    msg = Object.freeze(message);\n`);
+    expect(variant("    this.emit('message', { ...JSON.parse(line) });\n")).toContain("this.emit('message', { ...envelope.parse(line) });");
+    // inside an object literal (not a place the rule takes), and where the parse may not run (after `&&`),
+    // where moving it ahead would run it always: it stays
+    expect(variant("    this.emit('message', line.length > 2 && JSON.parse(line));\n")).toContain("this.emit('message', line.length > 2 && envelope.parse(line));");
+  });
+
   it('parse-helper-caught.js: a parse in a helper whose caller catches keeps throwing there; no guard hands the caller undefined', () => {
     const file = 'parse-helper-caught.js';
     const before = readFileSync(join(FIXTURES, file), 'utf8');

@@ -101,28 +101,56 @@ function getGuardExit(mod: ModuleUnit, statement: t.Statement): 'continue' | 're
 }
 
 /**
- * `handle(JSON.parse(line));`, `this.emit('message', JSON.parse(line));`, `await this.dispatch(...)`
- * outside a try: the parse is an argument of a call that is the whole statement, and nothing evaluated
- * before it there can do anything (the callee is a name or a member chain of names and `this`, the
- * arguments before it names or literals). Received into a name just before the statement, the message
- * can be guarded like a declared one; the order of what runs does not change.
+ * The parse is the first code its statement runs: `handle(JSON.parse(line));`, `this.emit('message',
+ * JSON.parse(line));`, `const { id, method } = JSON.parse(line);`, `msg = normalize(JSON.parse(line));`
+ * outside a try. On the way from the parse up to its statement nothing evaluated before it can do anything
+ * (a callee that is a name or a member chain of names and `this`, arguments before it that are names or
+ * literals; an await, a type assertion, the right side of `name = ...`). Received into a name just before
+ * the statement, the message can be guarded like a declared one; the order of what runs does not change.
  */
 function getHoistedParse(mod: ModuleUnit, call: t.CallExpression): { statement: t.Statement; text: t.Node; exit: string } | null {
   const [text] = call.arguments;
   if (call.arguments.length !== 1 || !text || t.isSpreadElement(text)) return null;
-  const outer = mod.index.parent.get(call);
-  if (outer?.type !== 'CallExpression' || !runsNoCode(outer.callee)) return null;
-  const at = outer.arguments.indexOf(call);
-  if (at === -1 || !outer.arguments.slice(0, at).every((arg) => runsNoCode(arg))) return null;
-  let node: t.Node = outer;
-  let parent = mod.index.parent.get(node);
-  if (parent?.type === 'AwaitExpression' || (parent?.type === 'UnaryExpression' && parent.operator === 'void')) {
-    node = parent;
-    parent = mod.index.parent.get(node);
+  for (let node: t.Node = call; ; ) {
+    const parent = mod.index.parent.get(node);
+    if (!parent) return null;
+    let statement: t.Statement | null = null;
+    // (`JSON.parse(line);` alone hands the message to nothing)
+    if ((parent.type === 'ExpressionStatement' && node !== call) || parent.type === 'ReturnStatement') statement = parent;
+    else if (parent.type === 'VariableDeclarator' && parent.init === node) {
+      const declaration = mod.index.parent.get(parent);
+      if (declaration?.type === 'VariableDeclaration' && declaration.declarations.length === 1) statement = declaration;
+    } else if (evaluatesFirst(parent, node)) {
+      node = parent;
+      continue;
+    }
+    if (statement === null) return null;
+    const exit = getGuardExit(mod, statement);
+    return exit === null ? null : { statement, text, exit };
   }
-  if (parent?.type !== 'ExpressionStatement') return null;
-  const exit = getGuardExit(mod, parent);
-  return exit === null ? null : { statement: parent, text, exit };
+}
+
+/** `child` is the first thing `parent` evaluates that can run code (see getHoistedParse). */
+function evaluatesFirst(parent: t.Node, child: t.Node): boolean {
+  switch (parent.type) {
+    case 'CallExpression':
+    case 'NewExpression': {
+      const at = parent.arguments.indexOf(child as (typeof parent.arguments)[number]);
+      return at !== -1 && runsNoCode(parent.callee) && parent.arguments.slice(0, at).every((arg) => runsNoCode(arg));
+    }
+    case 'AwaitExpression':
+    case 'ParenthesizedExpression':
+    case 'TSAsExpression':
+    case 'TSNonNullExpression':
+    case 'TSSatisfiesExpression':
+      return true;
+    case 'UnaryExpression':
+      return parent.operator === 'void';
+    case 'AssignmentExpression':
+      return parent.operator === '=' && parent.right === child && parent.left.type === 'Identifier';
+    default:
+      return false;
+  }
 }
 
 /** A name, `this`, a literal, or a member chain of those with plain property names: evaluating it runs no code of the program's. */

@@ -1,7 +1,8 @@
-// End to end for the envelope fallback: seven fixture servers of test/fixtures/envelope (Content-Length
+// End to end for the envelope fallback: eight fixture servers of test/fixtures/envelope (Content-Length
 // framing, computed dispatch in an ESM class, a CommonJS server that writes its own notifications, a
 // TypeScript handler table, a parse handed straight to an emitter outside any try, stdin wired in a
-// constructor, a parse helper whose caller catches) are migrated together
+// constructor, a parse helper whose caller catches, a message destructured straight out of the parse)
+// are migrated together
 // by `mcp-migrate --yes`, started as processes, and
 // spoken to with the official SDK Client (the NDJSON ones) and with a raw client in their own framing:
 // they answer as the originals did, and pass the JSON-RPC envelope rules the originals break.
@@ -98,6 +99,15 @@ const SERVERS: Server[] = [
     call: { name: 'reverse', arguments: { text: 'abc' }, text: 'cba' },
     tools: ['reverse'],
   },
+  {
+    // `const { id, method } = JSON.parse(line)` outside any try: received into a name first, then guarded
+    file: 'destructured-parse.js',
+    reason: 'COMPUTED_DISPATCH',
+    framing: 'ndjson',
+    helper: 'mcp-envelope.js',
+    call: { name: 'count_words', arguments: { text: 'one two  three' }, text: '3' },
+    tools: ['count_words'],
+  },
 ];
 
 let project: Project;
@@ -146,7 +156,7 @@ describe('envelope end to end: the migration', () => {
       // no write to fd 1 is left outside the envelope
       expect(after).not.toMatch(/process\.stdout\.write\(|console\.log\(|writeSync\(1,/);
     }
-    expect(project.output).toMatch(/got the JSON-RPC envelope \(7\)/);
+    expect(project.output).toMatch(/got the JSON-RPC envelope \(8\)/);
   });
 
   it('writes one companion per module system, the helper text for it', () => {
