@@ -183,6 +183,27 @@ describe('pruneUnusedDeclarations: the scope a name is read in', () => {
   });
 });
 
+describe('pruneUnusedDeclarations: a class member used through `this` of another class', () => {
+  // the server's writer is called `emit`, like the EventEmitter method its line reader calls on itself
+  const reader = (base: string) => `class Reader extends ${base} {\n  take(line) {\n    this.emit('message', line);\n  }\n}\n`;
+  const server = (reply: string) => `class Server {\n  handle(msg) {\n${reply}  }\n\n  emit(msg) {\n    process.stdout.write(JSON.stringify(msg));\n  }\n}\nmodule.exports = { Reader, Server };\n`;
+  const original = (base: string) => reader(base) + server('    this.emit({ id: msg.id });\n');
+  const rewritten = (base: string) => reader(base) + server('    return { id: msg.id };\n');
+
+  it("an unrelated class's `this.emit(...)` is no use of the server's `emit`: the writer goes", () => {
+    const out = prune('server.js', original('EventEmitter'), rewritten('EventEmitter'), ['emit']);
+    expect(out).toBe(reader('EventEmitter') + "class Server {\n  handle(msg) {\n    return { id: msg.id };\n  }\n}\nmodule.exports = { Reader, Server };\n");
+  });
+
+  it('a subclass of the server may reach its `emit` through `this`, and so may a class whose superclass is not known: it stays', () => {
+    const base = (reply: string) => `class Base {\n  handle(msg) {\n${reply}  }\n\n  emit(msg) {\n    process.stdout.write(JSON.stringify(msg));\n  }\n}\n`;
+    const tail = reader('Base') + 'module.exports = { Reader, Base };\n';
+    const kept = base('    return { id: msg.id };\n') + tail;
+    expect(prune('server.js', base('    this.emit({ id: msg.id });\n') + tail, kept, ['emit'])).toBe(kept);
+    expect(prune('server.js', original('mixin(EventEmitter)'), rewritten('mixin(EventEmitter)'), ['emit'])).toBe(rewritten('mixin(EventEmitter)'));
+  });
+});
+
 describe('removeExportedWriters', () => {
   it('removes a writer only the exports name, with its entry', () => {
     const text = "function emit(m) { process.stdout.write(m); }\nfunction listen() {}\nmodule.exports = { emit, listen };\n";

@@ -178,13 +178,15 @@ function removeListItem(text: string, edits: EditList, node: t.Node): void {
 
 /**
  * Methods and fields of classes, keyed `class:<Class>.<name>`, with every `.name` access in the file as a
- * reference (whatever the object: conservative). Never the constructor, accessors, static members, or a
- * name another module of the program reads.
+ * reference (whatever the object: conservative), except `this.name` in a method of a class unrelated to
+ * this one (a line reader's own `this.emit(...)` is no use of the server's `emit`). Never the constructor,
+ * accessors, static members, or a name another module of the program reads.
  */
 function collectClassMembers(scan: MemberScan, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): Map<string, BindingInfo> {
   const members = new Map<string, BindingInfo>();
-  const { accesses, classes, dynamic, exported } = scan;
+  const { accesses, accessThis, classes, dynamic, exported } = scan;
   if (dynamic) return members;
+  const related = getClassRelation(classes);
   for (const { name: className, node } of classes) {
     // code outside the program may call the methods of an exported class: only its writers go
     const isExported = exported.has(className);
@@ -198,7 +200,8 @@ function collectClassMembers(scan: MemberScan, externalMembers: ReadonlySet<stri
       const name = member.key.type === 'PrivateName' ? `#${member.key.id.name}` : (member.key as t.Identifier).name;
       // a private member is read only inside its class: other modules and exports cannot reach it
       if (!isPrivate && (externalMembers.has(name) || (isExported && !writers.has(name)))) continue;
-      const ranges = accesses.get(name) ?? [];
+      const thisOf = accessThis.get(name) ?? [];
+      const ranges = (accesses.get(name) ?? []).filter((_, i) => thisOf[i] === null || related(node, thisOf[i]!));
       const isMethod = member.type === 'ClassMethod' || member.type === 'ClassPrivateMethod';
       members.set(`class:${className}.${name}`, { references: ranges.length, referenceRanges: ranges, node: member, removable: isMethod || !member.value || isPure(member.value) });
     }
@@ -212,17 +215,55 @@ interface MemberScan {
   dynamic: boolean;
   classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[];
   accesses: Map<string, [number, number][]>;
+  /** For each of `accesses`: the class `this` is an instance of when the access is `this.name`, else null. */
+  accessThis: Map<string, (ClassNode | null)[]>;
   exported: Set<string>;
 }
 
-function addAccess(accesses: Map<string, [number, number][]>, name: string, node: t.Node): void {
-  const list = accesses.get(name);
-  if (list) list.push([node.start!, node.end!]);
-  else accesses.set(name, [[node.start!, node.end!]]);
+type ClassNode = t.ClassDeclaration | t.ClassExpression;
+
+function addAccess(scan: Pick<MemberScan, 'accesses' | 'accessThis'>, name: string, node: t.Node, thisClass: ClassNode | null = null): void {
+  const list = scan.accesses.get(name);
+  if (list) {
+    list.push([node.start!, node.end!]);
+    scan.accessThis.get(name)!.push(thisClass);
+  } else {
+    scan.accesses.set(name, [[node.start!, node.end!]]);
+    scan.accessThis.set(name, [thisClass]);
+  }
+}
+
+/**
+ * Whether an instance of one class may be `this` in the methods of the other: the same class, one extends
+ * the other in this file, or a superclass on either side is neither a class of this file nor a plain name
+ * (`extends mixin(Base)`: not known). A plain name that is no class of the file (`extends EventEmitter`)
+ * is a class from elsewhere, which no class of this file is a superclass of.
+ */
+function getClassRelation(classes: MemberScan['classes']): (a: ClassNode, b: ClassNode) => boolean {
+  const byName = new Map<string, ClassNode | null>();
+  for (const { name, node } of classes) byName.set(name, byName.has(name) ? null : node);
+  const lineage = (cls: ClassNode): { ancestors: Set<ClassNode>; open: boolean } => {
+    const ancestors = new Set<ClassNode>();
+    for (let at: ClassNode = cls; at.superClass; ) {
+      if (at.superClass.type !== 'Identifier') return { ancestors, open: true };
+      const parent = byName.get(at.superClass.name);
+      if (parent === undefined) return { ancestors, open: false };
+      if (parent === null || ancestors.has(parent)) return { ancestors, open: true };
+      ancestors.add(parent);
+      at = parent;
+    }
+    return { ancestors, open: false };
+  };
+  return (a, b) => {
+    if (a === b) return true;
+    const la = lineage(a);
+    const lb = lineage(b);
+    return la.open || lb.open || la.ancestors.has(b) || lb.ancestors.has(a);
+  };
 }
 
 function scanClassMembers(model: ScopeModel): MemberScan {
-  const accesses = new Map<string, [number, number][]>();
+  const scan = { accesses: new Map<string, [number, number][]>(), accessThis: new Map<string, (ClassNode | null)[]>() };
   const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
   let dynamic = false;
   const { scanned, scannedScopes } = model;
@@ -236,21 +277,21 @@ function scanClassMembers(model: ScopeModel): MemberScan {
       // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
       const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
       // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
-      if (name !== null && !isOtherObject(model, node, scannedScopes[i]!)) addAccess(accesses, name, node);
+      if (name !== null && !isOtherObject(model, node, scannedScopes[i]!)) addAccess(scan, name, node, t.isThisExpression(node.object) ? model.scannedThis[i]! : null);
     } else if (node.type === 'OptionalMemberExpression') {
       const property = node.property;
       // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
       const name = (property as t.Node).type === 'PrivateName' ? `#${(property as unknown as t.PrivateName).id.name}` : !node.computed && t.isIdentifier(property) ? property.name : null;
-      if (name !== null) addAccess(accesses, name, node);
+      if (name !== null) addAccess(scan, name, node, t.isThisExpression(node.object) ? model.scannedThis[i]! : null);
     } else if (node.type === 'BinaryExpression' && node.operator === 'in' && t.isPrivateName(node.left)) {
       // `#send in obj`: a brand check reads the private name too
       const name = `#${node.left.id.name}`;
-      addAccess(accesses, name, node);
+      addAccess(scan, name, node);
     } else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') {
       classes.push({ name: node.id?.name ?? `@${node.start}`, node });
     }
   }
-  return { dynamic, classes, accesses, exported: getExportedNames(model.program) };
+  return { dynamic, classes, ...scan, exported: getExportedNames(model.program) };
 }
 
 /**
@@ -548,6 +589,8 @@ interface ScopeModel {
   scanned: t.Node[];
   /** The scope each of `scanned` is in. */
   scannedScopes: t.Node[];
+  /** The class `this` is an instance of where each of `scanned` is (see getThisClass). */
+  scannedThis: (t.ClassDeclaration | t.ClassExpression | null)[];
   /** Every name some scope declares. */
   declared: Set<string>;
 }
@@ -564,7 +607,7 @@ interface ScopeModel {
  * 4. `import type` specifiers are not `module` bindings.
  */
 function buildScopeModel(ast: t.File): ScopeModel {
-  const model: ScopeModel = { program: ast.program, scopes: new Map(), outerScopes: new Map(), owners: new Map(), scanned: [], scannedScopes: [], declared: new Set() };
+  const model: ScopeModel = { program: ast.program, scopes: new Map(), outerScopes: new Map(), owners: new Map(), scanned: [], scannedScopes: [], scannedThis: [], declared: new Set() };
   // the identifiers (with parent, grandparent and scope), writes and exports (with scope) the walk saw:
   // Babel resolves them once every declaration is known (hoisting)
   const identifiers: (t.Identifier | t.JSXIdentifier)[] = [];
@@ -640,6 +683,7 @@ function buildScopeModel(ast: t.File): ScopeModel {
       case 'ClassExpression':
         model.scanned.push(node);
         model.scannedScopes.push(scope);
+        model.scannedThis.push(around?.thisClass ?? null);
         break;
       default:
         break;
@@ -655,12 +699,12 @@ function buildScopeModel(ast: t.File): ScopeModel {
         for (let i = value.length - 1; i >= 0; i--) {
           const child: unknown = value[i];
           if (!isWalked(child)) continue;
-          mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner };
+          mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner, thisClass: getThisClass(node, around) };
           stack.push(child);
           arounds.push(mine);
         }
       } else if (isWalked(value)) {
-        mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner };
+        mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner, thisClass: getThisClass(node, around) };
         stack.push(value);
         arounds.push(mine);
       }
@@ -698,6 +742,32 @@ interface Around {
   scopeOfParent: t.Node;
   outerOfParent: t.Node;
   owner: string;
+  /** The class `this` is an instance of inside the node (null: not known). */
+  thisClass: t.ClassDeclaration | t.ClassExpression | null;
+}
+
+/**
+ * The class `this` is an instance of in the code inside `node` (`around`: its parent's): the class of an
+ * instance method or field; none known in a function, object method, static member or at the top; an
+ * arrow function and everything else keep their parent's.
+ */
+function getThisClass(node: t.Node, around: Around | null): t.ClassDeclaration | t.ClassExpression | null {
+  switch (node.type) {
+    case 'ClassMethod':
+    case 'ClassPrivateMethod':
+    case 'ClassProperty':
+    case 'ClassPrivateProperty': {
+      const cls = around?.parent;
+      return !node.static && (cls?.type === 'ClassDeclaration' || cls?.type === 'ClassExpression') ? cls : null;
+    }
+    case 'FunctionDeclaration':
+    case 'FunctionExpression':
+    case 'ObjectMethod':
+    case 'StaticBlock':
+      return null;
+    default:
+      return around?.thisClass ?? null;
+  }
 }
 
 /** A child the walk visits: a node, except a `: T` annotation (see forEachChildWithTypes). */
