@@ -243,8 +243,7 @@ serve((m) => {
   });
 });
 
-describe('stdio code that nothing in the scanned files starts and that answers no request (a transport)', () => {
-  const TRANSPORT = `import { createInterface } from 'node:readline';
+const TRANSPORT = `import { createInterface } from 'node:readline';
 import { KNOWN_METHODS } from './methods.js';
 
 // a line transport: the code that starts it sets onmessage and answers through send()
@@ -269,7 +268,9 @@ export class LineTransport {
   }
 }
 `;
-  const METHODS = `export const KNOWN_METHODS = ['initialize', 'tools/list', 'tools/call', 'notifications/initialized'];\n`;
+const METHODS = `export const KNOWN_METHODS = ['initialize', 'tools/list', 'tools/call', 'notifications/initialized'];\n`;
+
+describe('stdio code that nothing in the scanned files starts and that answers no request (a transport)', () => {
 
   it('is left alone as NOT_STARTED, and --check does not fail on it', async () => {
     const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'lib/transport.js': TRANSPORT, 'lib/methods.js': METHODS });
@@ -305,51 +306,11 @@ transport.start();
 
 
 describe('stdin wired in a constructor', () => {
-  // the reader's constructor takes stdin in; it runs when the class is instantiated, here from the
-  // constructor of the server class, which the module instantiates and starts
-  const READER = `import { EventEmitter } from 'node:events';
-import readline from 'node:readline';
-
-class Reader extends EventEmitter {
-  constructor(input) {
-    super();
-    readline.createInterface({ input }).on('line', (line) => {
-      let msg;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return;
-      }
-      this.emit('message', msg);
-    });
-  }
-}
-`;
-  const SERVER = `
-class Server {
-  constructor() {
-    this.reader = new Reader(process.stdin);
-  }
-
-  start() {
-    this.reader.on('message', (msg) => {
-      if (msg.id === undefined) return;
-      if (msg.method === 'initialize') this.send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '1' } } });
-      else if (msg.method === 'tools/list') this.send({ id: msg.id, result: { tools: [] } });
-      else this.send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });
-    });
-  }
-
-  send(reply) {
-    process.stdout.write(JSON.stringify(reply) + '\\n');
-  }
-}
-
-new Server().start();
-`;
-
   it('is started by `new` of its class, from another constructor: migrated, not left alone', () => {
-    const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'server.js': READER + SERVER });
+    // the reader's constructor takes stdin in; the server's constructor creates the reader, and the module
+    // creates the server
+    const fixture = readFileSync(join('test/fixtures/envelope', 'reader-in-constructor.mjs'), 'utf8');
+    const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'server.js': fixture });
     const result = run(root, 'server.js');
     expect(result.decision).not.toMatchObject({ reason: 'NOT_STARTED' });
     expect(result.decision.kind === 'sdk' || result.decision.kind === 'envelope').toBe(true);
@@ -358,34 +319,9 @@ new Server().start();
 
   it('a transport that wires stdin in its constructor and that nothing instantiates is still a library', () => {
     // its own declaration and its export are no `new`: the code that imports it starts it
-    const transport = `import { createInterface } from 'node:readline';
-
-const KNOWN_METHODS = ['initialize', 'tools/list', 'tools/call', 'notifications/initialized'];
-
-export class LineTransport {
-  constructor() {
-    this.lines = createInterface({ input: process.stdin });
-    this.lines.on('line', (line) => {
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch (err) {
-        this.onerror?.(err);
-        return;
-      }
-      if (!KNOWN_METHODS.includes(message.method)) this.onerror?.(new Error('unexpected ' + message.method));
-      this.onmessage?.(message);
-    });
-  }
-
-  send(message) {
-    process.stdout.write(JSON.stringify(message) + '\\n');
-  }
-}
-
-export default LineTransport;
-`;
-    const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'transport.js': transport });
-    expect(run(root, 'transport.js').decision).toMatchObject({ kind: 'leave', reason: 'NOT_STARTED' });
+    const transport = TRANSPORT.replace('  start() {', '  constructor() {') + 'export default LineTransport;\n';
+    expect(transport).not.toBe(TRANSPORT + 'export default LineTransport;\n');
+    const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'lib/transport.js': transport, 'lib/methods.js': METHODS });
+    expect(run(root, 'lib/transport.js').decision).toMatchObject({ kind: 'leave', reason: 'NOT_STARTED' });
   });
 });

@@ -170,11 +170,16 @@ export function forEachChildWithTypes(node: t.Node, visit: (child: t.Node) => vo
   for (const key of keys) {
     const value = (node as unknown as Record<string, unknown>)[key];
     if (Array.isArray(value)) {
-      for (const item of value) if (isNode(item) && item.type !== 'TSTypeAnnotation') visit(item);
-    } else if (isNode(value) && value.type !== 'TSTypeAnnotation') {
+      for (const item of value) if (isTypedChild(item)) visit(item);
+    } else if (isTypedChild(value)) {
       visit(value);
     }
   }
+}
+
+/** A child forEachChildWithTypes visits: a node, except a `: T` annotation. */
+export function isTypedChild(value: unknown): value is t.Node {
+  return isNode(value) && value.type !== 'TSTypeAnnotation';
 }
 
 function isNode(value: unknown): value is t.Node {
@@ -681,6 +686,20 @@ export function getEnclosingClass(index: AstIndex, node: t.Node): t.ClassDeclara
   if (at === undefined) return null;
   const cls = getLayout(index).cls[at]!;
   return cls >= 0 ? (index.nodes[cls] as t.ClassDeclaration | t.ClassExpression) : null;
+}
+
+/** `module.exports` (also `module['exports']`). */
+export function isModuleExports(node: t.Node): boolean {
+  return node.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'module' && getMemberName(node) === 'exports';
+}
+
+/** The catch clause of the `try` around `node` in its own function, or null. */
+export function getCatchClause(index: AstIndex, node: t.Node): t.CatchClause | null {
+  let current = node;
+  for (let parent = index.parent.get(current); parent && !isFunctionNode(parent); current = parent, parent = index.parent.get(current)) {
+    if (parent.type === 'TryStatement' && parent.block === current && parent.handler) return parent.handler;
+  }
+  return null;
 }
 
 /** Whether `id` is read as a value here (Babel's own reference test, over the parent links of the index). */

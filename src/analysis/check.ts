@@ -3,7 +3,7 @@
 // writes to stdout, or reads a name that is bound nowhere (a binding the moved code relied on was
 // removed), or when the program is not on the SDK afterwards.
 import type * as t from '@babel/types';
-import { buildIndex, type FunctionNode, getMemberName, isReferenceIdentifier, resolveIdentifier } from './ast.js';
+import { buildIndex, type FunctionNode, isModuleExports, isReferenceIdentifier, resolveIdentifier } from './ast.js';
 import { buildFacts } from './facts.js';
 import type { ModuleUnit, ReadModule } from './program.js';
 import { parseSource } from '../parse.js';
@@ -101,10 +101,8 @@ function isExportPosition(mod: ModuleUnit, ref: t.Identifier): boolean {
   const left = parent.left;
   if (left.type !== 'MemberExpression') return false;
   const object = left.object;
-  const isModuleExports = object.type === 'MemberExpression' && object.object.type === 'Identifier' && object.object.name === 'module' && getMemberName(object) === 'exports';
-  const isExports = object.type === 'Identifier' && object.name === 'exports';
-  const isWhole = left.object.type === 'Identifier' && left.object.name === 'module' && getMemberName(left) === 'exports';
-  return isModuleExports || isExports || isWhole;
+  // `module.exports.emit = emit`, `exports.emit = emit`, `module.exports = emit`
+  return isModuleExports(object) || (object.type === 'Identifier' && object.name === 'exports') || isModuleExports(left);
 }
 
 function unboundNames(ast: t.File, source: string): Set<string> {

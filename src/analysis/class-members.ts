@@ -360,7 +360,7 @@ export class ClassMembers {
 }
 
 /** The name a class is bound to in its module: `class Logger {}`, `const Logger = class {}`. */
-function getClassBindingName(cls: ClassNode, mod: ModuleUnit): string | null {
+export function getClassBindingName(cls: ClassNode, mod: ModuleUnit): string | null {
   if (cls.type === 'ClassDeclaration' && cls.id) return cls.id.name;
   const parent = mod.index.parent.get(cls);
   return parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' ? parent.id.name : null;

@@ -4,10 +4,11 @@
 // an incoming message from each consumer to stdout.
 // Deliberately not: judging what the paths mean (detect/ builds the server model from them).
 import { t } from '../babel.js';
-import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getEnclosingClass, getMemberName, isFunctionNode, resolveIdentifier, unwrapExpression } from './ast.js';
+import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getEnclosingClass, getMemberName, isFunctionNode, isModuleExports, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
 import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
+import { getClassBindingName } from './class-members.js';
 import { STDIN_EVENTS } from './inert.js';
 import { speaksMcp } from './vocabulary.js';
 
@@ -359,18 +360,11 @@ export function isStartedElsewhere(facts: FileFacts, mod: ModuleUnit, node: t.No
   // a constructor runs when its class is instantiated: `new Reader(process.stdin)` names the class
   const cls = outer.type === 'ClassMethod' && outer.kind === 'constructor' ? getEnclosingClass(mod.index, outer) : null;
   if (cls !== null) {
-    const name = getClassName(mod, cls);
+    const name = getClassBindingName(cls, mod);
     return name !== null && !isReferenced(facts, name, cls);
   }
   const name = getFunctionName(mod, outer);
   return name !== null && !isReferenced(facts, name, outer);
-}
-
-/** A class's own name: its declaration's, or the variable it is assigned to (`const Reader = class {...}`). */
-function getClassName(mod: ModuleUnit, cls: t.ClassDeclaration | t.ClassExpression): string | null {
-  if (cls.id) return cls.id.name;
-  const parent = mod.index.parent.get(cls);
-  return parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' ? parent.id.name : null;
 }
 
 /** A function's own name: its declaration, the variable or the method key it is declared under. */
@@ -412,8 +406,4 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.Class
     }
   }
   return false;
-}
-
-function isModuleExports(node: t.Node): boolean {
-  return node.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'module' && getMemberName(node) === 'exports';
 }

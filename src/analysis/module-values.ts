@@ -2,7 +2,7 @@
 // builtin evaluates to, and what a module exports under a name (ES exports, `module.exports`, `exports.x`).
 // Deliberately not: packages (only Node's built-in modules are known, by name).
 import type * as t from '@babel/types';
-import { getMemberName } from './ast.js';
+import { getMemberName, isModuleExports } from './ast.js';
 import { UNKNOWN, type Val } from './values.js';
 import { getBuiltinName } from './interp-helpers.js';
 import type { Interpreter } from './interp.js';
@@ -91,7 +91,6 @@ export class ModuleValues {
         const left = statement.expression.left;
         if (left.type !== 'MemberExpression') continue;
         // module.exports = { a, b }  /  module.exports.a = ...  /  exports.a = ...
-        const isModuleExports = (n: t.Node): boolean => n.type === 'MemberExpression' && n.object.type === 'Identifier' && n.object.name === 'module' && getMemberName(n) === 'exports';
         if (isModuleExports(left)) {
           const value = this.interp.evalStatic(statement.expression.right, mod);
           if (value.k === 'obj') return this.interp.member(value, name, this.interp.newState(), this.interp.topFrame(mod), null);

@@ -9,7 +9,7 @@
 // Where the analysis could not decide between answers to an unknown method (paths that know the same
 // about the message), a -32601 on one of them is taken as the answer: the audit does not cry wolf.
 import type * as t from '@babel/types';
-import { getEnclosingFunction, getMemberName, getMemberPath, getNumericValue, isFunctionNode, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
+import { getCatchClause, getEnclosingFunction, getMemberName, getMemberPath, getNumericValue, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js';
 import type { Event, PathState, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
@@ -395,20 +395,11 @@ function checkParseError(facts: FileFacts, sites: ReplySites): RawFinding[] {
       continue;
     }
     // dropped: point at the catch that drops it, where the reply belongs
-    const clause = getCatchClause(parse.frame.mod, parse.call);
+    const clause = getCatchClause(parse.frame.mod.index, parse.call);
     const message = `bad JSON is dropped: ${clause ? 'the catch around' : 'after'} \`${shorten(sourceOf(parse.frame.mod, parse.call))}\` writes no -32700 reply`;
     out.push({ rule: 'parse-error-unanswered', node: clause ?? parse.call, mod: parse.frame.mod, message });
   }
   return out;
-}
-
-/** The catch clause of the `try` around `node` in its own function, or null. */
-function getCatchClause(mod: ModuleUnit, node: t.Node): t.CatchClause | null {
-  let current = node;
-  for (let parent = mod.index.parent.get(current); parent && !isFunctionNode(parent); current = parent, parent = mod.index.parent.get(current)) {
-    if (parent.type === 'TryStatement' && parent.block === current && parent.handler) return parent.handler;
-  }
-  return null;
 }
 
 function checkUnknownMethod(paths: MessagePath[], sites: ReplySites, facts: FileFacts): RawFinding[] {

@@ -5,30 +5,30 @@
 // is an argument of a call; where neither fits, or where leaving the function early would hand its caller
 // undefined instead of the error, the line is answered with -32700 and the parse still throws, as it did.
 import { t } from '../babel.js';
+import { getCatchClause } from '../analysis/ast.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import type { Frame } from '../analysis/values.js';
 import type { ParseReceipt } from '../model/server-model.js';
 
 /** `frames`: every frame the analysis saw the parse run in (one per message path through it). */
 export function getParseReceipt(mod: ModuleUnit, call: t.CallExpression, frames: readonly Frame[]): ParseReceipt {
-  if (isInsideTry(mod, call)) return { kind: 'try' };
+  if (getCatchClause(mod.index, call) !== null) return { kind: 'try' };
   // a caller that catches what the parse throws handles a bad line itself: the parse keeps throwing to it
   const caught = frames.filter(isCaughtByCaller).length;
   if (caught > 0) return caught === frames.length ? { kind: 'try' } : { kind: 'unguarded' };
   const guard = getParseGuard(mod, call);
-  const receipt: ParseReceipt = guard !== null ? { kind: 'guard', ...guard } : { kind: 'unguarded' };
   const hoisted = guard === null ? getHoistedParse(mod, call) : null;
-  const placed: ParseReceipt = hoisted !== null ? { kind: 'hoisted', ...hoisted } : receipt;
+  const placed: ParseReceipt | null = guard !== null ? { kind: 'guard', ...guard } : hoisted !== null ? { kind: 'hoisted', ...hoisted } : null;
   // a guard that returns ends the handling only where the function's result goes nowhere: elsewhere
   // (`msg = parseMessage(line)`) the caller would go on with undefined where the error stopped it
-  if (placed.kind !== 'unguarded' && placed.exit === 'return' && !frames.every(dropsResult)) return { kind: 'unguarded' };
+  if (placed === null || (placed.exit === 'return' && !frames.every(dropsResult))) return { kind: 'unguarded' };
   return placed;
 }
 
 /** Some call on the way to the frame sits inside a try (with a catch) of its caller's function. */
 function isCaughtByCaller(frame: Frame): boolean {
   for (let f: Frame = frame; f.caller !== null && f.call !== null; f = f.caller) {
-    if (isInsideTry(f.caller.mod, f.call)) return true;
+    if (getCatchClause(f.caller.mod.index, f.call) !== null) return true;
   }
   return false;
 }
@@ -50,15 +50,6 @@ function dropsResult(frame: Frame): boolean {
   }
   if (parent?.type === 'ExpressionStatement') return true;
   if (parent?.type === 'ReturnStatement' || (parent?.type === 'ArrowFunctionExpression' && parent.body === node)) return dropsResult(frame.caller);
-  return false;
-}
-
-function isInsideTry(mod: ModuleUnit, node: t.Node): boolean {
-  let child: t.Node = node;
-  for (let parent = mod.index.parent.get(node); parent; child = parent, parent = mod.index.parent.get(parent)) {
-    if (parent.type === 'TryStatement' && parent.block === child && parent.handler) return true;
-    if (parent.type.includes('Function') || parent.type === 'ClassMethod' || parent.type === 'ObjectMethod') return false;
-  }
   return false;
 }
 

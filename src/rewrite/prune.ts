@@ -5,7 +5,7 @@
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import { t } from '../babel.js';
 import { forgetParse, parseSource } from '../parse.js';
-import { forEachChildWithTypes, isFunctionNode } from '../analysis/ast.js';
+import { forEachChildWithTypes, isFunctionNode, isTypedChild } from '../analysis/ast.js';
 import { EditList } from './edits.js';
 import { pruneUnusedTypes } from './prune-types.js';
 import { getRemovalRange } from './text.js';
@@ -242,17 +242,24 @@ function addAccess(scan: Pick<MemberScan, 'accesses' | 'accessThis'>, name: stri
 function getClassRelation(classes: MemberScan['classes']): (a: ClassNode, b: ClassNode) => boolean {
   const byName = new Map<string, ClassNode | null>();
   for (const { name, node } of classes) byName.set(name, byName.has(name) ? null : node);
+  // each class's superclasses in this file, and whether the chain ends in one not known; worked out once
+  const lineages = new Map<ClassNode, { ancestors: Set<ClassNode>; open: boolean }>();
   const lineage = (cls: ClassNode): { ancestors: Set<ClassNode>; open: boolean } => {
-    const ancestors = new Set<ClassNode>();
+    const known = lineages.get(cls);
+    if (known) return known;
+    const found = { ancestors: new Set<ClassNode>(), open: false };
     for (let at: ClassNode = cls; at.superClass; ) {
-      if (at.superClass.type !== 'Identifier') return { ancestors, open: true };
-      const parent = byName.get(at.superClass.name);
-      if (parent === undefined) return { ancestors, open: false };
-      if (parent === null || ancestors.has(parent)) return { ancestors, open: true };
-      ancestors.add(parent);
+      const parent = at.superClass.type === 'Identifier' ? byName.get(at.superClass.name) : null;
+      if (parent === undefined) break;
+      if (parent === null || found.ancestors.has(parent)) {
+        found.open = true;
+        break;
+      }
+      found.ancestors.add(parent);
       at = parent;
     }
-    return { ancestors, open: false };
+    lineages.set(cls, found);
+    return found;
   };
   return (a, b) => {
     if (a === b) return true;
@@ -698,13 +705,13 @@ function buildScopeModel(ast: t.File): ScopeModel {
       if (Array.isArray(value)) {
         for (let i = value.length - 1; i >= 0; i--) {
           const child: unknown = value[i];
-          if (!isWalked(child)) continue;
-          mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner, thisClass: getThisClass(node, around) };
+          if (!isTypedChild(child)) continue;
+          mine ??= newAround(node, around, scope, outer, owner);
           stack.push(child);
           arounds.push(mine);
         }
-      } else if (isWalked(value)) {
-        mine ??= { node, parent, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner, thisClass: getThisClass(node, around) };
+      } else if (isTypedChild(value)) {
+        mine ??= newAround(node, around, scope, outer, owner);
         stack.push(value);
         arounds.push(mine);
       }
@@ -746,6 +753,11 @@ interface Around {
   thisClass: t.ClassDeclaration | t.ClassExpression | null;
 }
 
+/** The Around of a node whose children the walk visits (`around`: its parent's). */
+function newAround(node: t.Node, around: Around | null, scope: t.Node, outer: t.Node, owner: string): Around {
+  return { node, parent: around?.node, scope, outer, scopeOfParent: around?.scope ?? node, outerOfParent: around?.outer ?? node, owner, thisClass: getThisClass(node, around) };
+}
+
 /**
  * The class `this` is an instance of in the code inside `node` (`around`: its parent's): the class of an
  * instance method or field; none known in a function, object method, static member or at the top; an
@@ -768,13 +780,6 @@ function getThisClass(node: t.Node, around: Around | null): t.ClassDeclaration |
     default:
       return around?.thisClass ?? null;
   }
-}
-
-/** A child the walk visits: a node, except a `: T` annotation (see forEachChildWithTypes). */
-function isWalked(value: unknown): value is t.Node {
-  if (typeof value !== 'object' || value === null) return false;
-  const type = (value as { type?: unknown }).type;
-  return typeof type === 'string' && type !== 'TSTypeAnnotation';
 }
 
 /**
