@@ -3,13 +3,44 @@
 // its 80-odd files), which took 90 ms of the 220 ms every worker spends loading the pipeline before it
 // analyses a file. Deliberately only loads: every module that needs Babel's values takes them from here
 // (`t.isIdentifier(...)`), and its types from the namespace below (`t.Node`).
+//
+// Of @babel/types, only the parts this code calls are loaded: its node tests and the three retrievers
+// below. The whole package defines every node type and builder when it loads (~70 ms more of each
+// worker's start, on the path of every run that analyses a file); the one table of those definitions the
+// analysis reads, VISITOR_KEYS, is a generated copy (babel-visitor-keys.ts), checked against the package
+// by a unit test. The files are named inside the package (it has no export map); its version is pinned in
+// package.json, with the parser's, and the same test loads each of them.
 import type * as BabelParser from '@babel/parser';
 import type * as BabelTypes from '@babel/types';
 import { createRequire } from 'node:module';
+import { VISITOR_KEYS } from './babel-visitor-keys.js';
 
 const require = createRequire(import.meta.url);
 
-export const t = require('@babel/types') as typeof BabelTypes;
+/** The files of @babel/types this module loads, by what they hold (exported for the test that checks them). */
+export const BABEL_TYPES_FILES = {
+  tests: '@babel/types/lib/validators/generated/index.js',
+  isReferenced: '@babel/types/lib/validators/isReferenced.js',
+  isScope: '@babel/types/lib/validators/isScope.js',
+  getBindingIdentifiers: '@babel/types/lib/retrievers/getBindingIdentifiers.js',
+  getAssignmentIdentifiers: '@babel/types/lib/retrievers/getAssignmentIdentifiers.js',
+} as const;
+
+/** @babel/types' own tests that are not generated node tests (not loaded; named here so that a call of one does not compile). */
+type UnloadedTests = 'isBinding' | 'isBlockScoped' | 'isImmutable' | 'isLet' | 'isNode' | 'isNodesEquivalent' | 'isPlaceholderType' | 'isSpecifierDefault' | 'isType' | 'isValidES3Identifier' | 'isValidIdentifier' | 'isVar';
+type NodeTests = { [K in keyof typeof BabelTypes as K extends `is${string}` ? (K extends UnloadedTests ? never : K) : never]: (typeof BabelTypes)[K] };
+type LoadedTypes = NodeTests & Pick<typeof BabelTypes, 'getBindingIdentifiers' | 'getAssignmentIdentifiers'> & { VISITOR_KEYS: typeof VISITOR_KEYS };
+
+const loadDefault = <T>(file: string): T => (require(file) as { default: T }).default;
+
+export const t: LoadedTypes = {
+  ...(require(BABEL_TYPES_FILES.tests) as NodeTests),
+  isReferenced: loadDefault<typeof BabelTypes.isReferenced>(BABEL_TYPES_FILES.isReferenced),
+  isScope: loadDefault<typeof BabelTypes.isScope>(BABEL_TYPES_FILES.isScope),
+  getBindingIdentifiers: loadDefault<typeof BabelTypes.getBindingIdentifiers>(BABEL_TYPES_FILES.getBindingIdentifiers),
+  getAssignmentIdentifiers: loadDefault<typeof BabelTypes.getAssignmentIdentifiers>(BABEL_TYPES_FILES.getAssignmentIdentifiers),
+  VISITOR_KEYS,
+};
 export const babelParser = require('@babel/parser') as typeof BabelParser;
 
 /** The node types this code names (`t.Node`), merged with the value `t`; add one here when a module names a new one. */

@@ -702,9 +702,10 @@ function buildHandler(scope: Scope, split: Split, tool: ToolBranch, name: string
       if (node.type === 'Identifier' && isReferenceIdentifier(index, node)) {
         const binding = resolveIdentifier(index, node);
         if (node.name === 'arguments' && !binding) refuse('MCP_SERVER_NO_TOOL_SPLIT', `the code of tool ${name} reads \`arguments\` of the dispatcher`, node);
-        if (binding && !isModuleLevel(index, binding) && !inCopied(getBindingNode(binding))) {
+        const declared = binding === null ? null : getBindingNode(binding);
+        if (binding && !isModuleLevel(index, binding) && declared !== null && !inCopied(declared)) {
           const prelude = preludeNames.get(node.name);
-          if (!prelude || getBindingNode(binding) !== prelude.declarator) {
+          if (!prelude || declared !== prelude.declarator) {
             refuse('MCP_SERVER_NO_TOOL_SPLIT', `the code of tool ${name} uses \`${node.name}\` of the dispatcher, which a registerTool handler does not have`, node);
           }
           if (!used.has(node.name)) {
@@ -781,7 +782,8 @@ function replaceParenthesized(source: string, node: t.Node, text: string, edits:
   else edits.replace(node.start!, node.end!, text);
 }
 
-function getBindingNode(binding: Binding): t.Node {
+/** The node that declares `binding`; null for an import (the binding records no node of its own). */
+function getBindingNode(binding: Binding): t.Node | null {
   switch (binding.kind) {
     case 'var':
     case 'let':
@@ -797,7 +799,7 @@ function getBindingNode(binding: Binding): t.Node {
     case 'catch':
       return binding.clause;
     case 'import':
-      return t.identifier(binding.name);
+      return null;
   }
 }
 

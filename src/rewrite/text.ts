@@ -68,9 +68,9 @@ export function getRemovalRange(source: string, start: number, end: number): { s
 }
 
 /** Offsets of line starts that lie inside a multi-line string or template: their whitespace is content. */
-export function findProtectedLineStarts(ast: t.File, source: string): Set<number> {
+export function findProtectedLineStarts(root: t.Node, source: string): Set<number> {
   const protectedStarts = new Set<number>();
-  const stack: t.Node[] = [ast.program];
+  const stack: t.Node[] = [root.type === 'File' ? root.program : root];
   while (stack.length > 0) {
     const node = stack.pop()!;
     forEachChild(node, (child) => stack.push(child));
@@ -101,7 +101,7 @@ export function reindentExpression(text: string, from: string, to: string): stri
   } catch {
     return text;
   }
-  const protectedStarts = findProtectedLineStarts(t.file(t.program([t.expressionStatement(expression as t.Expression)])), text);
+  const protectedStarts = findProtectedLineStarts(expression, text);
   return renderRange(text, 0, text.length, from, to, protectedStarts);
 }
 
