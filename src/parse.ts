@@ -13,6 +13,7 @@
 import type { ParserOptions, ParserPlugin } from '@babel/parser';
 import type { File } from '@babel/types';
 import { createRequire } from 'node:module';
+import { compactPositions } from './analysis/ast.js';
 import { babelParser } from './babel.js';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
@@ -67,6 +68,7 @@ export function parseSource(path: string, source: string): File {
     if (!isStackOverflow(err)) throw toParseError(err);
     ast = parseOnLargeStack(path, source);
   }
+  compactPositions(ast);
   recent.unshift({ source, plugins, ast });
   recent.length = Math.min(recent.length, RECENT_PARSES);
   return ast;

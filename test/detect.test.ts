@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getLine } from '../src/analysis/ast.js';
 import { buildFacts } from '../src/analysis/facts.js';
 import { auditFacts } from '../src/audit/index.js';
 import { isInertText } from '../src/analysis/inert.js';
@@ -47,7 +48,7 @@ describe('the dispatcher', () => {
     expect(s.registrations).toEqual(['tools/list', 'tools/call']);
     // the initialize branch is the SDK's; ping is not handled at all
     expect(s.removableBranches).toHaveLength(1);
-    expect(s.removableBranches[0]!.node.loc?.start.line).toBe(51);
+    expect(getLine(s.removableBranches[0]!.node)).toBe(51);
     // an unknown tool falls off the end of the callback without a reply (lines 117-133)
     expect(s.noReplyEnds.map((e) => [e.kind, e.reason])).toEqual([['end', 'unknown-tool']]);
   });
@@ -511,7 +512,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => service.
     const m = model('computed.js', server(lookup));
     expect(m.blockers[0]).toMatchObject({ code: 'COMPUTED_DISPATCH' });
     expect(m.envelope.methods).toBeNull();
-    expect(m.envelope.unansweredEnds.map((e) => [e.kind, e.node.loc!.start.line])).toEqual([['return', 11]]);
+    expect(m.envelope.unansweredEnds.map((e) => [e.kind, getLine(e.node)])).toEqual([['return', 11]]);
   });
 
   it('follows no entry when the name has no fixed part (any method of the class, helpers too, could be reached)', () => {
@@ -544,7 +545,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   it('gets -32601 where the message says so, and no code where it does not', () => {
     const m = model('bare-errors.js', server);
     expect(m.blockers).toEqual([]);
-    const errors = m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => [s.statement.loc!.start.line, (s.reply as { code: string | null }).code]);
+    const errors = m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => [getLine(s.statement), (s.reply as { code: string | null }).code]);
     expect(errors).toEqual([
       [12, null],
       [13, '-32601'],
@@ -678,7 +679,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   it('throws -32601 there', () => {
     const m = model('shared-end.js', server);
     expect(m.blockers).toEqual([]);
-    expect(m.sdk!.noReplyEnds.map((e) => [e.node.loc!.start.line, e.reason])).toEqual([[20, 'unknown-method']]);
+    expect(m.sdk!.noReplyEnds.map((e) => [getLine(e.node), e.reason])).toEqual([[20, 'unknown-method']]);
   });
 });
 

@@ -619,9 +619,58 @@ export function getSnippet(index: AstIndex, node: t.Node, max = 60): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** 1-based line and column of a node's start. */
-export function getPosition(node: t.Node): { line: number; column: number } {
-  return { line: node.loc?.start.line ?? 1, column: (node.loc?.start.column ?? 0) + 1 };
+/**
+ * Where a node starts, kept small. Babel gives every node a `loc` of three objects (~130 bytes; a 1 MB
+ * file's ~250,000 nodes carry ~33 MB of them, half its tree, and a rewrite holds two or three such trees
+ * at once), of which this code reads one number: the start line. Every tree parseSource gives out has
+ * that line in its place (compactPositions: `node.loc` becomes the number). getLine reads either form
+ * (a tree parsed elsewhere keeps Babel's), and nothing else reads `loc` (test/positions.test.ts holds
+ * the sources to that); getColumn works the column out from the text.
+ */
+export function getLine(node: t.Node, fallback = 0): number {
+  const loc = (node as { loc?: unknown }).loc;
+  if (typeof loc === 'number') return loc;
+  return (loc as t.SourceLocation | null | undefined)?.start.line ?? fallback;
+}
+
+/** Replaces the `loc` of every node of a tree (type annotations too) by its start line (see getLine). */
+export function compactPositions(file: t.File): void {
+  const stack: t.Node[] = [file.program];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const loc = node.loc;
+    if (typeof loc === 'object' && loc !== null) (node as unknown as { loc: number }).loc = loc.start.line;
+    const keys = getAllKeys(node.type);
+    if (keys === undefined) continue;
+    for (let k = 0; k < keys.length; k++) {
+      const value = (node as unknown as Record<string, unknown>)[keys[k]!];
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (isNode(value[i])) stack.push(value[i] as t.Node);
+      } else if (isNode(value)) {
+        stack.push(value);
+      }
+    }
+  }
+}
+
+/** VISITOR_KEYS through a Map (a lookup per node; the table itself is a 253-key object). */
+const allKeys = new Map<string, readonly string[] | undefined>();
+function getAllKeys(type: string): readonly string[] | undefined {
+  let keys = allKeys.get(type);
+  if (keys === undefined && !allKeys.has(type)) allKeys.set(type, (keys = VISITOR_KEYS[type]));
+  return keys;
+}
+
+/** The 1-based column of a node's start in `source`: past the last line break before it (Babel's four: \n, \r, U+2028, U+2029). */
+export function getColumn(source: string, node: t.Node): number {
+  const start = node.start!;
+  let at = start - 1;
+  while (at >= 0) {
+    const code = source.charCodeAt(at);
+    if (code === 10 || code === 13 || code === 0x2028 || code === 0x2029) break;
+    at--;
+  }
+  return start - at;
 }
 
 /** `a.b.c` for a chain of static member accesses on an identifier, else null. */

@@ -3,7 +3,7 @@
 // writes to stdout, or reads a name that is bound nowhere (a binding the moved code relied on was
 // removed), or when the program is not on the SDK afterwards.
 import type * as t from '@babel/types';
-import { buildIndex, type FunctionNode, isModuleExports, isReferenceIdentifier, resolveIdentifier } from './ast.js';
+import { buildIndex, type FunctionNode, getLine, isModuleExports, isReferenceIdentifier, resolveIdentifier } from './ast.js';
 import { buildFacts } from './facts.js';
 import type { ModuleUnit, ReadModule } from './program.js';
 import { parseSource } from '../parse.js';
@@ -41,7 +41,7 @@ export function checkRewrite(
     for (const id of index.identifiers) {
       if (!isReferenceIdentifier(index, id) || resolveIdentifier(index, id) !== null) continue;
       if (GLOBALS.has(id.name) || before.has(id.name)) continue;
-      return { path, line: id.loc?.start.line ?? 0, message: `\`${id.name}\` would not be defined` };
+      return { path, line: getLine(id), message: `\`${id.name}\` would not be defined` };
     }
   }
   if (bindingsOnly) return null;
@@ -52,7 +52,7 @@ export function checkRewrite(
     if (!changes.has(sink.mod.path)) continue;
     // a writer the rewritten program never calls, kept only because its module exports it
     if (sink.fn && isOnlyExported(sink.mod, sink.fn, facts.program.modules)) continue;
-    return { path: sink.mod.path, line: sink.call.loc?.start.line ?? 0, message: `still writes to stdout at line ${sink.call.loc?.start.line ?? 0}` };
+    return { path: sink.mod.path, line: getLine(sink.call), message: `still writes to stdout at line ${getLine(sink.call)}` };
   }
   if (expectSdk && facts.sdkImport === null) return { path: entry.path, line: 0, message: 'the rewritten server does not import the SDK' };
   return null;

@@ -9,7 +9,7 @@
 // Where the analysis could not decide between answers to an unknown method (paths that know the same
 // about the message), a -32601 on one of them is taken as the answer: the audit does not cry wolf.
 import type * as t from '@babel/types';
-import { getCatchClause, getEnclosingFunction, getMemberName, getMemberPath, getNumericValue, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
+import { getCatchClause, getColumn, getEnclosingFunction, getLine, getMemberName, getMemberPath, getNumericValue, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js';
 import type { Event, PathState, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
@@ -97,8 +97,8 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
   const findings: Finding[] = [];
   for (const finding of raw) {
     const file = finding.mod === facts.entry ? undefined : finding.mod.path;
-    const line = finding.node.loc?.start.line ?? 1;
-    const column = (finding.node.loc?.start.column ?? 0) + 1;
+    const line = getLine(finding.node, 1);
+    const column = getColumn(finding.mod.source, finding.node);
     const key = `${file ?? ''}:${finding.rule}:${line}:${column}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -658,7 +658,7 @@ export function markFixed(findings: Finding[], decision: Decision, model: Server
 /** The finding points at a message parse the envelope leaves throwing (see detect/receive.ts). */
 function isAtUnguardedParse(finding: Finding, model: ServerModel): boolean {
   const path = finding.file ?? model.facts.entry.path;
-  return model.envelope.parses.some(({ call, mod, receipt }) => receipt.kind === 'unguarded' && mod.path === path && call.loc?.start.line === finding.line && (call.loc?.start.column ?? 0) + 1 === finding.column);
+  return model.envelope.parses.some(({ call, mod, receipt }) => receipt.kind === 'unguarded' && mod.path === path && getLine(call) === finding.line && getColumn(mod.source, call) === finding.column);
 }
 
 function isFixed(finding: Finding, decision: Decision, model: ServerModel | null): boolean {

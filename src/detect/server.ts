@@ -3,7 +3,7 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import { t } from '../babel.js';
-import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
@@ -44,7 +44,7 @@ export type Detection =
 
 export function detectServer(facts: FileFacts): Detection {
   const entry = facts.entry;
-  if (facts.sdkImport) return { kind: 'sdk-server', line: facts.sdkImport.loc?.start.line ?? 1 };
+  if (facts.sdkImport) return { kind: 'sdk-server', line: getLine(facts.sdkImport, 1) };
   if (facts.consumers.length === 0) {
     return findForeignRuntime(facts) ?? findUnfollowedInput(facts) ?? { kind: 'none' };
   }
@@ -1770,9 +1770,6 @@ function getExportedLocalNames(mod: ModuleUnit): Set<string> {
   return names;
 }
 
-export function getLine(node: t.Node): number {
-  return node.loc?.start.line ?? 0;
-}
 
 export type { StdinConsumer, Val, RenderPlace };
 export { renderNodeAt };

@@ -19,7 +19,7 @@
 // Deliberately not: resources, prompts and custom methods; they stay on the low-level server
 // (`server.server`), answered by the dispatcher exactly as before.
 import { t } from '../babel.js';
-import { buildIndex, forEachChild, getMemberName, getPatternNames, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression, getBindingWrites, type AstIndex, type Binding, type FunctionNode } from '../analysis/ast.js';
+import { buildIndex, forEachChild, getLine, getMemberName, getPatternNames, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression, getBindingWrites, type AstIndex, type Binding, type FunctionNode } from '../analysis/ast.js';
 import { checkRewrite } from '../analysis/check.js';
 import type { ReadModule } from '../analysis/program.js';
 import { REASONS, type StyleReason } from '../model/reasons.js';
@@ -57,7 +57,7 @@ class Refusal extends Error {
 }
 
 const refuse = (reason: StyleReason, detail: string, node?: t.Node | null): never => {
-  throw new Refusal(reason, detail, node?.loc?.start.line ?? 0);
+  throw new Refusal(reason, detail, node ? getLine(node) : 0);
 };
 
 export function applyMcpServerStyle(input: McpServerInput): McpServerStyle {

@@ -5,7 +5,7 @@
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import { t } from '../babel.js';
 import { forgetParse, parseSource } from '../parse.js';
-import { forEachChildWithTypes, isFunctionNode, isTypedChild } from '../analysis/ast.js';
+import { forEachChildWithTypes, getLine, isFunctionNode, isTypedChild } from '../analysis/ast.js';
 import { EditList } from './edits.js';
 import { pruneUnusedTypes } from './prune-types.js';
 import { getRemovalRange } from './text.js';
@@ -397,11 +397,11 @@ function getReferenceRanges(binding: ScopeBinding): [number, number][] {
 function getOwnName(node: t.Node): string | null {
   switch (node.type) {
     case 'FunctionDeclaration':
-      return node.id ? node.id.name : `@${node.loc?.start.line ?? 0}`;
+      return node.id ? node.id.name : `@${getLine(node)}`;
     case 'ClassDeclaration':
       return node.id ? node.id.name : null;
     case 'ClassMethod':
-      return node.key.type === 'Identifier' ? node.key.name : `@${node.loc?.start.line ?? 0}`;
+      return node.key.type === 'Identifier' ? node.key.name : `@${getLine(node)}`;
     case 'ClassPrivateMethod':
       return `#${node.key.id.name}`;
     case 'VariableDeclarator':
@@ -409,7 +409,7 @@ function getOwnName(node: t.Node): string | null {
     case 'FunctionExpression':
     case 'ArrowFunctionExpression':
     case 'ObjectMethod':
-      return `@${node.loc?.start.line ?? 0}`;
+      return `@${getLine(node)}`;
     default:
       return null;
   }

@@ -11,7 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import { t } from '../babel.js';
-import { buildIndex, forEachChild, type FunctionNode, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { buildIndex, forEachChild, type FunctionNode, getLine, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { findEnclosingFunction } from '../analysis/interp.js';
 import { getCallsIn } from '../analysis/lookups.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
@@ -206,7 +206,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     // the loop is replaced whole: an edit inside it (its debug console.log moved to stderr) has no text left to change
     ctx.edits.set(anchorMod, edit(anchorMod).without(anchorRange.start, anchorRange.end));
   }
-  if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: anchor.statement.loc?.start.line ?? 0 };
+  if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: getLine(anchor.statement) };
   edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, (handlerText + setup).slice(indent.length));
   // the entry point's first statement after its imports: console.log/info/debug go to stderr
   const entry = model.facts.program.entry;
@@ -613,7 +613,7 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
   const source = mod.source;
   const eol = style.eol;
   const protectedStarts = findProtectedLineStarts(mod.ast, source);
-  const fail = (why: string, node: t.Node): { failed: string; line: number } => ({ failed: `the dispatch after the parse cannot become a handler: ${why}`, line: node.loc?.start.line ?? 0 });
+  const fail = (why: string, node: t.Node): { failed: string; line: number } => ({ failed: `the dispatch after the parse cannot become a handler: ${why}`, line: getLine(node) });
   const parent = (node: t.Node): t.Node | undefined => mod.index.parent.get(node);
   const message = getParsedName(mod, d.parse);
   if (message === null) return fail('the parsed message is not stored in a variable', d.parse);

@@ -13,7 +13,7 @@
 // cannot be proven makes the whole rewrite `{ failed }`.
 import { dirname, extname, relative } from 'node:path';
 import { t } from '../../babel.js';
-import { unwrapExpression } from '../../analysis/ast.js';
+import { getLine, unwrapExpression } from '../../analysis/ast.js';
 import type { ModuleUnit } from '../../analysis/program.js';
 import { type EnvelopeReason, getEnvelopeMarker } from '../../model/reasons.js';
 import type { ServerModel } from '../../model/server-model.js';
@@ -173,7 +173,7 @@ function fileName(mod: ModuleUnit): string {
 }
 
 function line(node: t.Node): number {
-  return node.loc?.start.line ?? 0;
+  return getLine(node);
 }
 
 function importsHelper(mod: ModuleUnit): boolean {
