@@ -9,13 +9,13 @@ import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRe
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
-import { addDependencies, getMissingDependencies, InstallProbes, ManifestCache, resolveInstallPlan, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { addDependencies, getMissingDependencies, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { scopeFiles, type SkippedTree } from './scope.js';
-import { getWriteRefusal, resolveWriteBounds, type WriteBounds } from './confine.js';
-import { readRegularFileSync } from './safe-read.js';
-import { resolveWorkspaceRoot, WorkspaceCache, type Workspace } from './workspaces.js';
+import { getWriteRefusal, type WriteBounds } from './confine.js';
+import { WriteChecks } from './write-checks.js';
+import { WorkspaceCache, type Workspace } from './workspaces.js';
 
 /**
  * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
@@ -141,6 +141,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   //    file is read, and a tree without candidates never loads the parser.
   // Outside any repository the package.json search stops at the scanned root; inside one, at its root.
   const manifests = new ManifestCache((await resolveGitRoot(root)) === null ? root : null);
+  const checks = new WriteChecks(root);
   let inline: Promise<ProcessFile> | null = null;
   const getRun = async (): Promise<ProcessFile> => {
     if (options.process !== undefined) return options.process;
@@ -155,7 +156,9 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
     const moduleKind = resolveModuleKind(path, manifest);
     const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, ...refusedFor(options.refused, path) };
     const run = await getRun();
-    return normalizeResult(path, source, await runSafely(run, path, source, { ...fileOptions, ...extra }));
+    const result = normalizeResult(path, source, await runSafely(run, path, source, { ...fileOptions, ...extra }));
+    checks.prepare(result, manifest);
+    return result;
   };
   const started = new Map<string, Promise<FileResult>>();
   const start = (path: string): void => {
@@ -229,12 +232,12 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
 
   // 3. Every file a rewrite changes must lie inside the bounds and hold exactly the bytes it was read
   //    from (valid UTF-8); else its whole rewrite (entry and modules) is refused.
-  const bounds = await resolveWriteBounds(root);
-  await refuseUnwritable(results, bounds);
+  const bounds = await checks.bounds;
+  await refuseUnwritable(results, checks);
 
   // 4. Plan the package.json changes and the companion files; refuse what cannot be done.
   const plannedCompanions = await planCompanions(results, root, bounds);
-  const plannedManifests = await planManifests(results, manifests, root, problems, bounds);
+  const plannedManifests = await planManifests(results, manifests, root, problems, checks);
   // Either planner may refuse a file; what only refused files needed is not planned.
   const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
   const companions = plannedCompanions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
@@ -272,11 +275,10 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
  * U+FFFD in code nobody touched), with all the results of the same rewrite: an entry and the modules it
  * changes are written together or not at all.
  */
-async function refuseUnwritable(results: FileResult[], bounds: WriteBounds): Promise<void> {
+async function refuseUnwritable(results: FileResult[], checks: WriteChecks): Promise<void> {
   for (const result of results) {
     if (result.after === undefined) continue;
-    let why = await getWriteRefusal(result.path, bounds.sources);
-    if (why === null && !isSameBytes(result.path, result.before)) why = 'is not valid UTF-8 text (or changed while it was read); left untouched';
+    const why = await checks.getFileRefusal(result.path, result.before);
     if (why !== null) refuseGroup(results, result, why);
   }
 }
@@ -296,11 +298,6 @@ function refuseResult(result: FileResult, why: string): void {
   result.error = why;
   delete result.after;
   delete result.companions;
-}
-
-function isSameBytes(path: string, text: string): boolean {
-  const read = readRegularFileSync(path, MAX_SOURCE_BYTES * 4);
-  return read.kind === 'ok' && read.bytes.equals(Buffer.from(text, 'utf8'));
 }
 
 function refusedFor(refused: ScanOptions['refused'], path: string): Pick<PipelineOptions, 'refused'> {
@@ -706,7 +703,7 @@ function normalizeResult(path: string, source: string, result: FileResult): File
   return normalized;
 }
 
-async function planManifests(results: FileResult[], cache: ManifestCache, root: string, problems: Problem[], bounds: WriteBounds): Promise<PlannedManifest[]> {
+async function planManifests(results: FileResult[], cache: ManifestCache, root: string, problems: Problem[], checks: WriteChecks): Promise<PlannedManifest[]> {
   const wanted = new Map<string, { manifest: Manifest; add: Record<string, string>; files: string[] }>();
   const invalid = new Set<string>();
   for (const result of results) {
@@ -717,7 +714,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
       result.diagnostics = [...result.diagnostics, { code: 'NO_PACKAGE_JSON', message: `no package.json above this file: add ${names} to your dependencies yourself` }];
       continue;
     }
-    const outside = manifest.json === null ? null : await getWriteRefusal(manifest.path, bounds.manifests);
+    const outside = manifest.json === null ? null : await checks.getManifestRefusal(manifest.path);
     if (manifest.json === null || outside !== null) {
       const why = outside ?? manifest.unreadable;
       refuseForManifest(result, manifest, root, why);
@@ -734,7 +731,6 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
   }
 
   // each package's plan on its own: all at once, not one after another, what their ancestors say asked once
-  const probes = new InstallProbes();
   const planned = await Promise.all(
     [...wanted.values()].map(async ({ manifest, add, files }): Promise<PlannedManifest | null> => {
       if (Object.keys(add).length === 0) return null;
@@ -746,12 +742,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
         for (const result of results) if (files.includes(result.path)) refuseForManifest(result, manifest, root, (err as Error).message);
         return null;
       }
-      const gitRoot = await resolveGitRoot(manifest.dir);
-      const workspace = await resolveWorkspaceRoot(manifest.dir, gitRoot ?? (isInside(root, manifest.dir) ? root : manifest.dir));
-      // A lockfile above the package only manages it when that directory is its workspace root; an
-      // unrelated ancestor project (a server kept in a subfolder of another repo) does not install for it.
-      const stop = workspace?.root ?? manifest.dir;
-      const install = await resolveInstallPlan(manifest.dir, stop, stop, probes);
+      const install = await checks.getInstallPlan(manifest.dir);
       return {
         change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
         packageDir: manifest.dir,
