@@ -178,6 +178,20 @@ describe('servers the SDK rewrite does not take', () => {
     expect(detect(join(CORPUS, '14-jsonl-worker-not-mcp/worker.js')).kind).toBe('none');
   });
 
+  it('names the line of the SDK require a server already on it makes last (a require in a function too)', () => {
+    const source = [
+      "const { Server } = require('@modelcontextprotocol/sdk/server/index.js');",
+      'const readline = require("readline");',
+      'function connect(server) {',
+      "  const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');",
+      '  return server.connect(new StdioServerTransport());',
+      '}',
+      "connect(new Server({ name: 'x', version: '1' }, { capabilities: {} }));",
+      '',
+    ].join('\n');
+    expect(detect('/virtual/sdk-twice.js', source)).toEqual({ kind: 'sdk-server', line: 4 });
+  });
+
   it('reports a reply written from a timer callback instead of guessing', () => {
     const source = `
 const readline = require('readline');

@@ -131,7 +131,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const runWithMethod = (method: string): PathResult[] => runAll(new Map([['method', { eq: method, neq: [], prefixes: [], defined: true }]])).paths;
 
   // a program that already imports the SDK (in any of its modules) is on the SDK
-  const sdkImport = findSdkImport(ast) ?? modules.map((m) => findSdkImport(m.ast)).find((n) => n !== null) ?? null;
+  const sdkImport = findSdkImport(program.entry) ?? modules.map(findSdkImport).find((n) => n !== null) ?? null;
   return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
 }
 
@@ -321,19 +321,18 @@ function walkForAwait(mod: ModuleUnit, visit: (loop: t.ForOfStatement) => void):
   for (const node of mod.index.loopsOverTargets) if (node.type === 'ForOfStatement' && node.await) visit(node);
 }
 
-function findSdkImport(ast: t.File): t.Node | null {
-  for (const statement of ast.program.body) {
+function findSdkImport(mod: ModuleUnit): t.Node | null {
+  for (const statement of mod.ast.program.body) {
     if (statement.type === 'ImportDeclaration' && SDK_PACKAGES.test(statement.source.value)) return statement;
   }
-  let hit: t.Node | null = null;
-  const stack: t.Node[] = [ast.program];
-  while (stack.length > 0 && hit === null) {
-    const node = stack.pop()!;
-    // require('@modelcontextprotocol/sdk/...'), or a require made with createRequire
-    if (node.type === 'CallExpression' && node.arguments[0]?.type === 'StringLiteral' && SDK_PACKAGES.test(node.arguments[0].value)) hit = node;
-    forEachChild(node, (child) => stack.push(child));
+  // require('@modelcontextprotocol/sdk/...'), or a require made with createRequire: the module's last
+  // (from its index, in source order; the walk it replaced met the last one first)
+  const calls = mod.index.calls;
+  for (let i = calls.length - 1; i >= 0; i--) {
+    const first = calls[i]!.arguments[0];
+    if (first?.type === 'StringLiteral' && SDK_PACKAGES.test(first.value)) return calls[i]!;
   }
-  return hit;
+  return null;
 }
 
 /**

@@ -5,8 +5,10 @@ import { MAX_SOURCE_BYTES } from './discover.js';
 
 export function readModuleSync(path: string): string | null {
   try {
-    const stat = statSync(path);
-    if (!stat.isFile() || stat.size > MAX_SOURCE_BYTES) return null;
+    // (most paths asked do not exist: the spellings an import may name, the configs of each directory up
+    // to the package's; a missing one is answered without building an exception)
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat === undefined || !stat.isFile() || stat.size > MAX_SOURCE_BYTES) return null;
     const bytes = readFileSync(path);
     if (bytes.includes(0)) return null;
     return bytes.toString('utf8');
