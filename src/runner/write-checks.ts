@@ -25,6 +25,8 @@ export class WriteChecks {
   /** `root`: the scanned root (the bounds' and the workspace search's). */
   constructor(private readonly root: string) {
     this.bounds = resolveWriteBounds(root);
+    // (awaited only once a result changes a file: a failure before then is met there)
+    settle(this.bounds);
   }
 
   /** Starts what the plans will ask about a result that changes files: its files' refusals, and its package's. */
