@@ -1,6 +1,8 @@
 // Developer aid: prints the interpreted paths of a server file (npx tsx scripts/dev/paths.ts FILE).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { getLine } from '../../src/analysis/ast.js';
+import type { t } from '../../src/babel.js';
 import { buildFacts } from '../../src/analysis/facts.js';
 import { describeVal, type Val } from '../../src/analysis/values.js';
 import { parseSource } from '../../src/parse.js';
@@ -14,7 +16,7 @@ const facts = buildFacts(file, source, parseSource(file, source), (p) => {
     return null;
   }
 });
-const line = (n: { loc?: { start: { line: number } } | null }) => n.loc?.start.line ?? '?';
+const line = (n: t.Node) => getLine(n) || '?';
 console.log('modules', facts.program.modules.map((m) => m.path.split('/').pop()));
 console.log('consumers', facts.consumers.map((c) => `${c.kind}@${line(c.node)}`));
 console.log('sinks', facts.sinks.map((s) => `${s.channel}@${s.mod.path.split('/').pop()}:${line(s.call)}`));
