@@ -34,6 +34,13 @@ function helperLines(options: { marker?: EnvelopeReason; importLine: string; cre
   return [...(options.marker ? [getEnvelopeMarker(options.marker)] : []), options.importLine, options.create].join('\n');
 }
 
+const CREATE_NDJSON = "const envelope = createEnvelope({ framing: 'ndjson' });";
+
+/** The edit that inserts the helper's lines right after `anchor` (the module's last import); the envelope is line-framed unless `create` says otherwise. */
+function insertHelperAfter(anchor: string, options: { marker: EnvelopeReason; importLine: string; create?: string }): [string, string] {
+  return [anchor, `${anchor}${helperLines({ create: CREATE_NDJSON, ...options })}\n`];
+}
+
 function expectEnvelope(result: FileResult, reason: EnvelopeReason, helper: { file: string; kind: HelperKind }): void {
   expect(result.error).toBeUndefined();
   expect(result.decision).toEqual({ kind: 'envelope', reason, hint: getHint(reason), line: expect.any(Number) });
@@ -100,14 +107,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, reason, { file: 'mcp-envelope.mjs', kind: 'esm' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "import readline from 'node:readline';\n",
-          `import readline from 'node:readline';\n${helperLines({
-            marker: reason,
-            importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("import readline from 'node:readline';\n", {
+          marker: reason,
+          importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
+        }),
         ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
         // a debug line: log() sends it to stderr; the writer method: log() reads the message it prints
         ["console.log('got', msg.method);", "envelope.log('got', msg.method);"],
@@ -132,14 +135,11 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expect(methods.filter((m) => !m.startsWith('notifications/'))).toEqual(['initialize', 'tools/list', 'tools/call']);
     expect(result.after).toBe(
       edit(before, [
-        [
-          "const fs = require('fs');\n",
-          `const fs = require('fs');\n${helperLines({
-            marker: 'SERVER_SENDS_REQUESTS',
-            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
-            create: create![0],
-          })}\n`,
-        ],
+        insertHelperAfter("const fs = require('fs');\n", {
+          marker: 'SERVER_SENDS_REQUESTS',
+          importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+          create: create![0],
+        }),
         ["fs.writeSync(1, JSON.stringify(message) + '\\n');", "envelope.write(JSON.stringify(message) + '\\n');"],
         ['    const msg = JSON.parse(line);\n', '    const msg = envelope.receive(line);\n    if (msg === undefined) continue;\n'],
       ]),
@@ -155,14 +155,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.mjs', kind: 'esm' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "import readline from 'node:readline';\n",
-          `import readline from 'node:readline';\n${helperLines({
-            marker: 'COMPUTED_DISPATCH',
-            importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("import readline from 'node:readline';\n", {
+          marker: 'COMPUTED_DISPATCH',
+          importLine: "import { createEnvelope } from './mcp-envelope.mjs';",
+        }),
         ["    this.emit('message', JSON.parse(line));\n", "    const message = envelope.receive(line);\n    if (message === undefined) return;\n    this.emit('message', message);\n"],
         ["process.stdout.write(JSON.stringify(reply) + '\\n');", "envelope.write(JSON.stringify(reply) + '\\n');"],
       ]),
@@ -202,14 +198,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "const readline = require('readline');\n",
-          `const readline = require('readline');\n${helperLines({
-            marker: 'COMPUTED_DISPATCH',
-            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("const readline = require('readline');\n", {
+          marker: 'COMPUTED_DISPATCH',
+          importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+        }),
         ['  const msg = JSON.parse(line);\n', '  const msg = envelope.parse(line);\n'],
         ["process.stdout.write(JSON.stringify(obj) + '\\n');", "envelope.write(JSON.stringify(obj) + '\\n');"],
       ]),
@@ -232,15 +224,11 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.ts', kind: 'ts' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "import * as readline from 'node:readline';\n",
-          `import * as readline from 'node:readline';\n${helperLines({
-            marker: 'COMPUTED_DISPATCH',
-            // TypeScript imports the name the module is emitted as
-            importLine: "import { createEnvelope } from './mcp-envelope.js';",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("import * as readline from 'node:readline';\n", {
+          marker: 'COMPUTED_DISPATCH',
+          // TypeScript imports the name the module is emitted as
+          importLine: "import { createEnvelope } from './mcp-envelope.js';",
+        }),
         ["process.stdout.write(JSON.stringify(reply) + '\\n');", "envelope.write(JSON.stringify(reply) + '\\n');"],
         // the cast stays on the call
         ['msg = JSON.parse(line) as {', 'msg = envelope.parse(line) as {'],
@@ -256,14 +244,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "const readline = require('readline');\n",
-          `const readline = require('readline');\n${helperLines({
-            marker: 'COMPUTED_DISPATCH',
-            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("const readline = require('readline');\n", {
+          marker: 'COMPUTED_DISPATCH',
+          importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+        }),
         ["process.stdout.write(JSON.stringify(message) + '\\n');", "envelope.write(JSON.stringify(message) + '\\n');"],
         ['  if (!handler) return;\n', "  if (!handler) { envelope.send({ error: { code: -32601, message: 'Method not found' } }); return; }\n"],
         ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
@@ -321,14 +305,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectEnvelope(result, 'COMPUTED_DISPATCH', { file: 'mcp-envelope.js', kind: 'cjs' });
     expect(result.after).toBe(
       edit(before, [
-        [
-          "const { send } = require('./lib/transport');\n",
-          `const { send } = require('./lib/transport');\n${helperLines({
-            marker: 'COMPUTED_DISPATCH',
-            importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
-            create: "const envelope = createEnvelope({ framing: 'ndjson' });",
-          })}\n`,
-        ],
+        insertHelperAfter("const { send } = require('./lib/transport');\n", {
+          marker: 'COMPUTED_DISPATCH',
+          importLine: "const { createEnvelope } = require('./mcp-envelope.js');",
+        }),
         ['msg = JSON.parse(line);', 'msg = envelope.parse(line);'],
       ]),
     );

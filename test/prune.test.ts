@@ -161,25 +161,27 @@ describe('pruneUnusedDeclarations', () => {
 describe('pruneUnusedDeclarations: the scope a name is read in', () => {
   // `tag` and `mode` were read by the removed loop's helper and are still read where a wrong scope would
   // see the inner declaration of the same name instead: then they would look unused and go
+  /** `head + tail` once the line loop that called `helper` (declared in `head`) is removed. */
+  const pruneLoop = (file: string, head: string, helper: string, tail: string): string => prune(file, `${head}rl.on('line', () => ${helper}());\n${tail}`, head + tail);
   it("reads a method's computed key in the scope around the class, not the method's own", () => {
     const head = "const tag = 'run';\nconst helper = () => tag;\nclass Tool {\n  [tag](tag) {\n    return tag;\n  }\n}\n";
     const tail = 'module.exports = Tool;\n';
     const kept = "const tag = 'run';\nclass Tool {\n  [tag](tag) {\n    return tag;\n  }\n}\n";
-    expect(prune('tool.js', head + "rl.on('line', () => helper());\n" + tail, head + tail)).toBe(kept + tail);
+    expect(pruneLoop('tool.js', head, 'helper', tail)).toBe(kept + tail);
   });
 
   it("reads a switch's discriminant in the scope around the switch, not the cases'", () => {
     const run = 'function run() {\n  switch (mode) {\n    case 1:\n      let mode = 2;\n      console.error(mode);\n  }\n}\n';
     const head = 'const mode = 1;\nconst pick = () => mode;\n' + run;
     const tail = 'module.exports = run;\n';
-    expect(prune('mode.js', head + "rl.on('line', () => pick());\n" + tail, head + tail)).toBe('const mode = 1;\n' + run + tail);
+    expect(pruneLoop('mode.js', head, 'pick', tail)).toBe('const mode = 1;\n' + run + tail);
   });
 
   it('resolves a name read in a default value before the body declares the same name', () => {
     const head = 'const limit = 10;\nconst cap = () => limit;\nfunction take(n = limit) {\n  var limit = n;\n  return limit;\n}\n';
     const tail = 'module.exports = take;\n';
     const kept = 'const limit = 10;\nfunction take(n = limit) {\n  var limit = n;\n  return limit;\n}\n';
-    expect(prune('take.js', head + "rl.on('line', () => cap());\n" + tail, head + tail)).toBe(kept + tail);
+    expect(pruneLoop('take.js', head, 'cap', tail)).toBe(kept + tail);
   });
 });
 

@@ -640,8 +640,8 @@ export function compactPositions(file: t.File): void {
     const node = stack.pop()!;
     const loc = node.loc;
     if (typeof loc === 'object' && loc !== null) (node as unknown as { loc: number }).loc = loc.start.line;
-    const keys = getAllKeys(node.type);
-    if (keys === undefined) continue;
+    const keys = VISITOR_KEYS[node.type];
+    if (!keys) continue;
     for (let k = 0; k < keys.length; k++) {
       const value = (node as unknown as Record<string, unknown>)[keys[k]!];
       if (Array.isArray(value)) {
@@ -651,14 +651,6 @@ export function compactPositions(file: t.File): void {
       }
     }
   }
-}
-
-/** VISITOR_KEYS through a Map (a lookup per node; the table itself is a 253-key object). */
-const allKeys = new Map<string, readonly string[] | undefined>();
-function getAllKeys(type: string): readonly string[] | undefined {
-  let keys = allKeys.get(type);
-  if (keys === undefined && !allKeys.has(type)) allKeys.set(type, (keys = VISITOR_KEYS[type]));
-  return keys;
 }
 
 /** The 1-based column of a node's start in `source`: past the last line break before it (Babel's four: \n, \r, U+2028, U+2029). */

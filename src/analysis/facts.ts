@@ -130,8 +130,9 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const { paths, incomplete } = runAll();
   const runWithMethod = (method: string): PathResult[] => runAll(new Map([['method', { eq: method, neq: [], prefixes: [], defined: true }]])).paths;
 
-  // a program that already imports the SDK (in any of its modules) is on the SDK
-  const sdkImport = findSdkImport(program.entry) ?? modules.map(findSdkImport).find((n) => n !== null) ?? null;
+  // a program that already imports the SDK (in any of its modules, the entry first: loadReachable lists it first) is on the SDK
+  let sdkImport: t.Node | null = null;
+  for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
   return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
 }
 

@@ -1770,7 +1770,6 @@ function getExportedLocalNames(mod: ModuleUnit): Set<string> {
   return names;
 }
 
-
 export type { StdinConsumer, Val, RenderPlace };
 export { renderNodeAt };
 

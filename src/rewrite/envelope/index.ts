@@ -75,7 +75,7 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
       const callee = unwrapExpression(call.callee);
       if (sink.channel === 'writeSync') {
         const data = call.arguments[1];
-        if (!data) throw new Refusal(`${fileName(mod)}:${line(call)}: a write to fd 1 without data`);
+        if (!data) throw new Refusal(`${fileName(mod)}:${getLine(call)}: a write to fd 1 without data`);
         edit(mod).replace(call.callee.start!, data.start!, `${name}.write(`);
       } else if (sink.channel === 'console') {
         edit(mod).replace(callee.start!, callee.end!, `${name}.log`);
@@ -88,19 +88,17 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
       const name = nameIn(mod).envelope;
       const style = detectStyle(mod.source);
       if (receipt.kind === 'guard') {
-        const guard = receipt;
         edit(mod).replace(call.callee.start!, call.callee.end!, `${name}.receive`);
-        const indent = getLineIndent(mod.source, guard.statement.start!);
-        edit(mod).insert(endOfLine(mod.source, guard.statement.end!), `${style.eol}${indent}if (${guard.target} === undefined) ${guard.exit}${semi(style)}`);
+        const indent = getLineIndent(mod.source, receipt.statement.start!);
+        edit(mod).insert(endOfLine(mod.source, receipt.statement.end!), `${style.eol}${indent}if (${receipt.target} === undefined) ${receipt.exit}${semi(style)}`);
       } else if (receipt.kind === 'hoisted') {
-        const hoisted = receipt;
         // `this.emit('message', JSON.parse(line));`: the message is received into a name of its own first,
         // so that a bad line ends the handling the way the guard above does, not the server
         const target = ['message', 'incoming', 'parsedMessage'].find((n) => !isDeclaredIn(mod, n));
-        if (!target) throw new Refusal(`${fileName(mod)}:${line(call)}: the names a received message needs are all taken`);
-        const indent = getLineIndent(mod.source, hoisted.statement.start!);
-        const received = `${name}.receive(${mod.source.slice(hoisted.text.start!, hoisted.text.end!)})`;
-        edit(mod).insert(hoisted.statement.start!, `const ${target} = ${received}${semi(style)}${style.eol}${indent}if (${target} === undefined) ${hoisted.exit}${semi(style)}${style.eol}${indent}`);
+        if (!target) throw new Refusal(`${fileName(mod)}:${getLine(call)}: the names a received message needs are all taken`);
+        const indent = getLineIndent(mod.source, receipt.statement.start!);
+        const received = `${name}.receive(${mod.source.slice(receipt.text.start!, receipt.text.end!)})`;
+        edit(mod).insert(receipt.statement.start!, `const ${target} = ${received}${semi(style)}${style.eol}${indent}if (${target} === undefined) ${receipt.exit}${semi(style)}${style.eol}${indent}`);
         edit(mod).replace(call.start!, call.end!, target);
       } else {
         // inside a try, the parse's own error handling stays; outside one with no place for a guard, the
@@ -170,10 +168,6 @@ class Refusal extends Error {}
 
 function fileName(mod: ModuleUnit): string {
   return mod.path.split(/[\\/]/).pop() ?? mod.path;
-}
-
-function line(node: t.Node): number {
-  return getLine(node);
 }
 
 function importsHelper(mod: ModuleUnit): boolean {
