@@ -186,6 +186,10 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expect(variant("    this.emit('message', Object.freeze(JSON.parse(line)));\n")).toContain(`${received}    this.emit('message', Object.freeze(message));\n`);
     expect(variant("    let msg;\n    msg = Object.freeze(JSON.parse(line));\n    this.emit('message', msg);\n")).toContain(`    let msg;\n${received}    msg = Object.freeze(message);\n`);
     expect(variant("    this.emit('message', { ...JSON.parse(line) });\n")).toContain("this.emit('message', { ...envelope.parse(line) });");
+    // in a private method the guard returns from that method (it is a function like any other)
+    const privateTake = before.replace('  take(line) {\n', '  #take(line) {\n').replace('(line) => this.take(line)', '(line) => this.#take(line)');
+    expect(privateTake).not.toBe(before);
+    expect(migrate(file, privateTake).after).toContain(`  #take(line) {\n    if (line.trim() === '') return;\n${received}    this.emit('message', message);\n`);
     // inside an object literal (not a place the rule takes), and where the parse may not run (after `&&`),
     // where moving it ahead would run it always: it stays
     expect(variant("    this.emit('message', line.length > 2 && JSON.parse(line));\n")).toContain("this.emit('message', line.length > 2 && envelope.parse(line));");

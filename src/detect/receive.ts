@@ -5,7 +5,7 @@
 // is an argument of a call; where neither fits, or where leaving the function early would hand its caller
 // undefined instead of the error, the line is answered with -32700 and the parse still throws, as it did.
 import { t } from '../babel.js';
-import { getCatchClause } from '../analysis/ast.js';
+import { getCatchClause, isFunctionNode } from '../analysis/ast.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import type { Frame } from '../analysis/values.js';
 import type { ParseReceipt } from '../model/server-model.js';
@@ -86,7 +86,7 @@ function getGuardExit(mod: ModuleUnit, statement: t.Statement): 'continue' | 're
   // the nearest loop inside the same function: a guard there continues it, else it returns
   for (let p: t.Node | undefined = holder; p; p = mod.index.parent.get(p)) {
     if (p.type === 'ForStatement' || p.type === 'ForOfStatement' || p.type === 'ForInStatement' || p.type === 'WhileStatement' || p.type === 'DoWhileStatement') return 'continue';
-    if (p.type.includes('Function') || p.type === 'ClassMethod' || p.type === 'ObjectMethod') return 'return';
+    if (isFunctionNode(p)) return 'return';
   }
   return null;
 }
