@@ -163,6 +163,7 @@ describe('pruneUnusedDeclarations: the scope a name is read in', () => {
   // see the inner declaration of the same name instead: then they would look unused and go
   /** `head + tail` once the line loop that called `helper` (declared in `head`) is removed. */
   const pruneLoop = (file: string, head: string, helper: string, tail: string): string => prune(file, `${head}rl.on('line', () => ${helper}());\n${tail}`, head + tail);
+
   it("reads a method's computed key in the scope around the class, not the method's own", () => {
     const head = "const tag = 'run';\nconst helper = () => tag;\nclass Tool {\n  [tag](tag) {\n    return tag;\n  }\n}\n";
     const tail = 'module.exports = Tool;\n';
