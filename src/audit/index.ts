@@ -105,7 +105,15 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
     const where = file === undefined ? {} : { file };
     findings.push({ rule: finding.rule, message: finding.message, hint: RULES[finding.rule].hint, ...where, line, column, fixed: false });
   }
-  return findings.sort((a, b) => compareFiles(a.file, b.file) || a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+  return findings.sort((a, b) => compareFiles(a.file, b.file) || a.line - b.line || a.column - b.column || compareRules(a.rule, b.rule));
+}
+
+/**
+ * Rule names are lowercase words joined by hyphens, which code-unit order sorts as localeCompare does,
+ * without the collator localeCompare loads on its first call (~10 ms of a worker's first file).
+ */
+export function compareRules(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The entry (no file) before the modules it imports, those by path. */
