@@ -32,6 +32,14 @@ describe('files over MAX_SOURCE_BYTES', () => {
     expect(await read(root, 'src/server.js')).toContain('MIGRATED');
   });
 
+  it('are named in path order, whatever order the tree is read in (shallow files are read first)', async () => {
+    const root = await makeTree({ 'src/server.js': MIGRATE, 'z.min.js': BUNDLE, 'a/b/c/deep.min.js': BUNDLE });
+    const h = makeHarness(root, { process: createFakePipeline().process });
+    expect(await main(['--check'], h.deps)).toBe(1);
+    const named = h.stderr().split('\n').filter((line) => line.includes('over the 1 MB limit')).map((line) => /warning: (\S+):/.exec(line)?.[1]);
+    expect(named).toEqual(['a/b/c/deep.min.js', 'z.min.js']);
+  });
+
   it('are not read when --ignore leaves them out (no warning for what the run was told not to look at)', async () => {
     const root = await makeTree({ 'src/server.js': MIGRATE, 'vendor/bundle.min.js': BUNDLE });
     const fake = createFakePipeline();

@@ -173,11 +173,11 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const importers = new Map<string, Importer>();
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
-  const tooLarge: string[] = [];
-  for (const path of files) {
+  const tooLarge: { path: string; reason: string }[] = [];
+  for (const path of getReadOrder(files)) {
     const read = readCandidate(path);
     if (read.kind === 'too-large') {
-      tooLarge.push(`${toPosix(relative(options.cwd, path)) || '.'}: ${read.reason}`);
+      tooLarge.push({ path, reason: read.reason });
       continue;
     }
     progress.scanned++;
@@ -219,7 +219,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   }
   importers.clear();
   // (with discovery's own warnings: the files it would have left out itself had it looked at their size)
-  warnings.splice(discovery.warnings.length, 0, ...tooLarge);
+  warnings.splice(discovery.warnings.length, 0, ...tooLarge.sort((a, b) => compareStrings(a.path, b.path)).map(({ path, reason }) => `${toPosix(relative(options.cwd, path)) || '.'}: ${reason}`));
 
   const candidates = [...sources.keys()].sort();
   let results = await Promise.all(candidates.map((path) => started.get(path) ?? processCandidate(path)));
@@ -613,6 +613,28 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
  * A file that neither reads stdin nor names the SDK transport is a server only through a module it
  * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
  */
+/**
+ * The order the files are read in: shallow before deep, each depth in the tree's order. A candidate goes to
+ * a worker as soon as it is read, so the run ends soonest when the likely ones are read first: a server's
+ * entry sits near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while the bulk of a tree
+ * is deep (libraries, vendored and generated code). Nothing else depends on the order: the results, the
+ * problems and the warnings are sorted.
+ */
+export function getReadOrder(files: readonly string[]): string[] {
+  const depths = files.map(countSeparators);
+  return files.map((_, i) => i).sort((a, b) => depths[a]! - depths[b]! || a - b).map((i) => files[i]!);
+}
+
+function countSeparators(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length; i++) {
+    const code = path.charCodeAt(i);
+    // '/', and '\\' (Windows' separator; in a POSIX name it only moves the file later)
+    if (code === 47 || code === 92) count++;
+  }
+  return count;
+}
+
 function readCandidate(path: string): ReadOutcome {
   let read: Buffer | { tooLarge: number };
   try {
