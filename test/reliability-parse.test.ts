@@ -83,7 +83,8 @@ describe('the worker pool', () => {
   it('a file that hangs its worker is given up after the timeout; the others are processed', async () => {
     const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
     const root = await makeTree({});
-    // A stand-in worker: answers at once, except for a path with "hang" in it.
+    // A stand-in worker: answers at once, except for a path with "hang" in it. /b.js is handed to the
+    // worker while /hang.js runs (a worker holds its next file): it goes back to the queue, for the fresh worker.
     const worker = join(root, 'worker.mjs');
     await writeFile(
       worker,

@@ -1,11 +1,13 @@
 // A pool of worker threads running the pipeline, one file per task. Deliberately simple: a FIFO queue,
-// one task per worker at a time, workers started as files wait (the first with the first file, more up to
-// the pool's size, one core left free, while many wait: QUEUED_PER_NEW_WORKER), and a crashed worker is replaced (its task
-// fails, the others go on). Files are read on the main thread; workers only parse and transform.
+// each worker holding the file it runs and the next one (IN_FLIGHT_PER_WORKER), workers started as files
+// wait (the first with the first file, more up to the pool's size, one core left free, while many wait:
+// QUEUED_PER_NEW_WORKER), and a crashed worker is replaced (its running task fails, the file it held next
+// goes back to the queue, the others go on). Files are read on the main thread; workers only parse and
+// transform.
 //
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
-// ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS fails that file only, and is
-// replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
+// ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
+// and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +35,13 @@ export const TASK_TIMEOUT_MS = 120_000;
  * the real-code tree: 21 candidates, 0.6 s more with two workers).
  */
 export const QUEUED_PER_NEW_WORKER = 32;
+
+/**
+ * Files a worker holds at once: the one it runs and the next. The main thread hands out a file when it
+ * gets to a worker's reply, and while it reads the tree it gets to replies between slices of reading
+ * (scan.ts's YIELD_EVERY_MS): a worker holding one file waited up to that long after each.
+ */
+export const IN_FLIGHT_PER_WORKER = 2;
 
 export interface PoolOptions {
   /** Default TASK_TIMEOUT_MS. */
@@ -75,7 +84,9 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  busy: Job | null;
+  /** The files posted to the worker, in the order it takes them: the first is the one it runs. */
+  held: Job[];
+  /** The running file's timeout. */
   timer: NodeJS.Timeout | null;
 }
 
@@ -89,20 +100,24 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   let closing: Promise<void> | null = null;
   let started = 0;
 
-  const take = (slot: Slot): Job | null => {
-    const job = slot.busy;
-    slot.busy = null;
+  /** Times the file the worker runs now (the first it holds), from when it starts it. */
+  const time = (slot: Slot): void => {
     if (slot.timer !== null) clearTimeout(slot.timer);
     slot.timer = null;
-    return job;
+    if (slot.held.length === 0) return;
+    slot.timer = setTimeout(() => {
+      retire(slot, new Error(`gave up on this file after ${Math.round(taskTimeoutMs / 1000)} s`));
+      void slot.worker.terminate();
+    }, taskTimeoutMs);
   };
 
   const spawn = (): Slot => {
     started++;
-    const slot: Slot = { worker: new Worker(workerUrl, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } }), busy: null, timer: null };
+    const slot: Slot = { worker: new Worker(workerUrl, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } }), held: [], timer: null };
     slot.worker.on('message', (reply: PoolReply) => {
-      const job = take(slot);
-      if (job !== null) {
+      const job = slot.held.shift();
+      time(slot);
+      if (job !== undefined) {
         if ('result' in reply) job.resolve(reply.result);
         else job.reject(new Error(reply.error));
       }
@@ -115,33 +130,40 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
     return slot;
   };
 
-  /** A worker that crashed or hung: its task fails with `err`, and a fresh worker takes its place. */
+  /**
+   * A worker that crashed or hung: the file it ran fails with `err`, the file it held next (never started)
+   * goes back to the front of the queue, and a fresh worker takes its place.
+   */
   const retire = (slot: Slot, err: Error): void => {
-    const job = take(slot);
+    const [running, ...next] = slot.held.splice(0);
+    time(slot);
     const index = slots.indexOf(slot);
     if (index !== -1) slots.splice(index, 1);
-    job?.reject(err);
-    // the queued files go on, on a fresh worker
+    queue.unshift(...next);
+    running?.reject(err);
     if (closing === null) pump();
   };
 
-  /** Hands queued files to idle workers; starts the first worker with the first file, another (up to `size`) when enough files wait. */
+  const post = (slot: Slot, job: Job): void => {
+    slot.held.push(job);
+    if (slot.held.length === 1) time(slot);
+    slot.worker.postMessage(job.task);
+  };
+
+  /**
+   * Hands queued files to workers: an idle worker first; else a new worker (up to `size`) when enough
+   * files wait; else a worker that holds fewer than IN_FLIGHT_PER_WORKER.
+   */
   const pump = (): void => {
     while (queue.length > 0) {
-      let slot = slots.find((s) => s.busy === null);
-      if (slot === undefined) {
-        if (slots.length >= cap || (slots.length > 0 && queue.length < QUEUED_PER_NEW_WORKER * slots.length)) return;
+      let slot = slots.find((s) => s.held.length === 0);
+      if (slot === undefined && slots.length < cap && (slots.length === 0 || queue.length >= QUEUED_PER_NEW_WORKER * slots.length)) {
         slot = spawn();
         slots.push(slot);
       }
-      const job = queue.shift()!;
-      const busy = slot;
-      busy.busy = job;
-      busy.timer = setTimeout(() => {
-        retire(busy, new Error(`gave up on this file after ${Math.round(taskTimeoutMs / 1000)} s`));
-        void busy.worker.terminate();
-      }, taskTimeoutMs);
-      busy.worker.postMessage(job.task);
+      slot ??= slots.find((s) => s.held.length < IN_FLIGHT_PER_WORKER);
+      if (slot === undefined) return;
+      post(slot, queue.shift()!);
     }
   };
 
@@ -164,7 +186,8 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
         for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
         closing = Promise.all(
           slots.splice(0).map((slot) => {
-            take(slot)?.reject(new Error('the worker pool is closed'));
+            for (const job of slot.held.splice(0)) job.reject(new Error('the worker pool is closed'));
+            time(slot);
             return slot.worker.terminate();
           }),
         ).then(() => undefined);
