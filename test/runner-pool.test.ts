@@ -1,5 +1,6 @@
 // The worker pool runs the compiled pipeline, so these tests use dist/ (tests run after `npm run build`).
 import { afterAll, describe, it, expect } from 'vitest';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
@@ -12,6 +13,7 @@ const dist = (path: string): string => pathToFileURL(join(__dirname, '..', 'dist
 
 interface PoolModule {
   getWorkerUrl(): URL | null;
+  pickWorkerFile(dir: string): string | null;
   createWorkerPool(size: number, url: URL, options?: { cores?: number }): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
   QUEUED_PER_NEW_WORKER: number;
 }
@@ -70,6 +72,23 @@ describe('worker pool', () => {
     expect(workers.close()).toBe(first);
     await first;
     await expect(workers.run('/virtual/late.js', 'const x = 1;\n', { sdk: 'v1', style: 'server' })).rejects.toThrow(/closed/);
+  });
+
+  it('runs the one-file bundle of the worker that the build writes, unless a later compile made it stale', async () => {
+    const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
+    // (npm test builds first: tsc, then the bundle)
+    expect(pool.getWorkerUrl()?.href).toBe(dist('src/runner/worker.cjs'));
+    const root = await makeTree({ 'only/worker.js': '', 'both/worker.js': '', 'both/worker.cjs': '', 'stale/worker.js': '', 'stale/worker.cjs': '', 'bundle-only/worker.cjs': '' });
+    const at = (dir: string, file: string, seconds: number): Promise<void> => utimes(join(root, dir, file), seconds, seconds);
+    await at('both', 'worker.js', 1_000);
+    await at('both', 'worker.cjs', 2_000);
+    await at('stale', 'worker.js', 2_000);
+    await at('stale', 'worker.cjs', 1_000);
+    expect(pool.pickWorkerFile(join(root, 'only'))).toBe(join(root, 'only', 'worker.js'));
+    expect(pool.pickWorkerFile(join(root, 'both'))).toBe(join(root, 'both', 'worker.cjs'));
+    expect(pool.pickWorkerFile(join(root, 'stale'))).toBe(join(root, 'stale', 'worker.js'));
+    // no compiled modules: running from sources, whatever else is there
+    expect(pool.pickWorkerFile(join(root, 'bundle-only'))).toBeNull();
   });
 
   it('is not used when running from sources (no compiled worker next to the module)', async () => {

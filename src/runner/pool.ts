@@ -8,9 +8,10 @@
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
 // and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileResult, PipelineOptions } from '../model/types.js';
 
@@ -72,8 +73,20 @@ export interface WorkerPool {
 
 /** The compiled worker next to this module, or null when running from sources (tests): then process inline. */
 export function getWorkerUrl(): URL | null {
-  const url = new URL('./worker.js', import.meta.url);
-  return existsSync(fileURLToPath(url)) ? url : null;
+  const file = pickWorkerFile(fileURLToPath(new URL('.', import.meta.url)));
+  return file === null ? null : pathToFileURL(file);
+}
+
+/**
+ * The worker in `dir`: its one-file bundle (worker.cjs, written by `npm run build` after tsc:
+ * scripts/build/bundle-worker.mjs) unless it is older than the compiled worker.js, which a later tsc alone
+ * rewrote (the bundle would run the modules as they were); else worker.js; null when neither is there.
+ */
+export function pickWorkerFile(dir: string): string | null {
+  const modules = statSync(join(dir, 'worker.js'), { throwIfNoEntry: false });
+  if (modules === undefined) return null;
+  const bundle = statSync(join(dir, 'worker.cjs'), { throwIfNoEntry: false });
+  return bundle !== undefined && bundle.mtimeMs >= modules.mtimeMs ? join(dir, 'worker.cjs') : join(dir, 'worker.js');
 }
 
 interface Job {
