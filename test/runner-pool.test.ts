@@ -1,6 +1,5 @@
 // The worker pool runs the compiled pipeline, so these tests use dist/ (tests run after `npm run build`).
 import { afterAll, describe, it, expect } from 'vitest';
-import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
@@ -74,21 +73,29 @@ describe('worker pool', () => {
     await expect(workers.run('/virtual/late.js', 'const x = 1;\n', { sdk: 'v1', style: 'server' })).rejects.toThrow(/closed/);
   });
 
-  it('runs the one-file bundle of the worker that the build writes, unless a later compile made it stale', async () => {
+  it('runs the one-file bundle of the worker that the build writes, while the compiled worker.js names it', async () => {
     const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
     // (npm test builds first: tsc, then the bundle)
     expect(pool.getWorkerUrl()?.href).toBe(dist('src/runner/worker.cjs'));
-    const root = await makeTree({ 'only/worker.js': '', 'both/worker.js': '', 'both/worker.cjs': '', 'stale/worker.js': '', 'stale/worker.cjs': '', 'bundle-only/worker.cjs': '' });
-    const at = (dir: string, file: string, seconds: number): Promise<void> => utimes(join(root, dir, file), seconds, seconds);
-    await at('both', 'worker.js', 1_000);
-    await at('both', 'worker.cjs', 2_000);
-    await at('stale', 'worker.js', 2_000);
-    await at('stale', 'worker.cjs', 1_000);
-    expect(pool.pickWorkerFile(join(root, 'only'))).toBe(join(root, 'only', 'worker.js'));
-    expect(pool.pickWorkerFile(join(root, 'both'))).toBe(join(root, 'both', 'worker.cjs'));
-    expect(pool.pickWorkerFile(join(root, 'stale'))).toBe(join(root, 'stale', 'worker.js'));
-    // no compiled modules: running from sources, whatever else is there
-    expect(pool.pickWorkerFile(join(root, 'bundle-only'))).toBeNull();
+    const mark = '// mcp-migrate worker bundle';
+    const root = await makeTree({
+      'named/worker.js': `port.on();\n${mark} 0123abcd: worker.cjs holds this module\n`,
+      'named/worker.cjs': `${mark} 0123abcd\n'use strict';\n`,
+      // tsc alone rewrote worker.js: no name, whatever bundle is there
+      'recompiled/worker.js': 'port.on();\n',
+      'recompiled/worker.cjs': `${mark} 0123abcd\n'use strict';\n`,
+      // a bundle of another build
+      'other/worker.js': `port.on();\n${mark} 0123abcd: worker.cjs holds this module\n`,
+      'other/worker.cjs': `${mark} 0123abce\n'use strict';\n`,
+      'missing/worker.js': `port.on();\n${mark} 0123abcd: worker.cjs holds this module\n`,
+      'sources/worker.cjs': `${mark} 0123abcd\n`,
+    });
+    expect(pool.pickWorkerFile(join(root, 'named'))).toBe(join(root, 'named', 'worker.cjs'));
+    expect(pool.pickWorkerFile(join(root, 'recompiled'))).toBe(join(root, 'recompiled', 'worker.js'));
+    expect(pool.pickWorkerFile(join(root, 'other'))).toBe(join(root, 'other', 'worker.js'));
+    expect(pool.pickWorkerFile(join(root, 'missing'))).toBe(join(root, 'missing', 'worker.js'));
+    // no compiled worker: running from sources
+    expect(pool.pickWorkerFile(join(root, 'sources'))).toBeNull();
   });
 
   it('is not used when running from sources (no compiled worker next to the module)', async () => {

@@ -8,7 +8,7 @@
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
 // and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
-import { statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -77,16 +77,38 @@ export function getWorkerUrl(): URL | null {
   return file === null ? null : pathToFileURL(file);
 }
 
+/** How the bundle's first line and the compiled worker.js's last name a bundle (scripts/build/bundle-worker.mjs). */
+const BUNDLE_MARK = '// mcp-migrate worker bundle ';
+
 /**
  * The worker in `dir`: its one-file bundle (worker.cjs, written by `npm run build` after tsc:
- * scripts/build/bundle-worker.mjs) unless it is older than the compiled worker.js, which a later tsc alone
- * rewrote (the bundle would run the modules as they were); else worker.js; null when neither is there.
+ * scripts/build/bundle-worker.mjs) while the compiled worker.js names it; else worker.js (a tsc run alone
+ * rewrites worker.js without the name: the bundle would run the modules as they were); null when there
+ * is no compiled worker (running from sources).
  */
 export function pickWorkerFile(dir: string): string | null {
-  const modules = statSync(join(dir, 'worker.js'), { throwIfNoEntry: false });
-  if (modules === undefined) return null;
-  const bundle = statSync(join(dir, 'worker.cjs'), { throwIfNoEntry: false });
-  return bundle !== undefined && bundle.mtimeMs >= modules.mtimeMs ? join(dir, 'worker.cjs') : join(dir, 'worker.js');
+  const modules = join(dir, 'worker.js');
+  const named = readTextSync(modules)?.split('\n').find((line) => line.startsWith(BUNDLE_MARK));
+  if (named === undefined) return existsSync(modules) ? modules : null;
+  const bundle = join(dir, 'worker.cjs');
+  const id = named.slice(BUNDLE_MARK.length).split(':')[0]!;
+  return readTextSync(bundle, BUNDLE_MARK.length + id.length + 1) === `${BUNDLE_MARK}${id}\n` ? bundle : modules;
+}
+
+/** A file's text (its first `bytes` only, when given), or undefined when it cannot be read. */
+function readTextSync(path: string, bytes?: number): string | undefined {
+  try {
+    if (bytes === undefined) return readFileSync(path, 'utf8');
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(bytes);
+      return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 interface Job {

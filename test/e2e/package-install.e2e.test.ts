@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { FIXTURE_CORPUS, PROJECT_NODE_MODULES, PROJECT_ROOT } from './harness.js';
 
@@ -31,7 +32,8 @@ describe('the npm package', () => {
     // 1. A copy of what `npm pack` reads, with the dev dependencies linked in for the prepack build.
     const stage = await makeTemp('stage');
     for (const file of ['package.json', 'tsconfig.json', 'README.md']) await copyFile(join(PROJECT_ROOT, file), join(stage, file));
-    for (const dir of ['bin', 'src', 'transforms']) await cp(join(PROJECT_ROOT, dir), join(stage, dir), { recursive: true });
+    // (scripts/build: the build bundles the worker after tsc)
+    for (const dir of ['bin', 'src', 'transforms', 'scripts/build']) await cp(join(PROJECT_ROOT, dir), join(stage, dir), { recursive: true });
     await symlink(PROJECT_NODE_MODULES, join(stage, 'node_modules'), 'dir');
     const out = await makeTemp('tarball');
     const pack = npm(['pack', '--json', '--pack-destination', out], stage);
@@ -40,9 +42,10 @@ describe('the npm package', () => {
     const files = packed!.files.map((f) => f.path);
     expect(files).toContain('bin/mcp-migrate.js');
     expect(files).toContain('dist/src/cli/main.js');
+    expect(files).toContain('dist/src/runner/worker.cjs');
     expect(files).toContain('dist/transforms/mcp-migrate.js');
     expect(files).toContain('README.md');
-    expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts') || f.startsWith('src/') || f.startsWith('test/') || f.startsWith('scripts/'))).toEqual([]);
 
     // 2. Installed into an empty project, as from the registry.
     const user = await makeTemp('install');
@@ -65,5 +68,10 @@ describe('the npm package', () => {
     const dry = spawnSync('npx', ['--no-install', 'mcp-migrate', '--dry-run', 'server.js'], { cwd: user, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     expect(dry.status, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('would move to the SDK (1): server.js');
+    // the installed pool runs the bundled worker (npm gives every packed file one time: not older than worker.js)
+    const pool = pathToFileURL(join(user, 'node_modules', 'mcp-migrate', 'dist', 'src', 'runner', 'pool.js')).href;
+    const picked = spawnSync(process.execPath, ['--input-type=module', '-e', `console.log((await import(${JSON.stringify(pool)})).getWorkerUrl().href)`], { cwd: user, encoding: 'utf8' });
+    expect(picked.status, picked.stderr).toBe(0);
+    expect(picked.stdout.trim()).toMatch(/\/dist\/src\/runner\/worker\.cjs$/);
   }, 300_000);
 });
