@@ -316,7 +316,9 @@ async function measurePhases(tree, prefilter, files) {
   }
   try {
     const { Worker } = await import('node:worker_threads');
-    const url = new URL(pathToFileURL(join(REPO, 'dist', 'src', 'runner', 'worker.js')).href);
+    // the worker the CLI starts: the one-file bundle while it is current, else the compiled modules
+    const { getWorkerUrl } = await import(pathToFileURL(join(REPO, 'dist', 'src', 'runner', 'pool.js')).href);
+    const url = getWorkerUrl();
     t = performance.now();
     const w = new Worker(url);
     await new Promise((resolve, reject) => {
