@@ -398,7 +398,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   if (!initialize) return { blockers };
 
   // 6. Where the SDK server is created, and how its handlers call the dispatcher.
-  const atEnd = consumer.kind === 'for-await' ? findCodeAtInputEnd(consumer.mod, consumer.node as t.ForOfStatement) : null;
+  const atEnd = consumer.kind === 'for-await' ? findCodeAtInputEnd(facts, consumer.mod, consumer.node as t.ForOfStatement) : null;
   if (atEnd) {
     block('CODE_AT_INPUT_END', atEnd, `\`${shorten(sourceOf(consumer.mod, atEnd))}\` runs when stdin ends, after the \`for await\` loop; the SDK transport does not block there, so it would run at start-up`);
     return { blockers };
@@ -1590,13 +1590,17 @@ function isMethodExpression(facts: FileFacts, d: Dispatcher, node: t.Node): bool
 
 /**
  * A statement that may run at start-up instead of at the end of the input: a declaration that is
- * hoisted, an empty one, or a log line (`console.error('listening')` after the loop, a common slip).
+ * hoisted, an empty one, or a log line (`console.error('listening')` after the loop, a common slip; or
+ * the same through the program's own logger, a function that can only write to stderr).
  */
-function isInertAtEnd(statement: t.Statement): boolean {
+function isInertAtEnd(facts: FileFacts, mod: ModuleUnit, statement: t.Statement): boolean {
   if (statement.type === 'FunctionDeclaration' || statement.type === 'EmptyStatement') return true;
   if (statement.type !== 'ExpressionStatement') return false;
   const call = unwrapExpression(statement.expression);
-  if (call.type !== 'CallExpression' || call.callee.type !== 'MemberExpression') return false;
+  if (call.type !== 'CallExpression') return false;
+  // the program's own logger (`log.info('ready')`) that can only write to stderr, as a console call
+  if (isLoggingHelperCall(facts, mod, call)) return true;
+  if (call.callee.type !== 'MemberExpression') return false;
   const target = call.callee.object;
   if (target.type === 'Identifier' && target.name === 'console') return true;
   return target.type === 'MemberExpression' && target.object.type === 'Identifier' && target.object.name === 'process' && getMemberName(target) === 'stderr' && getMemberName(call.callee) === 'write';
@@ -1608,13 +1612,13 @@ function isInertAtEnd(statement: t.Statement): boolean {
  * or a `.then` / `.finally` on its promise. The SDK transport returns from connect() at once, so such
  * code would run at start-up. Null when there is none.
  */
-function findCodeAtInputEnd(mod: ModuleUnit, loop: t.ForOfStatement): t.Node | null {
+function findCodeAtInputEnd(facts: FileFacts, mod: ModuleUnit, loop: t.ForOfStatement): t.Node | null {
   const fn = findEnclosingFunction(mod, loop);
   let node: t.Node = loop;
   for (let parent = mod.index.parent.get(node); parent && parent !== fn; node = parent, parent = mod.index.parent.get(node)) {
-    const after = getLiveStatementAfter(parent, node);
+    const after = getLiveStatementAfter(facts, mod, parent, node);
     if (after) return after;
-    if (parent.type === 'TryStatement' && parent.block === node && parent.finalizer?.body.some((s) => !isInertAtEnd(s))) return parent.finalizer;
+    if (parent.type === 'TryStatement' && parent.block === node && parent.finalizer?.body.some((s) => !isInertAtEnd(facts, mod, s))) return parent.finalizer;
   }
   if (!fn) return null;
   // the callers: `await main(); cleanup()`, `main().then(...)`, `main().finally(...)`
@@ -1633,16 +1637,16 @@ function findCodeAtInputEnd(mod: ModuleUnit, loop: t.ForOfStatement): t.Node | n
       up = mod.index.parent.get(outer);
     } else continue;
     if (up?.type !== 'ExpressionStatement') continue;
-    const after = getLiveStatementAfter(mod.index.parent.get(up), up);
+    const after = getLiveStatementAfter(facts, mod, mod.index.parent.get(up), up);
     if (after) return after;
   }
   return null;
 }
 
 /** The first statement after `statement` in the block `parent` that is not inert at the end of the input. */
-function getLiveStatementAfter(parent: t.Node | undefined, statement: t.Node): t.Statement | null {
+function getLiveStatementAfter(facts: FileFacts, mod: ModuleUnit, parent: t.Node | undefined, statement: t.Node): t.Statement | null {
   if (parent?.type !== 'BlockStatement' && parent?.type !== 'Program') return null;
-  return parent.body.slice(parent.body.indexOf(statement as t.Statement) + 1).find((s) => !isInertAtEnd(s)) ?? null;
+  return parent.body.slice(parent.body.indexOf(statement as t.Statement) + 1).find((s) => !isInertAtEnd(facts, mod, s)) ?? null;
 }
 
 // ---------------------------------------------------------------- initialize
