@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildFacts } from '../src/analysis/facts.js';
-import { compareRules, markFixed, RULE_IDS, RULES, type RuleId } from '../src/audit/index.js';
+import { compareNames, markFixed, RULE_IDS, RULES, type RuleId } from '../src/audit/index.js';
 import { detectServer } from '../src/detect/server.js';
 import type { ServerModel } from '../src/model/server-model.js';
 import type { Decision, Finding } from '../src/model/types.js';
@@ -29,7 +29,7 @@ describe('RULES', () => {
   it('orders rule ids as localeCompare does (findings at one position are sorted by rule without the collator)', () => {
     // every pair, both ways round, and ids that differ only after a shared word
     const ids = [...RULE_IDS, 'parse-error', 'parse-errors', 'parse', 'wrong-id-x'];
-    for (const a of ids) for (const b of ids) expect(Math.sign(compareRules(a, b))).toBe(Math.sign(a.localeCompare(b)));
+    for (const a of ids) for (const b of ids) expect(Math.sign(compareNames(a, b))).toBe(Math.sign(a.localeCompare(b)));
   });
 
   it('gives every rule a name, a one-line description and hint, a SARIF level and its fixers', () => {

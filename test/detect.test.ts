@@ -717,8 +717,10 @@ async function main() {
 ${after || 'main();'}
 `;
   const codes = (source: string): string[] => model('end.js', source).blockers.map((b) => b.code);
-  /** A logger of the program's own (a timestamp, the level, the message) on stderr; then main() runs. */
-  const LOGGER = "const log = { info: (message) => process.stderr.write(`${new Date().toISOString()} info ${message}\\n`) };\nmain();";
+  /** A logger of the program's own whose info() runs `body` (its `message`), defined before main() runs. */
+  const logger = (body: string): string => `const log = { info: (message) => { ${body} } };\nmain();`;
+  /** The logger's usual line: a timestamp, the level and the message, on stderr. */
+  const LOG_LINE = "process.stderr.write(`${new Date().toISOString()} info ${message}\\n`);";
 
   it.each([
     ['a finally around the loop', server((loop) => `try {\n  ${loop}\n  } finally {\n    state.open = false;\n  }`)],
@@ -726,7 +728,7 @@ ${after || 'main();'}
     ['a .then on the function', server((loop) => loop, 'main().then(() => process.exit(0));')],
     ['a statement after awaiting the function', server((loop) => loop, '(async () => {\n  await main();\n  state.open = false;\n})();')],
     // a "logger" that also changes state is no log line
-    ['a helper that logs and closes the state after the loop', server((loop) => `${loop}\n  log.info('closed');`, LOGGER.replace('(message) => process.stderr.write(', '(message) => { state.open = false; process.stderr.write(').replace(') };', '); } };'))],
+    ['a helper that logs and closes the state after the loop', server((loop) => `${loop}\n  log.info('closed');`, logger(`state.open = false; ${LOG_LINE}`))],
   ])('%s: CODE_AT_INPUT_END', (_, source) => {
     expect(codes(source)).toEqual(['CODE_AT_INPUT_END']);
   });
@@ -736,7 +738,7 @@ ${after || 'main();'}
     ['a log line after the loop', server((loop) => `${loop}\n  console.error('listening on stdio');`)],
     ['a catch around the loop', server((loop) => `try {\n  ${loop}\n  } catch (error) {\n    state.open = false;\n  }`)],
     ['a .catch on the function', server((loop) => loop, 'main().catch((error) => { console.error(error); process.exit(1); });')],
-    ['a log line through the program\'s own logger after the loop', server((loop) => `${loop}\n  log.info('listening on stdio');`, LOGGER)],
+    ['a log line through the program\'s own logger after the loop', server((loop) => `${loop}\n  log.info('listening on stdio');`, logger(LOG_LINE))],
   ])('%s: the SDK rewrite', (_, source) => {
     expect(codes(source)).toEqual([]);
   });

@@ -15,9 +15,8 @@ import { buildSync } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-/** How the bundle and worker.js name a bundle (pool.ts reads the same words). */
-const MARK = '// mcp-migrate worker bundle';
+// (the words the pool reads: the compiled pool.js, which tsc has just written)
+import { BUNDLE_MARK } from '../../dist/src/runner/pool.js';
 
 const runner = fileURLToPath(new URL('../../dist/src/runner/', import.meta.url));
 
@@ -41,7 +40,7 @@ const worker = `${runner}worker.js`;
 // (run again without tsc: the line of the previous bundle goes)
 const compiled = readFileSync(worker, 'utf8')
   .split('\n')
-  .filter((line) => !line.startsWith(MARK))
+  .filter((line) => !line.startsWith(BUNDLE_MARK))
   .join('\n');
-writeFileSync(`${runner}worker.cjs`, `${MARK} ${id}\n${text}`);
-writeFileSync(worker, `${compiled}${compiled.endsWith('\n') ? '' : '\n'}${MARK} ${id}: worker.cjs holds this module and those it imports as one file\n`);
+writeFileSync(`${runner}worker.cjs`, `${BUNDLE_MARK} ${id}\n${text}`);
+writeFileSync(worker, `${compiled}${compiled.endsWith('\n') ? '' : '\n'}${BUNDLE_MARK} ${id}: worker.cjs holds this module and those it imports as one file\n`);

@@ -105,19 +105,15 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
     const where = file === undefined ? {} : { file };
     findings.push({ rule: finding.rule, message: finding.message, hint: RULES[finding.rule].hint, ...where, line, column, fixed: false });
   }
-  return findings.sort((a, b) => compareFiles(a.file, b.file) || a.line - b.line || a.column - b.column || compareRules(a.rule, b.rule));
+  return findings.sort((a, b) => compareNames(a.file, b.file) || a.line - b.line || a.column - b.column || compareNames(a.rule, b.rule));
 }
 
 /**
- * Rule names are lowercase words joined by hyphens, which code-unit order sorts as localeCompare does,
- * without the collator localeCompare loads on its first call (~10 ms of a worker's first file).
+ * Names in code-unit order, an absent one (the entry's file) first. Rule ids are lowercase words joined
+ * by hyphens, which this sorts as localeCompare does, without the collator localeCompare loads on its
+ * first call (~10 ms of a worker's first file).
  */
-export function compareRules(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** The entry (no file) before the modules it imports, those by path. */
-function compareFiles(a: string | undefined, b: string | undefined): number {
+export function compareNames(a: string | undefined, b: string | undefined): number {
   if (a === b) return 0;
   if (a === undefined) return -1;
   if (b === undefined) return 1;

@@ -225,15 +225,11 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
 
   // 5. Apply, prune what only the removed code used, re-parse.
   const changes = new Map<string, { before: string; after: string }>();
-  /** The members other modules read, as the first prune of each module took them. */
-  const prunedFor = new Map<string, ReadonlySet<string>>();
   for (const [mod, list] of ctx.edits) {
     let after = '';
     try {
       after = list.apply(mod.source);
-      const external = getExternalMembers(model, mod);
-      prunedFor.set(mod.path, external);
-      after = pruneUnusedDeclarations(mod.path, mod.ast, after, external, getWriterNames(model, mod));
+      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
       after = removeUnreachableBreaks(mod.path, mod.source, after);
       parseSource(mod.path, after);
     } catch (err) {
@@ -262,7 +258,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     // prune's output is its own fixpoint: a declaration it left had a reference outside everything it
     // removed, and still has (~3% of a 1 MB file's run). TypeScript is pruned again whatever: its types go
     // after the bindings, by a model of their own that this argument does not cover.
-    if (after === change.after && !isTypeScriptPath(path) && isSameSet(external, prunedFor.get(path))) continue;
+    if (after === change.after && !isTypeScriptPath(path) && isSameSet(external, getExternalMembers(model, mod))) continue;
     change.after = pruneUnusedDeclarations(path, mod.ast, after, external, getWriterNames(model, mod));
   }
   // the prunes are done: the models of their outputs go (the re-check reads the trees, not the models)
@@ -326,8 +322,8 @@ function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUni
   return [...out].map(([fn, mod]) => ({ fn, mod }));
 }
 
-function isSameSet(a: ReadonlySet<string>, b: ReadonlySet<string> | undefined): boolean {
-  return b !== undefined && a.size === b.size && [...a].every((item) => b.has(item));
+function isSameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  return a.size === b.size && [...a].every((item) => b.has(item));
 }
 
 function isTypeScriptPath(path: string): boolean {

@@ -8,7 +8,7 @@
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
 // and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -77,8 +77,11 @@ export function getWorkerUrl(): URL | null {
   return file === null ? null : pathToFileURL(file);
 }
 
-/** How the bundle's first line and the compiled worker.js's last name a bundle (scripts/build/bundle-worker.mjs). */
-const BUNDLE_MARK = '// mcp-migrate worker bundle ';
+/**
+ * The words that name a worker bundle, before its id: the bundle's first line and the compiled
+ * worker.js's last line (scripts/build/bundle-worker.mjs writes both).
+ */
+export const BUNDLE_MARK = '// mcp-migrate worker bundle';
 
 /**
  * The worker in `dir`: its one-file bundle (worker.cjs, written by `npm run build` after tsc:
@@ -88,11 +91,14 @@ const BUNDLE_MARK = '// mcp-migrate worker bundle ';
  */
 export function pickWorkerFile(dir: string): string | null {
   const modules = join(dir, 'worker.js');
-  const named = readTextSync(modules)?.split('\n').find((line) => line.startsWith(BUNDLE_MARK));
-  if (named === undefined) return existsSync(modules) ? modules : null;
+  const compiled = readTextSync(modules);
+  if (compiled === undefined) return null;
+  const named = compiled.split('\n').find((line) => line.startsWith(`${BUNDLE_MARK} `));
+  if (named === undefined) return modules;
   const bundle = join(dir, 'worker.cjs');
-  const id = named.slice(BUNDLE_MARK.length).split(':')[0]!;
-  return readTextSync(bundle, BUNDLE_MARK.length + id.length + 1) === `${BUNDLE_MARK}${id}\n` ? bundle : modules;
+  // (the line ends the id with a colon: `// mcp-migrate worker bundle 0123abcd: worker.cjs holds ...`)
+  const firstLine = `${named.split(':')[0]}\n`;
+  return readTextSync(bundle, Buffer.byteLength(firstLine)) === firstLine ? bundle : modules;
 }
 
 /** A file's text (its first `bytes` only, when given), or undefined when it cannot be read. */

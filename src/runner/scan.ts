@@ -607,13 +607,6 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
 }
 
 /**
- * Synchronous on purpose: one synchronous read per file is several times faster here than promise-based
- * reads (each costs a few thread-pool round trips). The bytes land in one shared buffer and are tested
- * there: only a candidate's are decoded, only an importer's relative specifiers are kept.
- * A file that neither reads stdin nor names the SDK transport is a server only through a module it
- * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
- */
-/**
  * The order the files are read in: shallow before deep, each depth in the tree's order. A candidate goes to
  * a worker as soon as it is read, so the run ends soonest when the likely ones are read first: a server's
  * entry sits near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while the bulk of a tree
@@ -635,6 +628,13 @@ function countSeparators(path: string): number {
   return count;
 }
 
+/**
+ * Synchronous on purpose: one synchronous read per file is several times faster here than promise-based
+ * reads (each costs a few thread-pool round trips). The bytes land in one shared buffer and are tested
+ * there: only a candidate's are decoded, only an importer's relative specifiers are kept.
+ * A file that neither reads stdin nor names the SDK transport is a server only through a module it
+ * imports: it is an importer until the import graph of the whole tree says whether it reaches stdin.
+ */
 function readCandidate(path: string): ReadOutcome {
   let read: Buffer | { tooLarge: number };
   try {
