@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { scanFiles } from '../src/runner/scan.js';
 import { makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+import type { JitHold } from '../src/runner/jit.js';
 
 afterAll(removeTrees);
 
@@ -13,7 +14,7 @@ const dist = (path: string): string => pathToFileURL(join(__dirname, '..', 'dist
 interface PoolModule {
   getWorkerUrl(): URL | null;
   pickWorkerFile(dir: string): string | null;
-  createWorkerPool(size: number, url: URL, options?: { cores?: number }): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
+  createWorkerPool(size: number, url: URL, options?: { cores?: number; jit?: { hold(): JitHold } }): { run(path: string, source: string, options: PipelineOptions): Promise<FileResult>; start(): void; close(): Promise<void>; readonly started: number };
   QUEUED_PER_NEW_WORKER: number;
 }
 
@@ -61,6 +62,43 @@ describe('worker pool', () => {
       await many.close();
       await two.close();
     }
+  });
+
+  it("tells the JIT switch when a worker has loaded, of each file it hands out, each worker's time on it and the queue, holding it once from the first worker to its close", async () => {
+    const pool = (await import(dist('src/runner/pool.js'))) as PoolModule;
+    const seen = { holds: 0, loaded: 0, files: [] as number[], work: [] as number[], queue: [] as number[], releases: 0 };
+    const hold = (): JitHold => {
+      seen.holds++;
+      return {
+        loaded: () => seen.loaded++,
+        noteFile: (length) => seen.files.push(length),
+        noteWork: (ms) => seen.work.push(ms),
+        noteQueue: (length) => seen.queue.push(length),
+        release: () => seen.releases++,
+      };
+    };
+    const count = pool.QUEUED_PER_NEW_WORKER + 2;
+    const workers = pool.createWorkerPool(4, pool.getWorkerUrl() as URL, { cores: 4, jit: { hold } });
+    expect(seen.holds).toBe(0);
+    const sources = Array.from({ length: count }, (_, i) => `const x${i} = ${'1'.repeat(i)};\n`);
+    try {
+      await Promise.all(sources.map((s, i) => workers.run(`/virtual/jit${i}.js`, s, { sdk: 'v1', style: 'server' })));
+      // two workers ran (see above), one hold
+      expect(workers.started).toBe(2);
+      expect(seen.holds).toBe(1);
+      // the first worker had loaded before its first reply (the second may still be loading)
+      expect(seen.loaded).toBeGreaterThanOrEqual(1);
+      expect(seen.files.sort((a, b) => a - b)).toEqual(sources.map((s) => s.length));
+      expect(seen.work).toHaveLength(count);
+      expect(seen.work.every((ms) => ms > 0)).toBe(true);
+      // the queue as each file joined it: the last ones found the first worker busy
+      expect(seen.queue).toHaveLength(count);
+      expect(Math.max(...seen.queue)).toBeGreaterThan(1);
+      expect(seen.releases).toBe(0);
+    } finally {
+      await workers.close();
+    }
+    expect(seen.releases).toBe(1);
   });
 
   it('closes once: a second close waits for the same termination, and no file runs after it', async () => {

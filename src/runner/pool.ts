@@ -8,12 +8,15 @@
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
 // and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
+// V8's optimizing compiler is held off from the first worker's start until the pool's analysis has run long
+// enough to pay for it (jit.ts).
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FileResult, PipelineOptions } from '../model/types.js';
+import { jit as processJit, type JitHold, type JitSwitch } from './jit.js';
 
 export interface PoolTask {
   id: number;
@@ -22,7 +25,10 @@ export interface PoolTask {
   options: PipelineOptions;
 }
 
-export type PoolReply = { id: number; result: FileResult } | { id: number; error: string };
+/** `ms`: the worker's time on the file (the JIT switch counts it: jit.ts). */
+export type PoolReply = ({ id: number; result: FileResult } | { id: number; error: string }) & { ms: number };
+/** What a worker posts: a reply, or, once, that it has loaded its code. */
+export type WorkerMessage = PoolReply | { loaded: true };
 
 /** Stack of each worker (the default is 4 MB): deep nesting costs stack in every recursive phase. */
 export const WORKER_STACK_MB = 32;
@@ -49,6 +55,8 @@ export interface PoolOptions {
   taskTimeoutMs?: number;
   /** The machine's cores (default: availableParallelism()); see getWorkerCap. */
   cores?: number;
+  /** TurboFan's switch (default: the process's; jit.ts): held off from the first worker's start until the pool has run long enough or closes. */
+  jit?: Pick<JitSwitch, 'hold'>;
 }
 
 /**
@@ -140,6 +148,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   /** The workers' termination, once close() is called (a second call waits for the same). */
   let closing: Promise<void> | null = null;
   let started = 0;
+  let jit: JitHold | null = null;
 
   /** Times the file the worker runs now (the first it holds), from when it starts it. */
   const time = (slot: Slot): void => {
@@ -154,10 +163,16 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
 
   const spawn = (): Slot => {
     started++;
+    jit ??= (options.jit ?? processJit).hold();
     const slot: Slot = { worker: new Worker(workerUrl, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } }), held: [], timer: null };
-    slot.worker.on('message', (reply: PoolReply) => {
+    slot.worker.on('message', (reply: WorkerMessage) => {
+      if ('loaded' in reply) {
+        jit?.loaded();
+        return;
+      }
       const job = slot.held.shift();
       time(slot);
+      jit?.noteWork(reply.ms);
       if (job !== undefined) {
         if ('result' in reply) job.resolve(reply.result);
         else job.reject(new Error(reply.error));
@@ -186,6 +201,7 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
   };
 
   const post = (slot: Slot, job: Job): void => {
+    jit?.noteFile(job.task.source.length);
     slot.held.push(job);
     if (slot.held.length === 1) time(slot);
     slot.worker.postMessage(job.task);
@@ -220,10 +236,12 @@ export function createWorkerPool(size: number, workerUrl: URL, options: PoolOpti
       return new Promise<FileResult>((resolve, reject) => {
         queue.push({ task: { id: nextId++, path, source, options }, resolve, reject });
         pump();
+        jit?.noteQueue(queue.length);
       });
     },
     close() {
       if (closing === null) {
+        jit?.release();
         for (const job of queue.splice(0)) job.reject(new Error('the worker pool is closed'));
         closing = Promise.all(
           slots.splice(0).map((slot) => {

@@ -3,17 +3,21 @@
 import { parentPort } from 'node:worker_threads';
 import { processSource } from '../pipeline.js';
 import { readModuleSync } from './read-module.js';
-import type { PoolReply, PoolTask } from './pool.js';
+import type { PoolReply, PoolTask, WorkerMessage } from './pool.js';
 
 const port = parentPort;
 if (port === null) throw new Error('worker.js must run in a worker thread');
 
 port.on('message', async (task: PoolTask) => {
+  const start = performance.now();
   let reply: PoolReply;
   try {
-    reply = { id: task.id, result: await processSource(task.path, task.source, task.options, readModuleSync) };
+    const result = await processSource(task.path, task.source, task.options, readModuleSync);
+    reply = { id: task.id, result, ms: performance.now() - start };
   } catch (err) {
-    reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err), ms: performance.now() - start };
   }
   port.postMessage(reply);
 });
+// (the pipeline and Babel are loaded: the pool's JIT switch waits for this, jit.ts)
+port.postMessage({ loaded: true } satisfies WorkerMessage);
