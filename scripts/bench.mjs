@@ -580,7 +580,7 @@ async function main() {
   if (opts.growth) {
     log('');
     log('growth inside one file: per-KB time of the whole pipeline on real code (dist modules, this process, warm)');
-    await benchGrowth(opts.baseDir, log);
+    await benchGrowth(opts.baseDir, log, opts.reps);
   }
 
   log('');
