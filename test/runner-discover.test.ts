@@ -21,6 +21,36 @@ describe('discoverFiles', () => {
     expect(found.problems).toEqual([]);
   });
 
+  it("hands each directory's files on as it reads it, shallow directories first, each depth in the tree's order", async () => {
+    const root = await makeTree({
+      'top.js': '', 'z.ts': '',
+      'a/index.js': '', 'a/b/util.js': '', 'a/b/c/lib.js': '', 'a/b/c/d/deep.js': '',
+      'b/server.js': '', 'b/deep/x.js': '', 'b/docs/readme.md': '',
+      'node_modules/dep/index.js': '', 'a/.gitignore': 'gen/\n', 'a/gen/out.js': '',
+    });
+    const batches: string[][] = [];
+    const walkedWhenHanded: boolean[] = [];
+    const found = await discoverFiles(['.'], root, (files, walked) => {
+      batches.push(rel(root, [...files]));
+      // every directory above a file handed on has been read (scope.ts asks about them)
+      walkedWhenHanded.push(files.every((file) => walked.has(join(file, '..'))));
+    });
+    expect(batches).toEqual([['top.js', 'z.ts'], ['a/index.js'], ['b/server.js'], ['a/b/util.js'], ['b/deep/x.js'], ['a/b/c/lib.js'], ['a/b/c/d/deep.js']]);
+    expect(walkedWhenHanded.every(Boolean)).toBe(true);
+    // the result lists them all, sorted, as before
+    expect(rel(root, found.files)).toEqual(['a/b/c/d/deep.js', 'a/b/c/lib.js', 'a/b/util.js', 'a/index.js', 'b/deep/x.js', 'b/server.js', 'top.js', 'z.ts']);
+  });
+
+  it('hands a file on once when two named paths overlap, and a named file as a batch of its own', async () => {
+    const root = await makeTree({ 'src/a.js': '', 'src/lib/b.js': '', 'other.ts': '' });
+    const batches: string[][] = [];
+    const found = await discoverFiles(['src', 'src/lib', 'other.ts', 'src/a.js'], root, (files) => {
+      batches.push(rel(root, [...files]));
+    });
+    expect(batches).toEqual([['src/a.js'], ['src/lib/b.js'], ['other.ts']]);
+    expect(rel(root, found.files)).toEqual(['other.ts', 'src/a.js', 'src/lib/b.js']);
+  });
+
   it('never follows symbolic links', async () => {
     const root = await makeTree({ 'real/a.js': '', 'outside/b.js': '' });
     await symlink(join(root, 'outside'), join(root, 'real/linked-dir'));

@@ -100,11 +100,40 @@ interface Found {
   excluded: ExcludedDirectory[];
   python: Set<string>;
   walked: Map<string, DirectoryMarks>;
+  /** Files added since the last `flush`, in the order found. */
+  fresh: string[];
+  /** Hands `fresh` to the caller's `onFiles` (and waits for it). */
+  flush: () => Promise<void>;
 }
 
-/** Finds candidate source files under `paths` (files or directories, resolved against `cwd`). */
-export async function discoverFiles(paths: readonly string[], cwd: string): Promise<DiscoveryResult> {
-  const found: Found = { shown: (path) => toPosix(relative(cwd, path)) || '.', files: new Set<string>(), problems: [], warnings: [], skipped: [], excluded: [], python: new Set<string>(), walked: new Map() };
+/**
+ * Called with the files found since the last call (new to the run, in the order found), while discovery
+ * goes on: once per directory the walk reads (its files; `walked` holds it and every directory above),
+ * once per git listing, once per file named. Discovery waits for what it returns.
+ */
+export type OnFiles = (files: readonly string[], walked: ReadonlyMap<string, DirectoryMarks>) => void | Promise<void>;
+
+/**
+ * Finds candidate source files under `paths` (files or directories, resolved against `cwd`). `onFiles`
+ * gets them as they are found (the scan reads them while the walk goes on); the result lists them all.
+ */
+export async function discoverFiles(paths: readonly string[], cwd: string, onFiles?: OnFiles): Promise<DiscoveryResult> {
+  const found: Found = {
+    shown: (path) => toPosix(relative(cwd, path)) || '.',
+    files: new Set<string>(),
+    problems: [],
+    warnings: [],
+    skipped: [],
+    excluded: [],
+    python: new Set<string>(),
+    walked: new Map(),
+    fresh: [],
+    flush: async () => {
+      if (found.fresh.length === 0) return;
+      const files = found.fresh.splice(0);
+      await onFiles?.(files, found.walked);
+    },
+  };
   const { problems, warnings } = found;
   for (const given of paths) {
     const target = resolve(cwd, given);
@@ -134,6 +163,7 @@ export async function discoverFiles(paths: readonly string[], cwd: string): Prom
       if (isDeclarationFile(target)) warnings.push(`${given}: is a TypeScript declaration file (types only); skipped`);
       else if (!isCandidatePath(target)) problems.push({ path: target, message: `not a JavaScript or TypeScript file (expected one of ${CANDIDATE_EXTENSIONS.join(' ')})` });
       else addFile(target, given, stats.size, found);
+      await found.flush();
     } else {
       problems.push({ path: target, message: 'not a regular file or directory' });
     }
@@ -189,6 +219,7 @@ async function addGitFiles(dir: string, found: Found): Promise<boolean> {
     if (stats === null || !stats.isFile()) continue;
     addFile(full, null, stats.size, found);
   }
+  await found.flush();
   for (const dirPath of nested) {
     if (dirPath === dir || !(await lstat(dirPath).then((s) => s.isDirectory(), () => false))) continue;
     if (!(await addGitFiles(dirPath, found))) await walk(dirPath, dirPath, [], found);
@@ -228,24 +259,50 @@ async function runGitListing(dir: string, args: readonly string[]): Promise<Buff
 function addFile(path: string, shown: string | null, size: number, found: Found): void {
   const reason = getSizeSkipReason(size);
   if (reason === null) {
-    found.files.add(path);
+    addFound(path, found);
     return;
   }
   found.skipped.push({ path, message: reason });
   found.warnings.push(`${shown ?? found.shown(path)}: ${reason}`);
 }
 
-/**
- * The walk outside a git work tree. Synchronous on purpose: a tree of 10,000 files in 3,500 directories
- * is walked in a third of the time promise-based readdir takes (each call a thread-pool round trip), and
- * nothing else runs while discovery does. The relative path of each entry is built from its directory's,
- * not computed with path.relative per entry.
- */
-async function walk(dir: string, base: string, inherited: readonly IgnoreRule[], found: Found): Promise<void> {
-  walkSync(dir, toPosix(relative(base, dir)), inherited, found);
+/** A file new to the run, for the result and the next `flush`. */
+function addFound(path: string, found: Found): void {
+  if (found.files.has(path)) return;
+  found.files.add(path);
+  found.fresh.push(path);
 }
 
-function walkSync(dir: string, relDir: string, inherited: readonly IgnoreRule[], found: Found): void {
+/** A directory the walk is to read: its path relative to the walk's base, and the .gitignore rules above it. */
+interface Pending {
+  dir: string;
+  relDir: string;
+  rules: readonly IgnoreRule[];
+}
+
+/**
+ * The walk outside a git work tree, breadth first: the files of a directory go to `onFiles` as soon as
+ * it is read, shallow ones first, so the scan reads a package's entry (near its root) while the walk is
+ * still in its deep trees (libraries, vendored and generated code) instead of after them. Directory reads
+ * are synchronous on purpose: a tree of 10,000 files in 3,500 directories is walked in a third of the time
+ * promise-based readdir takes (each call a thread-pool round trip). The relative path of each entry is
+ * built from its directory's, not computed with path.relative per entry. Each depth is read in the tree's
+ * order (entries sorted by their bytes), and no depth of nesting takes stack.
+ */
+async function walk(dir: string, base: string, inherited: readonly IgnoreRule[], found: Found): Promise<void> {
+  let depth: Pending[] = [{ dir, relDir: toPosix(relative(base, dir)), rules: inherited }];
+  while (depth.length > 0) {
+    const deeper: Pending[] = [];
+    for (const pending of depth) {
+      readDirectory(pending, found, deeper);
+      await found.flush();
+    }
+    depth = deeper;
+  }
+}
+
+/** Reads one directory of the walk: its files to `found`, the directories to enter to `deeper`. */
+function readDirectory({ dir, relDir, rules: inherited }: Pending, found: Found, deeper: Pending[]): void {
   let entries: Entry[];
   try {
     entries = readEntries(dir);
@@ -279,12 +336,12 @@ function walkSync(dir: string, relDir: string, inherited: readonly IgnoreRule[],
         continue;
       }
       if (isIgnored(rules, rel, true)) continue;
-      walkSync(prefix + name, rel, rules, found);
+      deeper.push({ dir: prefix + name, relDir: rel, rules });
     } else if (!isCandidatePath(name)) {
       if (isPythonPath(name) && !isIgnored(rules, rel, false)) found.python.add(prefix + name);
     } else if (!isIgnored(rules, rel, false)) {
       // not stat'ed: the scan's read applies the size limit (10,000 stats were a third of the walk)
-      found.files.add(prefix + name);
+      addFound(prefix + name, found);
     }
   }
 }

@@ -12,7 +12,7 @@ import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isIn
 import { addDependencies, getMissingDependencies, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
-import { scopeFiles, type SkippedTree } from './scope.js';
+import { createScope, type SkippedTree } from './scope.js';
 import { getWriteRefusal, type WriteBounds } from './confine.js';
 import { WriteChecks } from './write-checks.js';
 import { WorkspaceCache, type Workspace } from './workspaces.js';
@@ -124,21 +124,19 @@ export async function scanFiles(options: ScanOptions): Promise<ScanResult> {
 }
 
 async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | null): Promise<ScanResult> {
-  const discovery = await discoverFiles(options.paths, options.cwd);
   const workspaces = new WorkspaceCache();
-  const scoped = await scopeFiles(discovery.files, (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p)), options.cwd, { ignore: options.ignore, include: options.include }, discovery.walked, workspaces);
+  const targets = (options.paths.length === 0 ? ['.'] : options.paths).map((p) => resolve(options.cwd, p));
   const only = options.only;
-  const files = only === undefined ? scoped.files : scoped.files.filter((path) => only.has(path));
-  const problems: Problem[] = [...discovery.problems];
-  const warnings: string[] = [...discovery.warnings, ...notePythonServers(discovery.python, options.cwd)];
+  const problems: Problem[] = [];
   const progress: ScanProgress = { scanned: 0, candidates: 0 };
   const report = (): void => options.onProgress?.({ ...progress });
 
-  // 1. Read every file and keep the ones that may hold a server (the cheap text prefilter).
+  // 1. Read every file discovery finds, as it finds it, and keep the ones that may hold a server (the
+  //    cheap text prefilter).
   // 2. Run the pipeline on each candidate. On worker threads (a run of more than one job from the compiled
-  //    tool), a candidate goes to the workers as soon as it is read, while this thread reads on (more
-  //    workers start while many wait: pool.ts). Inline (one job, the tests), the candidates run once every
-  //    file is read, and a tree without candidates never loads the parser.
+  //    tool), a candidate goes to the workers as soon as it is read, while this thread walks and reads on
+  //    (more workers start while many wait: pool.ts). Inline (one job, the tests), the candidates run once
+  //    every file is read, and a tree without candidates never loads the parser.
   // Outside any repository the package.json search stops at the scanned root; inside one, at its root.
   const manifests = new ManifestCache((await resolveGitRoot(root)) === null ? root : null);
   const checks = new WriteChecks(root);
@@ -174,32 +172,42 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const stdinModules = new Set<string>();
   let lastYield = performance.now();
   const tooLarge: { path: string; reason: string }[] = [];
-  for (const path of getReadOrder(files)) {
-    const read = readCandidate(path);
-    if (read.kind === 'too-large') {
-      tooLarge.push({ path, reason: read.reason });
-      continue;
-    }
-    progress.scanned++;
-    if (read.kind === 'problem') problems.push({ path, message: read.message });
-    else if (read.kind === 'candidate') {
-      progress.candidates++;
-      if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
-      else {
-        sources.set(path, read.source);
-        if (pool !== null) start(path);
+  const readFiles = async (files: readonly string[]): Promise<void> => {
+    for (const path of getReadOrder(files)) {
+      const read = readCandidate(path);
+      if (read.kind === 'too-large') {
+        tooLarge.push({ path, reason: read.reason });
+        continue;
       }
-    } else if (read.kind === 'importer') {
-      importers.set(path, { specifiers: read.specifiers, barrel: read.barrel });
+      progress.scanned++;
+      if (read.kind === 'problem') problems.push({ path, message: read.message });
+      else if (read.kind === 'candidate') {
+        progress.candidates++;
+        if (read.error !== undefined) early.push(errorResult(path, read.source, read.error));
+        else {
+          sources.set(path, read.source);
+          if (pool !== null) start(path);
+        }
+      } else if (read.kind === 'importer') {
+        importers.set(path, { specifiers: read.specifiers, barrel: read.barrel });
+      }
+      if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
+      report();
+      // the reads are synchronous: let the started candidates find their package.json and reach a worker
+      if (started.size > 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
     }
-    if (read.kind !== 'problem' && read.readsStdin === true) stdinModules.add(path);
-    report();
-    // the reads are synchronous: let the started candidates find their package.json and reach a worker
-    if (started.size > 0 && performance.now() - lastYield > YIELD_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      lastYield = performance.now();
-    }
-  }
+  };
+  const scope = await createScope(targets, options.cwd, { ignore: options.ignore, include: options.include }, workspaces);
+  const discovery = await discoverFiles(options.paths, options.cwd, async (found, walked) => {
+    const files = await scope.filter(found, walked);
+    await readFiles(only === undefined ? files : files.filter((path) => only.has(path)));
+  });
+  const scoped = scope.result();
+  problems.unshift(...discovery.problems);
+  const warnings: string[] = [...discovery.warnings, ...notePythonServers(discovery.python, options.cwd)];
   // the candidates read last reach the worker before the import graph is searched
   if (started.size > 0) await new Promise((resolve) => setImmediate(resolve));
   for (const { path, depth } of findStdinImporters(importers, stdinModules)) {
@@ -607,11 +615,12 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
 }
 
 /**
- * The order the files are read in: shallow before deep, each depth in the tree's order. A candidate goes to
- * a worker as soon as it is read, so the run ends soonest when the likely ones are read first: a server's
- * entry sits near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while the bulk of a tree
- * is deep (libraries, vendored and generated code). Nothing else depends on the order: the results, the
- * problems and the warnings are sorted.
+ * The order the files of one discovery batch are read in: shallow before deep, each depth in the tree's
+ * order (the walk's batches are one directory's files already; a git listing's is the whole work tree).
+ * A candidate goes to a worker as soon as it is read, so the run ends soonest when the likely ones are read
+ * first: a server's entry sits near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while
+ * the bulk of a tree is deep (libraries, vendored and generated code). Nothing else depends on the order:
+ * the results, the problems and the warnings are sorted.
  */
 export function getReadOrder(files: readonly string[]): string[] {
   const depths = files.map(countSeparators);

@@ -4,8 +4,8 @@
 // declared workspace, a package root that is not one of its members (a fixture package under `test/`).
 // Those are skipped and come back as data, so the summary can name them. A tree named on the command
 // line, or matched by an `--include`, is scanned all the same.
-// Deliberately a filter over discovery's file list: discovery decides what exists, this decides what the
-// user meant. Reads only directory entries (`.git`, `package.json`) and the workspace manifest.
+// Deliberately a filter over discovery's files (as it finds them): discovery decides what exists, this
+// decides what the user meant. Reads only directory entries (`.git`, `package.json`) and the workspace manifest.
 import { lstat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { hasEntry, isInside, toPosix, type DirectoryMarks } from './discover.js';
@@ -65,20 +65,24 @@ class PathMatcher {
   }
 }
 
+/** The scope of one run: discovered files go through `filter` as discovery finds them. */
+export interface Scope {
+  /**
+   * The files (absolute) of `files` in scope, in their order. `walked`: what discovery saw of the
+   * directories it read (it has read every directory above a file it hands on; a directory not in it, as
+   * under a git work tree's listing, is looked at here).
+   */
+  filter(files: readonly string[], walked: ReadonlyMap<string, DirectoryMarks>): Promise<string[]>;
+  /** What the files filtered so far left out: how many `--ignore` (or a missing `--include` match) did, and the skipped trees. */
+  result(): Omit<ScopedFiles, 'files'>;
+}
+
 /**
- * Filters discovered `files` (absolute). `targets`: the scanned paths (absolute); a file is matched against
- * the globs relative to the deepest scanned directory holding it (else `cwd`). `walked`: what discovery saw
- * of the directories it read (a directory not in it, as under a git work tree's listing, is looked at here);
- * `workspaces`: the run's (the summary asks about the same workspace).
+ * The scope of a run over `targets` (the scanned paths, absolute): a file is matched against the globs
+ * relative to the deepest scanned directory holding it (else `cwd`). `workspaces`: the run's (the summary
+ * asks about the same workspace).
  */
-export async function scopeFiles(
-  files: readonly string[],
-  targets: readonly string[],
-  cwd: string,
-  options: ScopeOptions,
-  walked: ReadonlyMap<string, DirectoryMarks>,
-  workspaces: WorkspaceCache,
-): Promise<ScopedFiles> {
+export async function createScope(targets: readonly string[], cwd: string, options: ScopeOptions, workspaces: WorkspaceCache): Promise<Scope> {
   const ignorePatterns = parsePatterns(options.ignore ?? []);
   const includePatterns = parsePatterns(options.include ?? []);
   const ignoreRules = new PathMatcher(ignorePatterns);
@@ -93,25 +97,30 @@ export async function scopeFiles(
   // (a file discovery found under its base: the path after the base's, not path.relative's walk)
   const relativeTo = (base: string, file: string): string => (file.startsWith(asDirectory(base)) ? file.slice(asDirectory(base).length) : relative(base, file));
 
-  const trees = new TreeIndex(dirTargets, walked, workspaces);
-  const out: string[] = [];
+  const trees = new TreeIndex(dirTargets, workspaces);
   let ignored = 0;
-  for (const file of files) {
-    const rel = hasInclude || hasIgnore ? toPosix(relativeTo(baseOf(file), file)) : '';
-    const included = hasInclude && includeRules.matches(rel);
-    if (hasInclude && !included) {
-      ignored++;
-      continue;
-    }
-    if (hasIgnore && ignoreRules.matches(rel)) {
-      ignored++;
-      continue;
-    }
-    // An --include names what the user wants: a nested tree it reaches is scanned.
-    if (!included && (await trees.getSkippedTree(file)) !== null) continue;
-    out.push(file);
-  }
-  return { files: out, ignored, skippedTrees: trees.skipped() };
+  return {
+    async filter(files, walked) {
+      const out: string[] = [];
+      for (const file of files) {
+        const rel = hasInclude || hasIgnore ? toPosix(relativeTo(baseOf(file), file)) : '';
+        const included = hasInclude && includeRules.matches(rel);
+        if (hasInclude && !included) {
+          ignored++;
+          continue;
+        }
+        if (hasIgnore && ignoreRules.matches(rel)) {
+          ignored++;
+          continue;
+        }
+        // An --include names what the user wants: a nested tree it reaches is scanned.
+        if (!included && (await trees.getSkippedTree(file, walked)) !== null) continue;
+        out.push(file);
+      }
+      return out;
+    },
+    result: () => ({ ignored, skippedTrees: trees.skipped() }),
+  };
 }
 
 /** isInside, with the common case (a path discovery built by joining onto the target) told by its prefix. */
@@ -133,7 +142,6 @@ class TreeIndex {
 
   constructor(
     private readonly targets: readonly string[],
-    private readonly walked: ReadonlyMap<string, DirectoryMarks>,
     workspaces: WorkspaceCache,
   ) {
     this.members = (async () => {
@@ -148,12 +156,12 @@ class TreeIndex {
   }
 
   /** The outermost skipped tree between the file's scanned directory (exclusive) and the file, or null. */
-  async getSkippedTree(file: string): Promise<SkippedTree | null> {
+  async getSkippedTree(file: string, walked: ReadonlyMap<string, DirectoryMarks>): Promise<SkippedTree | null> {
     const target = this.targets.find((t) => isUnder(t, file));
     if (target === undefined) return null;
     const dir = dirname(file);
     if (dir === target || !isUnder(target, dir)) return null;
-    const tree = await this.getOutermost(target, dir);
+    const tree = await this.getOutermost(target, dir, walked);
     if (tree !== null) this.found.set(tree.path, tree);
     return tree;
   }
@@ -163,18 +171,18 @@ class TreeIndex {
   }
 
   /** `dir` lies strictly inside `target`. */
-  private getOutermost(target: string, dir: string): Promise<SkippedTree | null> {
+  private getOutermost(target: string, dir: string, walked: ReadonlyMap<string, DirectoryMarks>): Promise<SkippedTree | null> {
     let pending = this.memo.get(dir);
     if (pending === undefined) {
       const parent = dirname(dir);
-      pending = (async () => (parent === target ? null : await this.getOutermost(target, parent)) ?? (await this.check(target, dir)))();
+      pending = (async () => (parent === target ? null : await this.getOutermost(target, parent, walked)) ?? (await this.check(target, dir, walked)))();
       this.memo.set(dir, pending);
     }
     return pending;
   }
 
-  private async check(target: string, dir: string): Promise<SkippedTree | null> {
-    const marks = this.walked.get(dir);
+  private async check(target: string, dir: string, walked: ReadonlyMap<string, DirectoryMarks>): Promise<SkippedTree | null> {
+    const marks = walked.get(dir);
     // (a directory discovery did not read, as under a git work tree's listing: looked at synchronously)
     if (marks?.git ?? hasEntry(join(dir, '.git'))) return { path: dir, kind: 'git' };
     const members = (await this.members).get(target) ?? null;
