@@ -8,8 +8,8 @@
 // One file never ends the run: a worker that throws, runs out of its own heap (a worker's out-of-memory
 // ends the worker, not the process) or takes longer than TASK_TIMEOUT_MS on one file fails that file only,
 // and is replaced. Workers get a WORKER_STACK_MB stack so that deeply nested code is analysed, not overflowed.
-// V8's optimizing compiler is held off from the first worker's start until the pool's analysis has run long
-// enough to pay for it (jit.ts).
+// V8's optimizing compiler is held off from when the first worker has loaded until the pool's analysis has
+// run long enough to pay for it (jit.ts).
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -55,7 +55,7 @@ export interface PoolOptions {
   taskTimeoutMs?: number;
   /** The machine's cores (default: availableParallelism()); see getWorkerCap. */
   cores?: number;
-  /** TurboFan's switch (default: the process's; jit.ts): held off from the first worker's start until the pool has run long enough or closes. */
+  /** TurboFan's switch (default: the process's; jit.ts): held from the first worker's start; off once a worker has loaded, until the pool has run long enough or closes. */
   jit?: Pick<JitSwitch, 'hold'>;
 }
 
