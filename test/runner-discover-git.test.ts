@@ -44,6 +44,15 @@ describe('discoverFiles in a git work tree', () => {
     expect(found.problems).toEqual([]);
   });
 
+  it('hands the listing on as one batch, shallow files first, each depth in path order', async () => {
+    const root = await makeRepo({ 'a/b/c/lib.js': '', 'a/index.js': '', 'b/deep/x.js': '', 'b/server.js': '', 'top.js': '' }, ['.']);
+    const batches: string[][] = [];
+    await discoverFiles(['.'], root, (files) => {
+      batches.push(rel(root, [...files]));
+    });
+    expect(batches).toEqual([['top.js', 'a/index.js', 'b/server.js', 'b/deep/x.js', 'a/b/c/lib.js']]);
+  });
+
   it('still skips node_modules by rule, and reports it', async () => {
     const root = await makeRepo({ 'node_modules/dep/index.js': '', 'packages/a/node_modules/x.js': '', 'packages/a/index.js': '' }, ['.']);
     const found = await discoverFiles(['.'], root);

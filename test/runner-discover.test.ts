@@ -1,7 +1,7 @@
 import { afterAll, describe, it, expect } from 'vitest';
 import { chmod, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { discoverFiles } from '../src/runner/discover.js';
+import { discoverFiles, getReadOrder } from '../src/runner/discover.js';
 import { makeTree, removeTrees } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
@@ -106,5 +106,14 @@ describe('discoverFiles', () => {
     } finally {
       await chmod(join(root, 'locked'), 0o755);
     }
+  });
+});
+
+describe('getReadOrder', () => {
+  it('reads shallow files first, each depth in the order given', () => {
+    const files = ['/r/a/b/c/lib.js', '/r/a/index.js', '/r/b/deep/x.js', '/r/b/server.js', '/r/top.js', '/r/a/b/util.js'];
+    expect(getReadOrder(files)).toEqual(['/r/top.js', '/r/a/index.js', '/r/b/server.js', '/r/b/deep/x.js', '/r/a/b/util.js', '/r/a/b/c/lib.js']);
+    // Windows paths count their own separator
+    expect(getReadOrder(['C:\\r\\a\\b\\x.js', 'C:\\r\\y.js'])).toEqual(['C:\\r\\y.js', 'C:\\r\\a\\b\\x.js']);
   });
 });

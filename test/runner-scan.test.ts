@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { renderDiff, createPaint } from '../src/cli/render.js';
-import { getReadOrder, resolveRoot, scanFiles } from '../src/runner/scan.js';
+import { resolveRoot, scanFiles } from '../src/runner/scan.js';
 import { createFakePipeline, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
@@ -97,15 +97,6 @@ describe('scanFiles', () => {
     expect(await resolveRoot([join(root, 'x'), join(root, 'y')], '/')).toBe('/');
     expect(await resolveRoot([join(root, 'x'), join(root, 'y/b.js')], join(root, 'x'))).toBe(root);
     expect(await resolveRoot([join(root, 'x/a.js')], join(root, 'y'))).toBe(join(root, 'x'));
-  });
-});
-
-describe('getReadOrder', () => {
-  it('reads shallow files first, each depth in the order given', () => {
-    const files = ['/r/a/b/c/lib.js', '/r/a/index.js', '/r/b/deep/x.js', '/r/b/server.js', '/r/top.js', '/r/a/b/util.js'];
-    expect(getReadOrder(files)).toEqual(['/r/top.js', '/r/a/index.js', '/r/b/server.js', '/r/b/deep/x.js', '/r/a/b/util.js', '/r/a/b/c/lib.js']);
-    // Windows paths count their own separator
-    expect(getReadOrder(['C:\\r\\a\\b\\x.js', 'C:\\r\\y.js'])).toEqual(['C:\\r\\y.js', 'C:\\r\\a\\b\\x.js']);
   });
 });
 

@@ -100,14 +100,14 @@ interface Found {
   excluded: ExcludedDirectory[];
   python: Set<string>;
   walked: Map<string, DirectoryMarks>;
-  /** Files added since the last `flush`, in the order found. */
+  /** Files added since the last `flush`, in the order they are to be read (getReadOrder). */
   fresh: string[];
   /** Hands `fresh` to the caller's `onFiles` (and waits for it). */
   flush: () => Promise<void>;
 }
 
 /**
- * Called with the files found since the last call (new to the run, in the order found), while discovery
+ * Called with the files found since the last call (new to the run, shallow first), while discovery
  * goes on: once per directory the walk reads (its files; `walked` holds it and every directory above),
  * once per git listing, once per file named. Discovery waits for what it returns.
  */
@@ -219,6 +219,7 @@ async function addGitFiles(dir: string, found: Found): Promise<boolean> {
     if (stats === null || !stats.isFile()) continue;
     addFile(full, null, stats.size, found);
   }
+  found.fresh = getReadOrder(found.fresh);
   await found.flush();
   for (const dirPath of nested) {
     if (dirPath === dir || !(await lstat(dirPath).then((s) => s.isDirectory(), () => false))) continue;
@@ -271,6 +272,29 @@ function addFound(path: string, found: Found): void {
   if (found.files.has(path)) return;
   found.files.add(path);
   found.fresh.push(path);
+}
+
+/**
+ * The order a git listing's files are handed on in (the walk's come so already, a directory at a time,
+ * breadth first): shallow before deep, each depth in the order given. A candidate goes to a worker as soon
+ * as the scan has read it, so the run ends soonest when the likely ones come first: a server's entry sits
+ * near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while the bulk of a tree is deep
+ * (libraries, vendored and generated code). Nothing else depends on the order: the scan sorts its
+ * results, problems and warnings.
+ */
+export function getReadOrder(files: readonly string[]): string[] {
+  const depths = files.map(countSeparators);
+  return files.map((_, i) => i).sort((a, b) => depths[a]! - depths[b]! || a - b).map((i) => files[i]!);
+}
+
+function countSeparators(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length; i++) {
+    const code = path.charCodeAt(i);
+    // '/', and '\\' (Windows' separator; in a POSIX name it only moves the file later)
+    if (code === 47 || code === 92) count++;
+  }
+  return count;
 }
 
 /** A directory the walk is to read: its path relative to the walk's base, and the .gitignore rules above it. */

@@ -173,7 +173,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   let lastYield = performance.now();
   const tooLarge: { path: string; reason: string }[] = [];
   const readFiles = async (files: readonly string[]): Promise<void> => {
-    for (const path of getReadOrder(files)) {
+    for (const path of files) {
       const read = readCandidate(path);
       if (read.kind === 'too-large') {
         tooLarge.push({ path, reason: read.reason });
@@ -612,29 +612,6 @@ function findStdinImporters(importers: ReadonlyMap<string, Importer>, stdinModul
     fresh = next;
   }
   return out;
-}
-
-/**
- * The order the files of one discovery batch are read in: shallow before deep, each depth in the tree's
- * order (the walk's batches are one directory's files already; a git listing's is the whole work tree).
- * A candidate goes to a worker as soon as it is read, so the run ends soonest when the likely ones are read
- * first: a server's entry sits near its package's root (`server.js`, `src/index.ts`, `bin/cli.mjs`) while
- * the bulk of a tree is deep (libraries, vendored and generated code). Nothing else depends on the order:
- * the results, the problems and the warnings are sorted.
- */
-export function getReadOrder(files: readonly string[]): string[] {
-  const depths = files.map(countSeparators);
-  return files.map((_, i) => i).sort((a, b) => depths[a]! - depths[b]! || a - b).map((i) => files[i]!);
-}
-
-function countSeparators(path: string): number {
-  let count = 0;
-  for (let i = 0; i < path.length; i++) {
-    const code = path.charCodeAt(i);
-    // '/', and '\\' (Windows' separator; in a POSIX name it only moves the file later)
-    if (code === 47 || code === 92) count++;
-  }
-  return count;
 }
 
 /**

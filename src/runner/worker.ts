@@ -3,6 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { processSource } from '../pipeline.js';
 import { readModuleSync } from './read-module.js';
+import type { FileResult } from '../model/types.js';
 import type { PoolReply, PoolTask, WorkerMessage } from './pool.js';
 
 const port = parentPort;
@@ -10,14 +11,13 @@ if (port === null) throw new Error('worker.js must run in a worker thread');
 
 port.on('message', async (task: PoolTask) => {
   const start = performance.now();
-  let reply: PoolReply;
+  let outcome: { result: FileResult } | { error: string };
   try {
-    const result = await processSource(task.path, task.source, task.options, readModuleSync);
-    reply = { id: task.id, result, ms: performance.now() - start };
+    outcome = { result: await processSource(task.path, task.source, task.options, readModuleSync) };
   } catch (err) {
-    reply = { id: task.id, error: err instanceof Error ? (err.stack ?? err.message) : String(err), ms: performance.now() - start };
+    outcome = { error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }
-  port.postMessage(reply);
+  port.postMessage({ id: task.id, ...outcome, ms: performance.now() - start } satisfies PoolReply);
 });
 // (the pipeline and Babel are loaded: the pool's JIT switch waits for this, jit.ts)
 port.postMessage({ loaded: true } satisfies WorkerMessage);
