@@ -234,6 +234,14 @@ describe('removeExportedWriters', () => {
     expect(removeExportedWriters('io.js', mixed, only, () => false)).toBe(mixed);
   });
 
+  it('reads no text that exports nothing, and still finds an export spelt with an escape', () => {
+    // not parsed: a text without `export` (nor an escape) can export no writer (this one would not parse)
+    const unparsed = 'function emit(m) { process.stdout.write(m); }\nfunction listen( {\n';
+    expect(removeExportedWriters('io.js', unparsed, new Set(['emit']), () => false)).toBe(unparsed);
+    const writer = "function emit(m) { process.stdout.write(m); }\nfunction listen() {}\n";
+    expect(removeExportedWriters('io.js', `${writer}module.\\u0065xports = { emit, listen };\n`, new Set(['emit']), () => false)).toBe('function listen() {}\nmodule.\\u0065xports = { listen };\n');
+  });
+
   it('removes `export function emit` with the export', () => {
     const text = 'export function emit(m) { process.stdout.write(m); }\nexport function listen() {}\n';
     expect(removeExportedWriters('io.mjs', text, new Set(['emit']), () => false)).toBe('export function listen() {}\n');

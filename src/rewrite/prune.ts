@@ -483,6 +483,10 @@ function isPureCall(model: ScopeModel, scope: t.Node, node: t.Node): boolean {
  * when there is nothing to remove.
  */
 export function removeExportedWriters(path: string, text: string, writers: ReadonlySet<string>, readElsewhere: (name: string) => boolean): string {
+  // every export form below spells `export` in the text (`export`, `exports.`, `module.exports`), unless an
+  // escape spells the name (`module.\u0065xports`): a text with neither exports nothing, and needs no
+  // model (~5% of a 1 MB file's run)
+  if (writers.size === 0 || !/export|\\u/.test(text)) return text;
   const ast = parseSource(path, text);
   const model = getScopeModel(ast);
   const edits = new EditList();
