@@ -74,6 +74,38 @@ export function parseSource(path: string, source: string): File {
   return ast;
 }
 
+/** Where a range parsed on its own sits in its text, and how the text around it is parsed. */
+export interface RangeContext {
+  /** Offset, 1-based line and 0-based column of the range's first character in the whole text. */
+  index: number;
+  line: number;
+  column: number;
+  sourceType: 'script' | 'module';
+  strict: boolean;
+}
+
+/**
+ * The statements of one range of a text, parsed on their own with the positions they have in the whole
+ * text (`context`), and the same compact positions as parseSource's trees. Not cached. Null when the range
+ * does not parse on its own (or is nested too deeply for this thread): the caller parses the whole text.
+ */
+export function parseRange(path: string, range: string, context: RangeContext): File | null {
+  try {
+    const ast = babelParser.parse(range, {
+      ...getParserOptions(path),
+      sourceType: context.sourceType,
+      strictMode: context.strict,
+      startIndex: context.index,
+      startLine: context.line,
+      startColumn: context.column,
+    });
+    compactPositions(ast);
+    return ast;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The trees of the last texts parsed. The phases of one file's migration parse the same text more than
  * once (the rewrite checked after pruning, the checked text re-analysed, the entry re-read for what it

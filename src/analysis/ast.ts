@@ -186,7 +186,10 @@ function isNode(value: unknown): value is t.Node {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
-/** Each tree's index: a tree is parsed once per text and never changed, so its index never goes stale. */
+/**
+ * Each tree's index: a tree is parsed once per text and never changed, so its index never goes stale (the
+ * prune moves statements of the original's tree for the time of one call, nothing else running: movePositions).
+ */
 const indexes = new WeakMap<t.File, AstIndex>();
 
 /** The index of a tree, built once (the rewrite's checks ask again for trees the analysis indexed). */
@@ -640,6 +643,30 @@ export function compactPositions(file: t.File): void {
     const node = stack.pop()!;
     const loc = node.loc;
     if (typeof loc === 'object' && loc !== null) (node as unknown as { loc: number }).loc = loc.start.line;
+    const keys = VISITOR_KEYS[node.type];
+    if (!keys) continue;
+    for (let k = 0; k < keys.length; k++) {
+      const value = (node as unknown as Record<string, unknown>)[keys[k]!];
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (isNode(value[i])) stack.push(value[i] as t.Node);
+      } else if (isNode(value)) {
+        stack.push(value);
+      }
+    }
+  }
+}
+
+/**
+ * Moves every node of a subtree by `delta` characters and `lines` lines (rewrite/edited-tree.ts moves
+ * statements of a tree to where an edited text has them, and back): offsets and the compact start line.
+ */
+export function movePositions(root: t.Node, delta: number, lines: number): void {
+  const stack: t.Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    node.start! += delta;
+    node.end! += delta;
+    if (typeof node.loc === 'number') (node as unknown as { loc: number }).loc += lines;
     const keys = VISITOR_KEYS[node.type];
     if (!keys) continue;
     for (let k = 0; k < keys.length; k++) {

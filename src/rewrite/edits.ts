@@ -40,6 +40,11 @@ export class EditList {
     return this.edits.length;
   }
 
+  /** The edits, in the order they were made (apply sorts them). */
+  get all(): readonly Edit[] {
+    return this.edits;
+  }
+
   /**
    * Removes [start, end), joined with the removals it overlaps (a comment between two removed
    * declarations: their removal ranges share the blank lines around it); nothing when it overlaps an

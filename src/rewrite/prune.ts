@@ -4,9 +4,10 @@
 // It reads bindings the way Babel's scope tracker did when this module used @babel/traverse (so its
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import { t } from '../babel.js';
-import { forgetParse, parseSource } from '../parse.js';
+import { forgetParse, parseSource, peekParse } from '../parse.js';
 import { forEachChildWithTypes, getLine, isFunctionNode, isTypedChild } from '../analysis/ast.js';
-import { EditList } from './edits.js';
+import { type Edit, EditList } from './edits.js';
+import { buildEditedTree } from './edited-tree.js';
 import { pruneUnusedTypes } from './prune-types.js';
 import { getRemovalRange } from './text.js';
 
@@ -60,15 +61,53 @@ function getBefore(original: t.File): Before {
   return before;
 }
 
+/** The rewritten text as the original's text and the edits that made it (EditList.apply). */
+export interface EditedText {
+  source: string;
+  edits: readonly Edit[];
+}
+
 /**
- * `original` is the file's AST as the pipeline parsed it (only read). Parses the
- * rewritten text once (so a rewrite that does not parse throws SourceParseError here) and removes, in one
- * pass, every pure declaration that the original used and whose remaining references all sit inside
- * other declarations being removed (`send` used only by `ok`, `ok` used only by the removed loop).
+ * Below this many characters the rewritten text is parsed whole: a parse takes a few milliseconds, and the
+ * parse cache hands its tree on to the checks that read the same text when the prune removes nothing.
  */
-export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set()): string {
+export const EDITED_TREE_MIN_CHARS = 64 * 1024;
+
+/**
+ * `original` is the file's AST as the pipeline parsed it. Reads the rewritten text's tree (a rewrite that
+ * does not parse throws SourceParseError here, or, when a range the edits changed parses alone but the text
+ * does not, at the parse of the pruned text that follows) and removes, in one pass, every pure declaration that
+ * the original used and whose remaining references all sit inside other declarations being removed (`send`
+ * used only by `ok`, `ok` used only by the removed loop). With `edited` (the original's text and the edits
+ * that made `rewritten`), a long text's tree is the original's untouched statements, moved, and a parse of
+ * what the edits changed (edited-tree.ts): the original's statements are back in place when this returns.
+ */
+export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set(), edited?: EditedText): string {
   const before = getBefore(original);
-  const rewrittenAst = parseSource(path, rewritten);
+  const tree = edited !== undefined && rewritten.length >= EDITED_TREE_MIN_CHARS ? buildEditedTree(path, original, edited.source, edited.edits, rewritten) : null;
+  let edits: EditList;
+  try {
+    edits = findDeadDeclarations(tree?.ast ?? parseSource(path, rewritten), before, rewritten, externalMembers, writers);
+  } finally {
+    if (tree !== null) {
+      models.delete(tree.ast);
+      tree.restore();
+    }
+  }
+  // types are pruned on their own: this model counts no `: T` annotation (prune-types.ts)
+  const pruned = pruneUnusedTypes(path, original, edits.apply(rewritten));
+  // A text this prune changed is not read again (its output is): its tree and model go now, not two
+  // parses later (for a 1 MB file they hold ~100 MB while the rest of the rewrite runs).
+  if (pruned !== rewritten && tree === null) {
+    const rewrittenAst = peekParse(rewritten);
+    if (rewrittenAst !== null) models.delete(rewrittenAst);
+    forgetParse(rewritten);
+  }
+  return pruned;
+}
+
+/** The removals of the dead declarations of `rewritten` (its tree: `rewrittenAst`). */
+function findDeadDeclarations(rewrittenAst: t.File, before: Before, rewritten: string, externalMembers: ReadonlySet<string>, writers: ReadonlySet<string>): EditList {
   const rewrittenModel = getScopeModel(rewrittenAst);
   const afterBindings = getBindings(rewrittenModel);
   // class methods and fields: referenced by name through any `.name` member access
@@ -154,15 +193,7 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
       for (const specifier of specifiers) removeListItem(rewritten, edits, specifier);
     }
   }
-  // types are pruned on their own: this model counts no `: T` annotation (prune-types.ts)
-  const pruned = pruneUnusedTypes(path, original, edits.apply(rewritten));
-  // A text this prune changed is not read again (its output is): its tree and model go now, not two
-  // parses later (for a 1 MB file they hold ~100 MB while the rest of the rewrite runs).
-  if (pruned !== rewritten) {
-    models.delete(rewrittenAst);
-    forgetParse(rewritten);
-  }
-  return pruned;
+  return edits;
 }
 
 /** Removes one item of a comma list with the comma after it (or, for the last item, the one before it). */

@@ -229,7 +229,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     let after = '';
     try {
       after = list.apply(mod.source);
-      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod));
+      after = pruneUnusedDeclarations(mod.path, mod.ast, after, getExternalMembers(model, mod), getWriterNames(model, mod), { source: mod.source, edits: list.all });
       after = removeUnreachableBreaks(mod.path, mod.source, after);
       parseSource(mod.path, after);
     } catch (err) {
