@@ -31,29 +31,26 @@ function dump(root: Node): string[] {
   return out;
 }
 
-/** The edits of `source` that turn each `from` into its `to` (each `from` once in `source`). */
-function editsOf(source: string, changes: [from: string, to: string][]): Edit[] {
+/** The edits of `source` that turn each `from` into its `to` (each `from` once in `source`), and the text they make. */
+function editsOf(source: string, changes: [from: string, to: string][]): { edits: Edit[]; text: string } {
   const list = new EditList();
   for (const [from, to] of changes) {
     const at = source.indexOf(from);
     if (at === -1 || source.indexOf(from, at + 1) !== -1) throw new Error(`not once in the source: ${from}`);
     list.replace(at, at + from.length, to);
   }
-  return [...list.all];
+  return { edits: [...list.all], text: list.apply(source) };
 }
 
 /** buildEditedTree's tree of the edited text, checked against a parse of it; the original checked after restore(). */
 function expectSameAsParse(path: string, source: string, changes: [string, string][]): void {
   const original = parseSource(path, source);
   const before = dump(original.program);
-  const edits = editsOf(source, changes);
-  const text = new EditList();
-  for (const edit of edits) text.replace(edit.start, edit.end, edit.text);
-  const edited = text.apply(source);
-  const tree = buildEditedTree(path, original, source, edits, edited);
+  const { edits, text } = editsOf(source, changes);
+  const tree = buildEditedTree(path, original, source, edits, text);
   expect(tree).not.toBeNull();
   try {
-    expect(dump(tree!.ast.program)).toEqual(dump(parseSource(path, edited).program));
+    expect(dump(tree!.ast.program)).toEqual(dump(parseSource(path, text).program));
   } finally {
     tree!.restore();
   }
@@ -64,10 +61,8 @@ function expectSameAsParse(path: string, source: string, changes: [string, strin
 function expectNoTree(path: string, source: string, changes: [string, string][]): void {
   const original = parseSource(path, source);
   const before = dump(original.program);
-  const edits = editsOf(source, changes);
-  const list = new EditList();
-  for (const edit of edits) list.replace(edit.start, edit.end, edit.text);
-  expect(buildEditedTree(path, original, source, edits, list.apply(source))).toBeNull();
+  const { edits, text } = editsOf(source, changes);
+  expect(buildEditedTree(path, original, source, edits, text)).toBeNull();
   expect(dump(original.program)).toEqual(before);
 }
 
@@ -146,10 +141,7 @@ describe('pruneUnusedDeclarations on a long text, with the edits that made it', 
       '',
     ].join('\n');
     expect(source.length).toBeGreaterThan(EDITED_TREE_MIN_CHARS);
-    const edits = editsOf(source, [["rl.on('line', (line) => send({ id: 1, result: f3(line) }));", 'serve(f3);']]);
-    const list = new EditList();
-    for (const edit of edits) list.replace(edit.start, edit.end, edit.text);
-    const rewritten = list.apply(source);
+    const { edits, text: rewritten } = editsOf(source, [["rl.on('line', (line) => send({ id: 1, result: f3(line) }));", 'serve(f3);']]);
     const original = parseSource('server.js', source);
     const before = dump(original.program);
     const withEdits = pruneUnusedDeclarations('server.js', original, rewritten, new Set(), new Set(), { source, edits });

@@ -638,22 +638,10 @@ export function getLine(node: t.Node, fallback = 0): number {
 
 /** Replaces the `loc` of every node of a tree (type annotations too) by its start line (see getLine). */
 export function compactPositions(file: t.File): void {
-  const stack: t.Node[] = [file.program];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  forEachNode(file.program, (node) => {
     const loc = node.loc;
     if (typeof loc === 'object' && loc !== null) (node as unknown as { loc: number }).loc = loc.start.line;
-    const keys = VISITOR_KEYS[node.type];
-    if (!keys) continue;
-    for (let k = 0; k < keys.length; k++) {
-      const value = (node as unknown as Record<string, unknown>)[keys[k]!];
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (isNode(value[i])) stack.push(value[i] as t.Node);
-      } else if (isNode(value)) {
-        stack.push(value);
-      }
-    }
-  }
+  });
 }
 
 /**
@@ -661,12 +649,19 @@ export function compactPositions(file: t.File): void {
  * statements of a tree to where an edited text has them, and back): offsets and the compact start line.
  */
 export function movePositions(root: t.Node, delta: number, lines: number): void {
-  const stack: t.Node[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  forEachNode(root, (node) => {
     node.start! += delta;
     node.end! += delta;
     if (typeof node.loc === 'number') (node as unknown as { loc: number }).loc += lines;
+  });
+}
+
+/** Every node of a subtree, type annotations too, each once (a loop: trees are as deep as their code). */
+function forEachNode(root: t.Node, visit: (node: t.Node) => void): void {
+  const stack: t.Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
     const keys = VISITOR_KEYS[node.type];
     if (!keys) continue;
     for (let k = 0; k < keys.length; k++) {
