@@ -87,3 +87,25 @@ describe('the message type in TypeScript output', () => {
     expect(migrate('server.ts', server('JSON.parse(line) as unknown'))).toContain('handleMessage = async (msg: any) =>');
   });
 });
+
+describe('the SDK requires in a module of one line', () => {
+  // (a minifier's output: every statement on line 1; "the line after the requires" is past all the code)
+  const oneLine = (source: string) => source.split('\n').join(' ');
+  const requireAt = (text: string) => text.indexOf("require('@modelcontextprotocol/sdk/server/index.js')");
+
+  it('go right after the module\'s own requires, on a line of their own, before the code that uses them', () => {
+    // (`readline` goes too: the loop was its only user)
+    const after = migrate('server.js', oneLine(HEAD + '\n' + TAIL) + '\n');
+    expect(after.startsWith("const { Server } = require(")).toBe(true);
+    expect(requireAt(after)).toBeLessThan(after.indexOf('const TOOLS'));
+    expect(requireAt(after)).toBeLessThan(after.indexOf('new Server('));
+  });
+
+  it('go right after the directive when code follows it on the same line', () => {
+    // the tool table first: no require opens the module
+    const [first, second, ...rest] = HEAD.split('\n');
+    const after = migrate('server.js', `'use strict'; ${oneLine([second, first, ...rest].join('\n') + '\n' + TAIL)}\n`);
+    expect(after.startsWith("'use strict';\nconst { Server } = require(")).toBe(true);
+    expect(requireAt(after)).toBeLessThan(after.indexOf('const TOOLS'));
+  });
+});

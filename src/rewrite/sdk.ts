@@ -216,11 +216,11 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     const imports = buildImports(ctx, style, anchorMod, names);
     // imports, a blank line, the guard, then what followed the imports
     const trailing = /(\r?\n)*$/.exec(imports)![0];
-    edit(anchorMod).insert(getImportOffset(anchorMod), guard ? imports.slice(0, imports.length - trailing.length) + style.eol + style.eol + guard + trailing.slice(style.eol.length) : imports);
+    insertAtImports(edit(anchorMod), anchorMod, guard ? imports.slice(0, imports.length - trailing.length) + style.eol + style.eol + guard + trailing.slice(style.eol.length) : imports, style.eol);
   }
   else {
-    edit(anchorMod).insert(getImportOffset(anchorMod), buildImports(ctx, style, anchorMod, names));
-    if (guard) edit(entry).insert(getImportOffset(entry), guard);
+    insertAtImports(edit(anchorMod), anchorMod, buildImports(ctx, style, anchorMod, names), style.eol);
+    if (guard) insertAtImports(edit(entry), entry, guard, getStyle(ctx, entry).eol);
   }
 
   // 5. Apply, prune what only the removed code used, re-parse.
@@ -1053,27 +1053,40 @@ function usesProtocolError(ctx: Ctx): boolean {
 }
 
 /** After the last import / require at the top of the module (and after a shebang and directives). */
-function getImportOffset(mod: ModuleUnit): number {
+/**
+ * Where the SDK's imports (and the stdout guard) go: after the module's imports and requires, else after
+ * its directives, at the start of the next line; else before its first statement. When the statement
+ * after them starts on that same line (a module of one line, minified code), the next line would be past
+ * code that uses the imports (`Server` read before its `const` ran): they go right after, on a line of
+ * their own (`lineBreak`: the text inserted starts with one).
+ */
+function getImportOffset(mod: ModuleUnit): { offset: number; lineBreak: boolean } {
   const body = mod.ast.program.body;
   let last: t.Node | null = null;
+  let next: t.Node | undefined;
   for (const statement of body) {
+    next = statement;
     if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequireStatement(statement)) last = statement;
     else if (last !== null) break;
     else if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'StringLiteral') break;
-  }
-  if (last) {
-    const end = getNodeRange(mod.source, last).end;
-    const newline = mod.source.indexOf('\n', end);
-    return newline === -1 ? mod.source.length : newline + 1;
+    next = undefined;
   }
   const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
-  if (directive) {
-    const newline = mod.source.indexOf('\n', directive.end!);
-    return newline === -1 ? mod.source.length : newline + 1;
+  const end = last ? getNodeRange(mod.source, last).end : directive ? directive.end! : null;
+  if (end === null) {
+    const first = body[0];
+    return { offset: first ? getLineStart(mod.source, getNodeRange(mod.source, first).start) : mod.source.length, lineBreak: false };
   }
-  const first = body[0];
-  if (!first) return mod.source.length;
-  return getLineStart(mod.source, getNodeRange(mod.source, first).start);
+  const newline = mod.source.indexOf('\n', end);
+  const lineEnd = newline === -1 ? mod.source.length : newline + 1;
+  if (next !== undefined && next.start! < lineEnd) return { offset: end, lineBreak: true };
+  return { offset: lineEnd, lineBreak: newline === -1 };
+}
+
+/** Inserts `text` (whole lines) where getImportOffset says, starting a line of its own. */
+function insertAtImports(list: EditList, mod: ModuleUnit, text: string, eol: string): void {
+  const { offset, lineBreak } = getImportOffset(mod);
+  list.insert(offset, lineBreak ? eol + text : text);
 }
 
 function isRequireStatement(statement: t.Statement): boolean {
