@@ -4,7 +4,7 @@
 // It reads bindings the way Babel's scope tracker did when this module used @babel/traverse (so its
 // output did not change): see `buildScopeModel` for where that differs from analysis/ast's scopes.
 import { t } from '../babel.js';
-import { forgetParse, parseSource, peekParse } from '../parse.js';
+import { forgetParse, parseSource } from '../parse.js';
 import { forEachChildWithTypes, getLine, isFunctionNode, isTypedChild } from '../analysis/ast.js';
 import { type Edit, EditList } from './edits.js';
 import { buildEditedTree } from './edited-tree.js';
@@ -85,12 +85,13 @@ export const EDITED_TREE_MIN_CHARS = 64 * 1024;
 export function pruneUnusedDeclarations(path: string, original: t.File, rewritten: string, externalMembers: ReadonlySet<string> = new Set(), writers: ReadonlySet<string> = new Set(), edited?: EditedText): string {
   const before = getBefore(original);
   const tree = edited !== undefined && rewritten.length >= EDITED_TREE_MIN_CHARS ? buildEditedTree(path, original, edited.source, edited.edits, rewritten) : null;
+  const rewrittenAst = tree?.ast ?? parseSource(path, rewritten);
   let edits: EditList;
   try {
-    edits = findDeadDeclarations(tree?.ast ?? parseSource(path, rewritten), before, rewritten, externalMembers, writers);
+    edits = findDeadDeclarations(rewrittenAst, before, rewritten, externalMembers, writers);
   } finally {
     if (tree !== null) {
-      models.delete(tree.ast);
+      models.delete(rewrittenAst);
       tree.restore();
     }
   }
@@ -99,8 +100,7 @@ export function pruneUnusedDeclarations(path: string, original: t.File, rewritte
   // A text this prune changed is not read again (its output is): its tree and model go now, not two
   // parses later (for a 1 MB file they hold ~100 MB while the rest of the rewrite runs).
   if (pruned !== rewritten && tree === null) {
-    const rewrittenAst = peekParse(rewritten);
-    if (rewrittenAst !== null) models.delete(rewrittenAst);
+    models.delete(rewrittenAst);
     forgetParse(rewritten);
   }
   return pruned;

@@ -1052,7 +1052,6 @@ function usesProtocolError(ctx: Ctx): boolean {
   return ctx.shape.sites.some((s) => s.reply.kind === 'error' || s.reply.kind === 'error-held') || ctx.shape.noReplyEnds.length > 0;
 }
 
-/** After the last import / require at the top of the module (and after a shebang and directives). */
 /**
  * Where the SDK's imports (and the stdout guard) go: after the module's imports and requires, else after
  * its directives, at the start of the next line; else before its first statement. When the statement
@@ -1063,14 +1062,15 @@ function usesProtocolError(ctx: Ctx): boolean {
 function getImportOffset(mod: ModuleUnit): { offset: number; lineBreak: boolean } {
   const body = mod.ast.program.body;
   let last: t.Node | null = null;
-  let next: t.Node | undefined;
-  for (const statement of body) {
-    next = statement;
+  // (`at`: the first statement after the imports, or after the strings that open the module)
+  let at = 0;
+  for (; at < body.length; at++) {
+    const statement = body[at]!;
     if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequireStatement(statement)) last = statement;
     else if (last !== null) break;
     else if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'StringLiteral') break;
-    next = undefined;
   }
+  const next = body[at];
   const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
   const end = last ? getNodeRange(mod.source, last).end : directive ? directive.end! : null;
   if (end === null) {
