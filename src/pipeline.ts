@@ -13,7 +13,8 @@ import { getHint } from './model/reasons.js';
 import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, USES_SDK_STDIO } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { parseSource, SourceParseError } from './parse.js';
-import { decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
+import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
+import { type BoundaryRewrite, rewriteBoundary } from './rewrite/boundary/index.js';
 import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.js';
 import { decideMcpServerStyle } from './rewrite/mcp-server.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
@@ -88,7 +89,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined);
+  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined, options.refused);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
   if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;
@@ -113,12 +114,12 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     case 'sdk': {
       const model = plan.model;
       const rewritten = rewriteToSdk(model, options.sdk, options.moduleKind, options.guardStdout ?? true);
-      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line), ast, path, source, options, facts, read);
+      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line, options.refused), ast, path, source, options, facts, read);
       // the output is analysed again before it is offered: no stdout writes left, no name left unbound
       const problem = checkRewrite({ path, source, ast }, rewritten.changes, read, true);
       if (problem) {
         const where = problem.path === path ? '' : `${problem.path.split(/[\\/]/).pop()}: `;
-        return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line), ast, path, source, options, facts, read);
+        return carryOut(decideAfterSdkFailure(model, `the SDK rewrite failed its re-check: ${where}${problem.message}`, problem.line, options.refused), ast, path, source, options, facts, read);
       }
       // --style mcp-server: McpServer + registerTool where the tool split is proven, else the server style and why
       const styled = plan.style === 'mcp-server' ? decideMcpServerStyle({ path, source, ast }, rewritten.changes, options.sdk, read, options.refused?.mcpServer) : null;
@@ -141,20 +142,43 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         }),
       };
     }
-    case 'envelope': {
-      const { blocker, model } = plan;
+    case 'boundary': {
+      const { blocker } = plan;
       const diagnostic = { code: blocker.code, message: blocker.detail, line: blocker.line };
-      if (options.refused?.envelope !== undefined) {
-        return { decision: leave('VERIFY_DIFFERENT', blocker.line), detected: model.summary, methods: model.methods, diagnostics: [diagnostic, verifyDifferent('the envelope', options.refused.envelope)] };
+      const detected = plan.model?.summary ?? `reads stdin through ${describeStdin(plan)}, writes via ${[...new Set(plan.boundary.sinks.map((s) => s.channel))].join('/') || 'stdout'}`;
+      const rewritten = rewriteBoundary({ facts: plan.facts, boundary: plan.boundary, reason: blocker.code, sdk: options.sdk, moduleKind: options.moduleKind, guardStdout: options.guardStdout });
+      const problem = 'failed' in rewritten ? rewritten.failed : checkBoundary(path, source, ast, rewritten.changes, read);
+      if (problem !== null) {
+        const next = carryOut(decideAfterBoundaryFailure(plan, problem), ast, path, source, options, facts, read);
+        return { ...next, diagnostics: [diagnostic, { code: 'BOUNDARY_CHECK_FAILED', message: `the rewrite onto the SDK at the boundary failed its re-check: ${problem}`, line: blocker.line }, ...(next.diagnostics ?? []).filter((d) => d.code !== diagnostic.code)] };
       }
-      const rewritten = rewriteEnvelope(model, blocker.code, options.moduleKind);
+      const changes = rewritten as BoundaryRewrite;
+      return {
+        after: changes.changes.get(path)?.after,
+        related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
+        companions: changes.changes.size > 0 ? changes.companions : [],
+        decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: changes.notes },
+        detected,
+        methods: plan.model?.methods ?? plan.boundary.methods,
+        fixes: changes.fixes,
+        diagnostics: [diagnostic],
+      };
+    }
+    case 'envelope': {
+      const { blocker, model, reason } = plan;
+      const diagnostics: Diagnostic[] = [{ code: blocker.code, message: blocker.detail, line: blocker.line }];
+      if (reason.code !== blocker.code) diagnostics.push({ code: reason.code, message: reason.detail, line: blocker.line });
+      if (options.refused?.envelope !== undefined) {
+        return { decision: leave('VERIFY_DIFFERENT', blocker.line), detected: model.summary, methods: model.methods, diagnostics: [...diagnostics, verifyDifferent('the envelope', options.refused.envelope)] };
+      }
+      const rewritten = rewriteEnvelope(model, reason.code, options.moduleKind);
       const problem = 'failed' in rewritten ? rewritten.failed : checkEnvelope(path, source, ast, rewritten.changes, read);
       if (problem !== null) {
         return {
           decision: leave('ENVELOPE_UNPROVEN', blocker.line),
           detected: model.summary,
           methods: model.methods,
-          diagnostics: [diagnostic, { code: 'ENVELOPE_UNPROVEN', message: `the envelope rewrite could not be proven: ${problem}`, line: blocker.line }],
+          diagnostics: [...diagnostics, { code: 'ENVELOPE_UNPROVEN', message: `the envelope rewrite could not be proven: ${problem}`, line: blocker.line }],
         };
       }
       const changes = rewritten as EnvelopeRewrite;
@@ -163,14 +187,27 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         after: entry?.after,
         related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
         companions: changes.changes.size > 0 ? changes.companions : [],
-        decision: { kind: 'envelope', reason: blocker.code, hint: getHint(blocker.code), line: blocker.line },
+        decision: { kind: 'envelope', reason: reason.code, hint: getHint(reason.code), line: blocker.line },
         detected: model.summary,
         methods: model.methods,
         fixes: changes.fixes,
-        diagnostics: [diagnostic],
+        diagnostics,
       };
     }
   }
+}
+
+/** How the program reads stdin, for the diff header of a server whose messages were not followed. */
+function describeStdin(plan: Extract<Plan, { kind: 'boundary' }>): string {
+  const consumer = plan.facts.consumers[0];
+  if (consumer !== undefined) return { data: "'data' chunks", readable: "'readable' reads", line: "readline 'line' events", 'for-await': 'for await' }[consumer.kind];
+  return 'process.stdin';
+}
+
+/** The boundary's output is analysed again: it must parse, keep every name bound, and neither read stdin nor write stdout itself. */
+function checkBoundary(path: string, source: string, ast: File, changes: BoundaryRewrite['changes'], read: ReadModule | null): string | null {
+  const problem = checkRewrite({ path, source, ast }, changes, read, false, false, true);
+  return problem === null ? null : `${problem.path.split(/[\\/]/).pop()}:${problem.line}: ${problem.message}`;
 }
 
 /** The envelope's output is analysed again too: it must parse and keep every name bound. */

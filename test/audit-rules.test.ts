@@ -41,7 +41,7 @@ describe('RULES', () => {
         expect(text.length).toBeGreaterThan(20);
       }
       expect(['error', 'warning', 'note']).toContain(rule.severity);
-      for (const fixer of rule.fixedBy) expect(['sdk', 'envelope']).toContain(fixer);
+      for (const fixer of rule.fixedBy) expect(['sdk', 'boundary', 'envelope']).toContain(fixer);
     }
   });
 });

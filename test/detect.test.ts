@@ -798,9 +798,9 @@ ${call}
 });
 
 // A file that reads process.stdin, parses JSON, writes to stdout and names initialize and a tools method,
-// where no input loop the analysis follows was found (stdin piped through a Transform stream), is left
-// alone with UNFOLLOWED_INPUT instead of "nothing to migrate". A JSON reader that names no MCP method,
-// or a client that only reads keypresses, is still nothing.
+// where no input loop the analysis follows was found (stdin piped through a Transform stream), is said
+// to be unfollowed instead of "nothing to migrate", with what the SDK at the boundary needs: it gets that
+// form. A JSON reader that names no MCP method, or a client that only reads keypresses, is still nothing.
 describe('a server whose stdin is read in a way the analysis does not follow', () => {
   const server = (names: string): string => `const { Transform } = require('stream');
 const splitter = new Transform({
@@ -818,10 +818,18 @@ function onMessage(msg) {
 process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
 `;
 
-  it('is left alone with UNFOLLOWED_INPUT, at its stdin', () => {
+  it('is unfollowed at its stdin, and gets the SDK at the boundary there', () => {
     const source = server("'initialize','tools/list'");
-    expect(detect('piped.js', source)).toEqual({ kind: 'unfollowed-input', line: 14 });
-    expect(processSource('piped.js', source, { sdk: 'v1', style: 'server' }).decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: 14 });
+    const detection = detect('piped.js', source);
+    expect(detection).toMatchObject({ kind: 'unfollowed-input', line: 14, boundary: { available: true, methods: ['tools/list'], known: null } });
+    if (detection.kind !== 'unfollowed-input' || !detection.boundary.available) throw new Error('expected the boundary facts');
+    // the one read of stdin, the one write (its stream goes with it), no parse followed
+    expect(detection.boundary.stdin.map((r) => getLine(r.node))).toEqual([14]);
+    expect(detection.boundary.sinks.map((s) => getLine(s.call))).toEqual([9]);
+    expect(detection.boundary.parses).toEqual([]);
+    const result = processSource('piped.js', source, { sdk: 'v1', style: 'server' });
+    expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'INPUT_NOT_FOLLOWED', line: 14 });
+    expect(result.after).toContain("boundary.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));");
   });
 
   it('a JSON reader that names no MCP method is nothing', () => {

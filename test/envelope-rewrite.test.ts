@@ -4,10 +4,13 @@
 // difference): the marker and the helper import after the imports, every write to fd 1 through the
 // envelope, the parse of incoming messages through the envelope, -32601 where an unknown method's
 // handling ends; the companion helper requested next to the entry; a second run changes nothing.
+// Each server but the Content-Length one would get the SDK at the boundary first: it is run as the chain
+// runs it once the proof has refused the boundary (BOUNDARY_ANSWERS_DIFFERENTLY, the dispatch reason
+// kept in the diagnostics).
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getEnvelopeMarker, getHint, type EnvelopeReason } from '../src/model/reasons.js';
+import { type BlockerReason, type EnvelopeReason, getEnvelopeMarker, getHint } from '../src/model/reasons.js';
 import type { FileResult } from '../src/model/types.js';
 import { processSource } from '../src/pipeline.js';
 import { buildHelperSource, type HelperKind } from '../src/rewrite/envelope/helper-source.js';
@@ -16,7 +19,12 @@ import { readModuleSync } from '../src/runner/read-module.js';
 const FIXTURES = resolve('test/fixtures/envelope');
 
 function migrate(file: string, source = readFileSync(join(FIXTURES, file), 'utf8'), read = readModuleSync): FileResult {
-  return processSource(join(FIXTURES, file), source, { sdk: 'v1', style: 'server' }, read);
+  return processSource(join(FIXTURES, file), source, { sdk: 'v1', style: 'server', refused: { boundary: 'answered worse (the test refuses it)' } }, read);
+}
+
+/** The envelope's own reason for a server whose dispatch gave `reason`: the framing, or the boundary refused. */
+function envelopeReason(reason: BlockerReason): EnvelopeReason {
+  return reason === 'CONTENT_LENGTH_FRAMING' ? reason : 'BOUNDARY_ANSWERS_DIFFERENTLY';
 }
 
 /** `source` with each `[before, after]` edit made; every `before` must occur exactly once. */
@@ -30,20 +38,20 @@ function edit(source: string, edits: [string, string][]): string {
 }
 
 /** The lines the rewrite inserts after the imports of a module. */
-function helperLines(options: { marker?: EnvelopeReason; importLine: string; create: string }): string {
-  return [...(options.marker ? [getEnvelopeMarker(options.marker)] : []), options.importLine, options.create].join('\n');
+function helperLines(options: { marker?: BlockerReason; importLine: string; create: string }): string {
+  return [...(options.marker ? [getEnvelopeMarker(envelopeReason(options.marker))] : []), options.importLine, options.create].join('\n');
 }
 
 const CREATE_NDJSON = "const envelope = createEnvelope({ framing: 'ndjson' });";
 
 /** The edit that inserts the helper's lines right after `anchor` (the module's last import); the envelope is line-framed unless `create` says otherwise. */
-function insertHelperAfter(anchor: string, options: { marker: EnvelopeReason; importLine: string; create?: string }): [string, string] {
+function insertHelperAfter(anchor: string, options: { marker: BlockerReason; importLine: string; create?: string }): [string, string] {
   return [anchor, `${anchor}${helperLines({ create: CREATE_NDJSON, ...options })}\n`];
 }
 
-function expectEnvelope(result: FileResult, reason: EnvelopeReason, helper: { file: string; kind: HelperKind }): void {
+function expectEnvelope(result: FileResult, reason: BlockerReason, helper: { file: string; kind: HelperKind }): void {
   expect(result.error).toBeUndefined();
-  expect(result.decision).toEqual({ kind: 'envelope', reason, hint: getHint(reason), line: expect.any(Number) });
+  expect(result.decision).toEqual({ kind: 'envelope', reason: envelopeReason(reason), hint: getHint(envelopeReason(reason)), line: expect.any(Number) });
   expect(result.diagnostics[0]).toMatchObject({ code: reason });
   expect(result.companions).toEqual([{ path: join(dirname(result.path), helper.file), content: buildHelperSource(helper.kind) }]);
 }
@@ -103,7 +111,7 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     const result = migrate(file);
     // the reason code is detection's (see bug-computed-key-through-string.js): checked only for kind
     expect(result.decision.kind).toBe('envelope');
-    const reason = (result.decision as { reason: EnvelopeReason }).reason;
+    const reason = result.diagnostics[0]!.code as BlockerReason;
     expectEnvelope(result, reason, { file: 'mcp-envelope.mjs', kind: 'esm' });
     expect(result.after).toBe(
       edit(before, [
@@ -287,7 +295,7 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
         [
           'const readline = require("readline")\r\n',
           `const readline = require("readline")\r\n${[
-            getEnvelopeMarker('COMPUTED_DISPATCH'),
+            getEnvelopeMarker(envelopeReason('COMPUTED_DISPATCH')),
             'const { createEnvelope } = require("./mcp-envelope.js")',
             'const envelope = createEnvelope({ framing: "ndjson" })',
           ].join('\r\n')}\r\n`,

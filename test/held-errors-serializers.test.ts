@@ -97,7 +97,25 @@ ${LOOP}`;
     expect(result.after).toContain("if (r.failure) throw typeof r.failure === 'string' ? Object.assign(new Error(r.failure), { code: -32602 }) : Object.assign(new Error(r.failure.message), r.failure);");
   });
 
-  it('falls back to the envelope when the held error is computed where the reply is (it would be read twice)', () => {
+  it('throws an error object built where the reply is written once, its members copied onto the error', () => {
+    // (a factory at the send site: `makeError` returns an object literal)
+    const source = `${WRITE}const CODES = { InvalidParams: -32602, MethodNotFound: -32601 };
+function makeError(code, message, data) { return { code, message, data }; }
+function handle(msg) {
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return write({ jsonrpc: '2.0', id: msg.id, result: ${INIT} });
+  if (msg.method === 'tools/list') return write({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  if (msg.method === 'tools/call') return write({ jsonrpc: '2.0', id: msg.id, error: makeError(CODES.InvalidParams, 'no tools here', { name: msg.params.name }) });
+  write({ jsonrpc: '2.0', id: msg.id, error: makeError(CODES.MethodNotFound, 'Method not found: ' + msg.method) });
+}
+${LOOP}`;
+    const result = migrate(source);
+    expect(result.decision).toMatchObject({ kind: 'sdk' });
+    expect(result.after).toContain("if (msg.method === 'tools/call') throw Object.assign(new Error(), makeError(CODES.InvalidParams, 'no tools here', { name: msg.params.name }));");
+    expect(result.after).toContain("throw Object.assign(new Error(), makeError(CODES.MethodNotFound, 'Method not found: ' + msg.method));");
+  });
+
+  it('falls back to the SDK at the boundary when the error computed where the reply is may be an object or a message (it would be read twice)', () => {
     const source = `${WRITE}const errors = require('./errors.js');
 function handle(msg) {
   if (msg.id === undefined) return;
@@ -107,8 +125,8 @@ function handle(msg) {
 }
 ${LOOP}`;
     const result = migrate(source);
-    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'UNRENDERABLE_REPLY' });
-    expect(result.diagnostics.map((d) => d.message).join('\n')).toContain('the error object `errors.lookup(msg.method)` is computed where the reply is written');
+    expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'UNRENDERABLE_REPLY' });
+    expect(result.diagnostics.map((d) => d.message).join('\n')).toContain('the error `errors.lookup(msg.method)` is computed where the reply is written and may be an object or a message');
   });
 
   it('keeps a bare message string as it was: a message with the code for its case', () => {
@@ -157,7 +175,7 @@ ${LOOP}`;
   it('a helper that does more than serialize (it also counts what it sent) is not read as one: no reply is proven', () => {
     const writer = `let sent = 0;\nfunction encode(message) { sent += 1; return JSON.stringify(message) + '\\n'; }\nfunction send(m) { process.stdout.write(encode(m)); }\n`;
     const result = migrate(server(writer));
-    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'NO_DISPATCH' });
+    expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'NO_DISPATCH' });
   });
 
   it('a helper that returns an object holding the JSON text: its member is that text', () => {
@@ -170,7 +188,7 @@ ${LOOP}`;
   it('a serializer that also logs is not read as one (its log line would go with the writer)', () => {
     const writer = `function encode(message) {\n  console.error('->', message.id);\n  return JSON.stringify(message) + '\\n';\n}\nfunction send(m) { process.stdout.write(encode(m)); }\n`;
     const result = migrate(server(writer));
-    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'NO_DISPATCH' });
+    expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'NO_DISPATCH' });
   });
 });
 

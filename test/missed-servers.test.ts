@@ -1,5 +1,6 @@
-// Servers that were missed in silence or planned wrongly (issue 16): the safety net that reports a
-// server the analysis does not follow (UNFOLLOWED_INPUT, in any module, through any binding of process),
+// Servers that were missed in silence or planned wrongly (issue 16): a server the analysis does not follow
+// (in any module, through any binding of process) gets the SDK at the boundary, which needs only where it
+// reads and writes (INPUT_NOT_FOLLOWED), and is reported UNFOLLOWED_INPUT where no form can take it,
 // the one line for Python servers, build output whose TypeScript source is in the tree (COMPILED_OUTPUT),
 // and a server module that only runs when its importer calls it (not an entry of its own). The pipeline
 // and the scan run for real on small programs written here.
@@ -54,7 +55,15 @@ function dispatch(req) {
 }
 `;
 
-describe('a server the analysis does not follow is reported, never passed over', () => {
+/** The boundary rewrite of a server whose messages were not followed: its streams become the boundary's. */
+function expectBoundary(result: FileResult, streams: string[]): void {
+  expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'INPUT_NOT_FOLLOWED' });
+  for (const stream of streams) expect(result.after).toContain(stream);
+  expect(result.after).not.toMatch(/\b(process|proc)\.std(in|out)\b/);
+  expect(result.companions?.map((c) => c.path.split('/').pop())).toEqual(['mcp-boundary.js']);
+}
+
+describe('a server the analysis does not follow gets the SDK at the boundary, never passed over', () => {
   it('stdin reached through an interop wrapper of node:process and piped through a stream the analysis does not model', () => {
     const root = makeTree({
       'server.js': `"use strict";
@@ -68,7 +77,8 @@ proc.stdin.pipe(splitter).on('data', (req) => dispatch(req));
 `,
     });
     const result = run(root, 'server.js');
-    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+    // the interop wrapper's streams are the boundary's: stdin piped into the splitter, stdout behind `out`
+    expectBoundary(result, ['const out = boundary.stdout;', 'boundary.stdin.pipe(splitter)', 'boundary.write(JSON.stringify(']);
   });
 
   it('stdin read in an imported module (a base transport), the vocabulary in the entry', () => {
@@ -86,7 +96,9 @@ open(dispatch);
 `,
     });
     const result = run(root, 'server.js');
-    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+    expectBoundary(result, ['const out = boundary.stdout;']);
+    // the transport module reads the boundary's stdin, from the helper beside the entry
+    expect(result.related?.map((r) => [r.path.split('/').pop(), r.after.includes("const boundary = createBoundary();") && r.after.includes('boundary.stdin.pipe(t)')])).toEqual([['transport.js', true]]);
   });
 
   it('an input loop found but no message followed from it (the chunk goes to a parser object of a package)', () => {
@@ -99,7 +111,21 @@ process.stdin.on('data', (chunk) => parser.feed(chunk));
 `,
     });
     const result = run(root, 'server.js');
+    expectBoundary(result, ["boundary.stdin.on('data', (chunk) => parser.feed(chunk));"]);
+  });
+
+  it('is left alone as UNFOLLOWED_INPUT where no form can take it (Content-Length framing, no message followed)', () => {
+    const root = makeTree({
+      'server.js': `const { Transform } = require('stream');
+const out = process.stdout;
+function reply(id, result) { const body = JSON.stringify({ jsonrpc: '2.0', id, result }); out.write('Content-Length: ' + body.length + '\\r\\n\\r\\n' + body); }
+function dispatch(req) { if (req.method === 'tools/list') return reply(req.id, { tools: [] }); }
+process.stdin.pipe(new Transform({ transform(c, e, done) { done(null, c); } })).on('data', (c) => dispatch(JSON.parse(String(c).split('\\r\\n\\r\\n')[1])));
+`,
+    });
+    const result = run(root, 'server.js');
     expect(result.decision).toMatchObject({ kind: 'leave', reason: 'UNFOLLOWED_INPUT' });
+    expect(result.after).toBeUndefined();
   });
 
   it('a JSON-over-stdio program without MCP vocabulary is still nothing to report', () => {
@@ -112,7 +138,7 @@ process.stdin.pipe(t).on('data', (c) => { const job = JSON.parse(String(c)); pro
     expect(run(root, 'worker.js').decision.kind).toBe('none');
   });
 
-  it('fails --check: the scan lists it among the unfollowed', async () => {
+  it('fails --check: the scan plans its migration (and lists it among the unfollowed only where no form takes it)', async () => {
     const root = makeTree({
       'server.js': `const { Transform } = require('stream');
 const out = process.stdout;
@@ -121,7 +147,8 @@ process.stdin.pipe(new Transform({ transform(c, e, done) { done(null, c); } })).
 `,
     });
     const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
-    expect(getUnfollowed(scan).map((r) => r.path)).toEqual([join(root, 'server.js')]);
+    expect(scan.results.filter((r) => r.after !== undefined).map((r) => [r.path, r.decision.kind])).toEqual([[join(root, 'server.js'), 'boundary']]);
+    expect(getUnfollowed(scan)).toEqual([]);
   });
 });
 
@@ -299,7 +326,7 @@ transport.start();
 `,
     });
     const bin = run(root, 'bin.js');
-    expect(bin.decision.kind === 'sdk' || bin.decision.kind === 'envelope').toBe(true);
+    expect(['sdk', 'boundary', 'envelope']).toContain(bin.decision.kind);
     expect(bin.decision).not.toMatchObject({ reason: 'NOT_STARTED' });
   });
 });
@@ -313,8 +340,8 @@ describe('stdin wired in a constructor', () => {
     const root = makeTree({ 'package.json': '{ "name": "t", "type": "module" }\n', 'server.js': fixture });
     const result = run(root, 'server.js');
     expect(result.decision).not.toMatchObject({ reason: 'NOT_STARTED' });
-    expect(result.decision.kind === 'sdk' || result.decision.kind === 'envelope').toBe(true);
-    expect(result.after).toContain('envelope.write(JSON.stringify(reply)');
+    expect(['sdk', 'boundary', 'envelope']).toContain(result.decision.kind);
+    expect(result.after).toContain('boundary.write(JSON.stringify(reply)');
   });
 
   it('a transport that wires stdin in its constructor and that nothing instantiates is still a library', () => {

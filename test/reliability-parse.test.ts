@@ -135,7 +135,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
 `;
     const result = processSource('chain.js', source, { sdk: 'v1', style: 'server' } as PipelineOptions);
     expect(result.error).toBeUndefined();
-    expect(['sdk', 'envelope']).toContain(result.decision.kind);
+    expect(['sdk', 'boundary', 'envelope']).toContain(result.decision.kind);
   }, 60_000);
 });
 

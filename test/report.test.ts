@@ -58,6 +58,7 @@ describe('json report', () => {
       pending: 3,
       written: 0,
       sdk: 2,
+      boundary: 0,
       envelope: 1,
       leave: 2,
       errors: 1,

@@ -12,7 +12,7 @@ const SHAPES = join(import.meta.dirname, 'fixtures', 'shapes');
 
 interface ShapeCase {
   run: string[];
-  expect: 'sdk' | 'envelope';
+  expect: 'sdk' | 'boundary' | 'envelope';
 }
 
 const readModule = (path: string): string | null => {
@@ -49,6 +49,12 @@ describe('public server shapes', () => {
       expect(texts.some((text) => text.includes('@modelcontextprotocol/sdk/server/index.js'))).toBe(true);
       // the stdin loop went with the rewrite
       for (const text of texts) expect(text).not.toMatch(/process\.stdin\.on\(|createInterface\(/);
+    } else if (kase.expect === 'boundary') {
+      // the server's own code stays; its streams are the boundary's (in the entry, or in the module of the
+      // program that reads and writes them), whose module goes beside the first that uses it
+      expect(texts.some((text) => text.includes('createBoundary('))).toBe(true);
+      for (const text of texts) expect(text).not.toMatch(/\bprocess\.std(in|out)\b/);
+      expect(result.companions?.map((c) => c.content.startsWith('// mcp-boundary:'))).toEqual([true]);
     } else {
       expect(result.after).toContain('createEnvelope(');
       expect(result.companions?.length).toBe(1);
@@ -66,10 +72,10 @@ describe('what a shape keeps or drops', () => {
     expect(result.after).toContain("const { serve } = require('./wire.js');");
   });
 
-  it('a message handed on by emit() reaches the listeners: the methods are known, and the envelope is chosen since emit() drops their returns', () => {
+  it('a message handed on by emit() reaches the listeners: the methods are known, and the SDK goes at the boundary since emit() drops their returns', () => {
     const { result } = migrate('emitter-transport');
     expect(result.detected).toContain('3 methods: initialize, tools/list, tools/call');
-    expect(result.decision).toMatchObject({ kind: 'envelope', reason: 'REPLY_IN_CALLBACK' });
+    expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'REPLY_IN_CALLBACK' });
     expect(result.diagnostics.map((d) => d.message)).toContain('the function that answers runs as an event listener: emit() does not return what it returns');
     expect(result.after).not.toContain("this.emit('request', request)");
   });

@@ -95,9 +95,10 @@ describe('two entry files, one server module', () => {
     expect(s.manifests.map((m) => m.files.map((f) => f.slice(root.length + 1)))).toEqual([['bin/cli.js', 'index.js', 'lib/service.js']]);
   });
 
-  it('entries in two folders that only start a module whose rewrite is the envelope: one change of the module, the helper beside it', async () => {
-    // the dispatch looks handlers up by a computed name, so the module gets the envelope; neither entry
-    // writes or parses anything itself, so the helper belongs to the module, not to either entry's folder
+  it('entries in two folders that only start a module whose rewrite is the SDK at the boundary: one change of the module, the boundary module beside it', async () => {
+    // the dispatch looks handlers up by a computed name, so the module gets the SDK at the boundary;
+    // neither entry reads or writes anything itself, so the boundary module belongs to the module, not to
+    // either entry's folder
     const core = CORE.replace(/switch \(msg\.method\) \{[\s\S]*?\n    \}\n/, "const handler = this['on_' + msg.method.replace('/', '_')];\n    if (handler) handler.call(this, msg);\n    else this.send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });\n") +
       "Core.prototype.on_initialize = function (msg) {\n  this.send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: this.info } });\n};\nCore.prototype.on_tools_list = function (msg) {\n  this.send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });\n};\n";
     expect(core).toContain("this['on_' + msg.method");
@@ -111,13 +112,13 @@ describe('two entry files, one server module', () => {
     const files = byName(s, root);
     for (const path of ['bin/serve.js', 'src/main.js']) {
       expect(files[path]!.error).toBeUndefined();
-      expect(files[path]!.decision.kind).toBe('envelope');
+      expect(files[path]!.decision.kind).toBe('boundary');
     }
     const shared = files['src/core.js']!;
-    expect(shared.after).toContain("import { createEnvelope } from './mcp-envelope.js';");
-    expect(shared.after).toContain('// mcp-migrate: envelope (COMPUTED_DISPATCH)');
+    expect(shared.after).toContain("import { createBoundary } from './mcp-boundary.js';");
+    expect(shared.after).toContain('// mcp-migrate: sdk at the boundary (COMPUTED_DISPATCH)');
     expect([shared.partOf, ...(shared.alsoPartOf ?? [])].sort()).toEqual([join(root, 'bin/serve.js'), join(root, 'src/main.js')]);
-    expect(s.companions.map((c) => c.path.slice(root.length + 1))).toEqual(['src/mcp-envelope.js']);
+    expect(s.companions.map((c) => c.path.slice(root.length + 1))).toEqual(['src/mcp-boundary.js']);
   });
 
   it('leaves the entries and the module alone with SHARED_MODULE_CONFLICT when no one rewrite fits both (not an error)', async () => {

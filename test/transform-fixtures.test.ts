@@ -84,8 +84,9 @@ describe('--style mcp-server', () => {
     const refused = decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'tools/call add_note (result): ...' } });
     expect(refused.decision).toMatchObject({ kind: 'sdk', style: 'server', styleReason: 'MCP_SERVER_ANSWERS_DIFFERENTLY', wireChanges: [] });
     expect(refused.after).toBe(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'server' }).after);
-    // and when the server style is refused too, the envelope
-    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'x', sdk: 'y' } }).decision).toMatchObject({ kind: 'envelope', reason: 'SDK_ANSWERS_DIFFERENTLY' });
+    // and when the server style is refused too, the SDK at the boundary; past that, the envelope
+    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'x', sdk: 'y' } }).decision).toMatchObject({ kind: 'boundary', reason: 'SDK_ANSWERS_DIFFERENTLY' });
+    expect(decide('mcp-server-switch-tools', { sdk: 'v1', style: 'mcp-server', refused: { mcpServer: 'x', sdk: 'y', boundary: 'z' } }).decision).toMatchObject({ kind: 'envelope', reason: 'BOUNDARY_ANSWERS_DIFFERENTLY' });
   });
 
   it('falls back to the server style, with the reason, where the split is not proven', () => {

@@ -1,7 +1,8 @@
 // The re-check of a rewrite, before it is offered (ESLint's fix loop re-lints the same way): the new
 // texts are analysed again with the same facts layer. A rewrite is refused when a changed module still
 // writes to stdout, or reads a name that is bound nowhere (a binding the moved code relied on was
-// removed), or when the program is not on the SDK afterwards.
+// removed), or when the program is not on the SDK afterwards (or, at the boundary, still names the
+// process's stdin or stdout).
 import type * as t from '@babel/types';
 import { buildIndex, type FunctionNode, getLine, isModuleExports, isReferenceIdentifier, resolveIdentifier } from './ast.js';
 import { buildFacts } from './facts.js';
@@ -23,6 +24,8 @@ export function checkRewrite(
   read: ReadModule | null,
   expectSdk: boolean,
   bindingsOnly = false,
+  /** The SDK at the boundary: no changed module may name the process's stdin or stdout any more. */
+  noStdio = false,
 ): CheckProblem | null {
   const asts = new Map<string, t.File>();
   for (const [path, change] of changes) {
@@ -53,6 +56,10 @@ export function checkRewrite(
     // a writer the rewritten program never calls, kept only because its module exports it
     if (sink.fn && isOnlyExported(sink.mod, sink.fn, facts.program.modules)) continue;
     return { path: sink.mod.path, line: getLine(sink.call), message: `still writes to stdout at line ${getLine(sink.call)}` };
+  }
+  if (noStdio) {
+    const left = facts.stdio.find((ref) => changes.has(ref.mod.path));
+    if (left !== undefined) return { path: left.mod.path, line: getLine(left.node), message: `still names process.${left.stream} at line ${getLine(left.node)}` };
   }
   if (expectSdk && facts.sdkImport === null) return { path: entry.path, line: 0, message: 'the rewritten server does not import the SDK' };
   return null;

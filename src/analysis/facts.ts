@@ -10,6 +10,7 @@ import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
 import { getClassBindingName } from './class-members.js';
 import { STDIN_EVENTS } from './inert.js';
+import { findStdioRefs, type StdioRef } from './stdio-refs.js';
 import { speaksMcp } from './vocabulary.js';
 
 export type ConsumerKind = (typeof STDIN_EVENTS)[number] | 'for-await';
@@ -41,6 +42,8 @@ export interface FileFacts {
   consumers: StdinConsumer[];
   sinks: SinkCall[];
   parses: { call: t.CallExpression; mod: ModuleUnit }[];
+  /** Every place the program names the process's stdin or stdout (what the SDK at the boundary replaces). */
+  stdio: StdioRef[];
   /** The SDK import of the entry, when it already uses the official SDK. */
   sdkImport: t.Node | null;
   /** Every interpreted path, from every consumer. */
@@ -58,7 +61,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const modules = program.loadReachable();
   const interp = new Interpreter(program);
   if (isInert(program, modules)) {
-    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
   }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
@@ -133,7 +136,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   // a program that already imports the SDK (in any of its modules, the entry first: loadReachable lists it first) is on the SDK
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
-  return { program, interp, entry: program.entry, consumers, sinks, parses, sdkImport, paths, incomplete, runWithMethod };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), sdkImport, paths, incomplete, runWithMethod };
 }
 
 /** Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`. */

@@ -133,6 +133,12 @@ function buildDecisionAnnotation(result: FileResult, file: string, pending: bool
       const lines = [`This hand-rolled MCP stdio server can move onto the official SDK (${pkg}, ${style}). ${run}`, ...fixes];
       return { level: 'notice', file, line: 1, title: 'mcp-migrate: sdk migration pending', message: lines.join('\n') };
     }
+    case 'boundary': {
+      if (!pending) return null;
+      const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
+      const lines = [`This hand-rolled MCP stdio server can move onto the official SDK (${pkg}) at its boundary: the SDK owns the wire and hands each request to the server's own handling (not at the dispatcher: ${decision.reason}, ${decision.hint}). ${run}`, ...fixes];
+      return { level: 'notice', file, line: decision.line ?? 1, title: 'mcp-migrate: sdk migration pending (boundary)', message: lines.join('\n') };
+    }
     case 'envelope': {
       if (!pending) return null;
       const lines = [`The SDK rewrite would change behaviour (${decision.reason}: ${decision.hint}); the server's writes can go through a compliant JSON-RPC envelope helper instead. ${run}`, ...fixes];

@@ -75,6 +75,16 @@ export function isStdoutOnlyRewrite(decision: Decision): boolean {
   return decision.kind === 'sdk' && decision.notes.some((note) => note.startsWith('already on the SDK'));
 }
 
+/** What a companion file the tool writes is, by its first line (the two modules say what they are there). */
+export function describeCompanionRole(content: string): string {
+  return content.startsWith('// mcp-boundary:') ? 'the SDK boundary module' : 'the JSON-RPC envelope helper';
+}
+
+/** Who fixes what a rewrite fixes, for the header's `fixed by ...` lines. */
+export function getFixer(decision: Decision): string {
+  return decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
+}
+
 /** One line: what the tool decided for the file, with its reason code and hint. */
 export function describeDecision(decision: Decision): string {
   switch (decision.kind) {
@@ -83,6 +93,10 @@ export function describeDecision(decision: Decision): string {
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';
       return `sdk: moved onto ${pkg} (${style})`;
+    }
+    case 'boundary': {
+      const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
+      return `sdk at the boundary: ${pkg} on the wire, the server's own handling behind it; not at the dispatcher: ${decision.reason} — ${decision.hint}${decision.line === undefined ? '' : ` (line ${decision.line})`}`;
     }
     case 'envelope':
       return `envelope: ${decision.reason} — ${decision.hint}${decision.line === undefined ? '' : ` (line ${decision.line})`}`;
@@ -99,10 +113,11 @@ export function describeDecision(decision: Decision): string {
 export function renderFileHeader(path: string, result: FileResult, paint: Paint, display: (path: string) => string = (p) => p): string {
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
   if (result.decision.kind === 'sdk') for (const note of result.decision.notes) if (!isStdoutOnlyRewrite(result.decision) || !note.startsWith('already on the SDK')) lines.push(`   note: ${note}`);
+  if (result.decision.kind === 'boundary') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
   if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${escapeCodeLine(result.detected)}`);
   // User code the rewrite removes (a `notifications/initialized` branch that did more than return) is named.
   for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${escapeCodeLine(dropped)}`));
-  const fixer = result.decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
+  const fixer = getFixer(result.decision);
   for (const fix of result.fixes) lines.push(paint.added(`   fixed by ${fixer}: ${fix}`));
   for (const d of result.diagnostics) {
     const where = d.line === undefined ? '' : ` (line ${d.line}${d.column === undefined ? '' : `:${d.column}`})`;

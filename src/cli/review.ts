@@ -15,7 +15,7 @@ import type { ProcessFile, ScanResult } from '../runner/scan.js';
 import type { RunMode } from './args.js';
 import { isTallerThan, NO_PAGER, type Pager } from './pager.js';
 import { describeQuestion, getShownKeys } from './prompt.js';
-import { renderDiff, renderFileHeader, renderNumberedHunks, type Paint } from './render.js';
+import { describeCompanionRole, renderDiff, renderFileHeader, renderNumberedHunks, type Paint } from './render.js';
 import { getPendingFiles } from './summary.js';
 
 /**
@@ -284,7 +284,7 @@ function renderExtras(ctx: ReviewContext, applier: ChangeApplier, result: FileRe
 /** The one line a vendored helper file gets in a diff (its content is the tool's, the same in every repository). */
 export function describeVendored(content: string, paint: Paint): string {
   const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
-  return paint.dim(`   +${lines} lines: the JSON-RPC envelope helper mcp-migrate vendors (the same in every repository; --full-diff shows it)`);
+  return paint.dim(`   +${lines} lines: ${describeCompanionRole(content)} mcp-migrate vendors (the same in every repository; --full-diff shows it)`);
 }
 
 /** Asks about one file: per part when it has parts that can be applied apart, else as a whole. */
@@ -451,6 +451,7 @@ function describeParts(split: SplitChange, groups: number[][]): string {
 
 function getPipelineOptions(ctx: ReviewContext, result: FileResult): PipelineOptions {
   if (result.decision.kind === 'sdk') return { sdk: result.decision.sdk, style: result.decision.style, guardStdout: ctx.options?.guardStdout ?? true };
+  if (result.decision.kind === 'boundary') return { sdk: result.decision.sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
   const sdk = ctx.options?.sdk;
   return { sdk: sdk === undefined || sdk === 'auto' ? 'v1' : sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
 }

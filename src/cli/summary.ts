@@ -73,6 +73,7 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   const pending = scan.results.filter((r) => r.after !== undefined);
   const sdk = pending.filter((r) => r.decision.kind === 'sdk' && !isStdoutOnlyRewrite(r.decision));
   const stdoutOnly = pending.filter((r) => isStdoutOnlyRewrite(r.decision));
+  const boundary = pending.filter((r) => r.decision.kind === 'boundary');
   const envelope = pending.filter((r) => r.decision.kind === 'envelope');
   const leave = scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined);
   const dry = mode !== 'apply';
@@ -89,9 +90,10 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   };
   counted(dry ? 'would move to the SDK' : 'moved to the SDK', sdk);
   counted(dry ? 'already on the SDK, stdout writes would move to stderr' : 'already on the SDK, stdout writes moved to stderr', stdoutOnly);
+  counted(dry ? 'would move to the SDK at the boundary' : 'moved to the SDK at the boundary', boundary);
   counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
-  // Files whose change is pending but neither SDK nor envelope (a pipeline may still set `after`).
-  counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'envelope'));
+  // Files whose change is pending but none of the rewrites (a pipeline may still set `after`).
+  counted(dry ? 'would change' : 'changed', pending.filter((r) => r.decision.kind !== 'sdk' && r.decision.kind !== 'boundary' && r.decision.kind !== 'envelope'));
   if (outcome !== null && outcome.partial.length > 0) {
     lines.push(`  partly applied, migration still pending (${outcome.partial.length}): ${list(outcome.partial)}`);
   }
@@ -179,6 +181,9 @@ export function renderFileLines({ scan, mode, outcome, errors, display, paint }:
             ? `already on the SDK: stdout writes ${done ? 'moved' : `${state}move`} to stderr`
             : `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
           break;
+        case 'boundary':
+          what = `${done ? 'moved' : `${state}move`} to the SDK at the boundary (${result.decision.sdk}, ${result.decision.reason})`;
+          break;
         case 'envelope':
           what = `${done ? 'got' : `${state}get`} the JSON-RPC envelope (${result.decision.reason})`;
           break;
@@ -264,6 +269,7 @@ function describeGroup(scan: ScanResult, files: string[], errors: Problem[], out
     if (n > 0) parts.push(`${n} ${label}`);
   };
   count(results.filter((r) => r.after !== undefined && r.decision.kind === 'sdk').length, 'to the SDK');
+  count(results.filter((r) => r.after !== undefined && r.decision.kind === 'boundary').length, 'to the SDK at the boundary');
   count(results.filter((r) => r.after !== undefined && r.decision.kind === 'envelope').length, 'envelope');
   count(results.filter((r) => r.decision.kind === 'leave' && r.error === undefined).length, 'left alone');
   const failed = errors.filter((e) => files.includes(e.path)).length;

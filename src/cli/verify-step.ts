@@ -78,11 +78,14 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
   );
   if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], refused: 0, withheld: 0, interrupted: true };
   const elapsed = Date.now() - started;
-  const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk').map((r) => r.path));
-  const enveloped = [...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === 'envelope').length;
+  const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk' || r.rewrite === 'boundary').map((r) => r.path));
+  const landed = (kind: string): number => [...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === kind).length;
+  const bounded = landed('boundary');
+  const enveloped = landed('envelope');
   const parts = [
     `${outcome.verdicts.filter((v) => v.kind === 'equal').length} answer like the original`,
-    ...(enveloped > 0 ? [`${enveloped} moved from the SDK rewrite to the envelope`] : []),
+    ...(bounded > 0 ? [`${bounded} moved from the dispatcher-level rewrite to the SDK at the boundary`] : []),
+    ...(enveloped > 0 ? [`${enveloped} moved from the SDK to the envelope`] : []),
     ...(outcome.leftAlone > 0 ? [paint.removed(`${outcome.leftAlone} left alone (no rewrite answered as well)`)] : []),
     ...(outcome.verdicts.some((v) => v.kind === 'not-verified') ? [paint.warn(`${outcome.verdicts.filter((v) => v.kind === 'not-verified').length} not verified${outcome.withheld > 0 ? ', not written (--allow-unverified writes them)' : ''}`)] : []),
   ];
@@ -92,6 +95,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
 
 function describeRewrite(target: FileResult): string {
   if (target.decision.kind === 'sdk' && target.decision.style === 'mcp-server') return 'the McpServer form';
+  if (target.decision.kind === 'boundary') return 'the SDK at the boundary';
   return target.decision.kind === 'envelope' ? 'the envelope' : 'the SDK rewrite';
 }
 

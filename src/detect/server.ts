@@ -3,9 +3,10 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import { t } from '../babel.js';
-import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
+import { ENVELOPE_BASENAME, importsCompanion } from '../analysis/companions.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
 import { namesMcpVocabulary, withoutComments } from '../analysis/vocabulary.js';
 import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFrame, type MessagePath } from '../analysis/messages.js';
@@ -14,9 +15,10 @@ import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
-import type { Blocker, EnvelopeReason } from '../model/reasons.js';
+import type { Blocker, BlockerReason } from '../model/reasons.js';
 import type {
   Anchor,
+  BoundaryFacts,
   CatchWrite,
   Dispatcher,
   DroppedCode,
@@ -36,8 +38,12 @@ export type Detection =
   | { kind: 'sdk-server'; line: number }
   /** Reads stdin through Deno or Bun and speaks MCP: a server, in a runtime the tool does not rewrite. */
   | { kind: 'foreign-runtime'; runtime: 'Deno' | 'Bun'; line: number }
-  /** Reads stdin, parses JSON, writes to stdout and names MCP methods, but no input loop was found: said, not passed over. */
-  | { kind: 'unfollowed-input'; line: number }
+  /**
+   * Reads stdin, parses JSON, writes to stdout and names MCP methods, but no message was followed from
+   * its input to a reply: the SDK at the boundary can still take it (it needs only the I/O), else it is
+   * said, never passed over.
+   */
+  | { kind: 'unfollowed-input'; line: number; facts: FileFacts; boundary: BoundaryFacts }
   /** The same, with the entry's stdin read only in a function nothing in the program calls: a transport others start. */
   | { kind: 'not-started'; line: number }
   | { kind: 'server'; model: ServerModel };
@@ -63,7 +69,9 @@ export function detectServer(facts: FileFacts): Detection {
     sdk: null,
     summary: describe(facts, paths),
     envelope: getEnvelopeFacts(facts, paths),
+    boundary: { available: false, reason: 'STDIN_ELSEWHERE', detail: '', line: 0 },
   };
+  model.boundary = getBoundaryFacts(facts, model.framing, model.envelope.parses, model.methods, model.envelope.methods);
   const sdk = buildSdkShape(facts, paths, model.framing);
   if ('blockers' in sdk) model.blockers = sdk.blockers;
   else model.sdk = sdk;
@@ -239,7 +247,7 @@ type Shape = NonNullable<ServerModel['sdk']>;
 
 function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerModel['framing']): Shape | { blockers: Blocker[] } {
   const blockers: Blocker[] = [];
-  const block = (code: EnvelopeReason, node: t.Node | null, detail: string): void => {
+  const block = (code: BlockerReason, node: t.Node | null, detail: string): void => {
     blockers.push({ code, line: node ? getLine(node) : 0, detail });
   };
   if (framing === 'content-length') block('CONTENT_LENGTH_FRAMING', facts.consumers[0]!.node, 'messages are framed with Content-Length headers');
@@ -966,7 +974,7 @@ function analyseSite(
   dispatcher: Dispatcher,
   returnedCalls: Map<t.Node, ReturnedCall>,
   helpers: (frame: Frame) => boolean,
-  block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void,
+  block: (code: BlockerReason, node: t.Node | null, detail: string) => void,
 ): ReplySite | null {
   const write = reply.event;
   const events = p.events;
@@ -1117,13 +1125,19 @@ function analyseSite(
       // SDK answer carries it, and the site's code (or the SDK's -32603) when it has none
       const caught = getCaughtErrorName(errorNode, text);
       const code = caught === null ? siteCode : `Number.isSafeInteger(${caught}.code) ? ${caught}.code : ${siteCode ?? '-32603'}`;
-      const holds = getErrorHolding(error);
+      // (a factory the interpreter did not enter: what its returns say)
+      const holds = error.k === 'unknown' && errorNode !== null && returnsOnlyObjects(facts, errorNode.node, errorNode.mod) ? 'object' : getErrorHolding(error);
       if (holds === 'error') rendered = { kind: 'error-value', value: text };
       else if (holds === 'string') rendered = { kind: 'error', code, message: text, data: null };
       else if (!ACCESS_PATH.test(text)) {
-        // its code, message and data are read from it where the error is thrown: it must be safe to read twice
-        block('UNRENDERABLE_REPLY', siteCall, `the error object \`${text}\` is computed where the reply is written; hold it in a variable`);
-        return null;
+        // built where the reply is written (`error: makeError(ErrorCodes.InvalidParams, 'bad')`): an object
+        // is copied onto the thrown error as it is computed, once; one that may also be a message string
+        // would have to be looked at before it is thrown, and computed twice
+        if (holds !== 'object') {
+          block('UNRENDERABLE_REPLY', siteCall, `the error \`${text}\` is computed where the reply is written and may be an object or a message: the dispatcher-level rewrite would compute it twice`);
+          return null;
+        }
+        rendered = { kind: 'error-held', value: text, shape: 'computed', code };
       } else rendered = { kind: 'error-held', value: text, shape: holds, code };
     }
   }
@@ -1309,13 +1323,39 @@ function getErrorHolding(value: Val): 'error' | 'string' | 'object' | 'either' {
 }
 
 /**
+ * Whether an expression calls a function of the program that only ever returns object literals
+ * (`function makeError(code, message) { const error = { code, message }; ...; return error; }`,
+ * `(code, message) => ({ code, message })`): what it computes is an object, whatever its arguments.
+ */
+function returnsOnlyObjects(facts: FileFacts, node: t.Node, mod: ModuleUnit): boolean {
+  const call = unwrapExpression(node);
+  if (call.type !== 'CallExpression') return false;
+  const callee = facts.interp.evalStatic(call.callee, mod);
+  if (callee.k !== 'func') return false;
+  const fn = callee.fn;
+  const index = callee.mod.index;
+  const isObject = (value: t.Node | null | undefined): boolean => {
+    const expr = value ? unwrapExpression(value) : null;
+    if (expr?.type === 'ObjectExpression') return true;
+    if (expr?.type !== 'Identifier') return false;
+    const binding = resolveIdentifier(index, expr);
+    return binding?.kind === 'const' && binding.declarator.id.type === 'Identifier' && isObject(binding.declarator.init);
+  };
+  if (fn.body.type !== 'BlockStatement') return isObject(fn.body);
+  const returns = index.returns.filter((r) => getEnclosingFunction(index, r) === fn);
+  // (the last statement returns: the function never falls off its end with undefined)
+  return returns.length > 0 && fn.body.body.at(-1)?.type === 'ReturnStatement' && returns.every((r) => isObject(r.argument));
+}
+
+/**
  * One reply statement reached on several paths renders the same text, but what its error holds may
  * differ between them (a sentinel object on one path, a message string on another): the throw then
  * decides at run time. Anything else keeps the first rendering.
  */
 function mergeErrorReplies(known: ReplySite['reply'], next: ReplySite['reply']): ReplySite['reply'] {
   const held = (r: ReplySite['reply']): { value: string; shape: 'string' | 'error' | 'object' | 'either'; code: string | null } | null => {
-    if (r.kind === 'error-held') return { value: r.value, shape: r.shape, code: r.code };
+    // (a computed error is not merged: it is rendered once, where it is built)
+    if (r.kind === 'error-held') return r.shape === 'computed' ? null : { value: r.value, shape: r.shape, code: r.code };
     if (r.kind === 'error-value') return { value: r.value, shape: 'error', code: null };
     if (r.kind === 'error' && r.message !== null && r.data === null && ACCESS_PATH.test(r.message)) return { value: r.message, shape: 'string', code: r.code };
     return null;
@@ -1651,7 +1691,7 @@ function getLiveStatementAfter(facts: FileFacts, mod: ModuleUnit, parent: t.Node
 
 // ---------------------------------------------------------------- initialize
 
-function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code: EnvelopeReason, node: t.Node | null, detail: string) => void): InitializeInfo | null {
+function getInitializeInfo(facts: FileFacts, paths: MessagePath[], block: (code: BlockerReason, node: t.Node | null, detail: string) => void): InitializeInfo | null {
   const init = paths.find((p) => p.method === 'initialize' && !p.notification && p.replies.some((r) => r.kind === 'result'));
   if (!init) {
     // no path reaches a branch for one method: the dispatch is what was not understood, not initialize
@@ -1796,64 +1836,54 @@ function findUnfollowedInput(facts: FileFacts): Extract<Detection, { kind: 'unfo
   if (facts.parses.length === 0) return null;
   const modules = facts.program.modules;
   if (!modules.some((m) => namesMcpVocabulary(withoutComments(m)))) return null;
-  if (facts.sinks.length === 0 && !modules.some((m) => findProcessStream(facts, m, 'stdout') !== null)) return null;
+  if (facts.sinks.length === 0 && !facts.stdio.some((r) => r.stream === 'stdout')) return null;
   // the entry's own read first: the line shown is in the file reported
-  for (const mod of [facts.entry, ...modules.filter((m) => m !== facts.entry)]) {
-    const stdin = findProcessStream(facts, mod, 'stdin');
-    // (read in an imported module: the line of the entry's first import names no read; the top of the file)
-    if (stdin && isStartedElsewhere(facts, mod, stdin)) return { kind: 'not-started', line: getLine(stdin) };
-    if (stdin) return { kind: 'unfollowed-input', line: mod === facts.entry ? getLine(stdin) : 1 };
-  }
-  return null;
+  const reads = facts.stdio.filter((r) => r.stream === 'stdin');
+  const stdin = reads.find((r) => r.mod === facts.entry) ?? reads[0];
+  if (stdin === undefined) return null;
+  if (isStartedElsewhere(facts, stdin.mod, stdin.node)) return { kind: 'not-started', line: getLine(stdin.node) };
+  // (read in an imported module: the line of the entry's first import names no read; the top of the file)
+  const line = stdin.mod === facts.entry ? getLine(stdin.node) : 1;
+  // no message was followed, so the framing is known only from the text: a Content-Length reader names the header
+  const framing = modules.some((m) => /content-length/i.test(withoutComments(m))) ? 'content-length' : 'ndjson';
+  return { kind: 'unfollowed-input', line, facts, boundary: getBoundaryFacts(facts, framing, [], getNamedMcpMethods(facts), null) };
 }
 
-const PROCESS_MODULE = /^(?:node:)?process$/;
+// ---------------------------------------------------------------- what the SDK at the boundary needs
 
 /**
- * The first `<process>.stdin` (or `.stdout`) in the module: what the interpreter evaluates to that stream,
- * or, where it does not follow the binding, a member of the global `process` or of a value built from
- * `require('node:process')` / an import of it (`import_node_process.default.stdin`,
- * `__importDefault(require('node:process')).default.stdin`).
+ * The SDK at the boundary takes a newline-framed server whose stdin it can replace: the program names
+ * the process's stdin (every way it reads its messages starts there), and it writes to stdout where the
+ * analysis sees it (a write to fd 1, or a place that names the stream).
  */
-function findProcessStream(facts: FileFacts, mod: ModuleUnit, stream: 'stdin' | 'stdout'): t.Node | null {
-  const fd = stream === 'stdin' ? 0 : 1;
-  for (const node of mod.index.members) {
-    if (node.type !== 'MemberExpression' || getMemberName(node) !== stream) continue;
-    const value = facts.interp.evalStatic(node, mod);
-    if (value.k === 'stream' && value.fd === fd) return node;
-    if (isProcessValue(mod, node.object, 0)) return node;
-  }
-  // `import { stdin } from 'node:process'`, `const { stdin } = process`
-  for (const id of mod.index.identifiers) {
-    if (id.name !== stream || !isReferenceIdentifier(mod.index, id)) continue;
-    const binding = resolveIdentifier(mod.index, id);
-    if (binding?.kind === 'import' && PROCESS_MODULE.test(binding.source) && binding.imported === stream) return id;
-    const value = binding ? facts.interp.evalStatic(id, mod) : null;
-    if (value?.k === 'stream' && value.fd === fd) return id;
-  }
-  return null;
+function getBoundaryFacts(facts: FileFacts, framing: ServerModel['framing'], parses: { call: t.CallExpression; mod: ModuleUnit }[], methods: string[], answered: string[] | null): BoundaryFacts {
+  const line = facts.consumers[0] ? getLine(facts.consumers[0].node) : 0;
+  if (facts.program.modules.some((m) => importsCompanion(m, ENVELOPE_BASENAME))) return { available: false, reason: 'ENVELOPE_IN_PLACE', detail: 'the server already uses the envelope helper', line };
+  if (framing === 'content-length') return { available: false, reason: 'CONTENT_LENGTH_FRAMING', detail: 'messages are framed with Content-Length headers', line };
+  const stdin = facts.stdio.filter((r) => r.stream === 'stdin');
+  if (stdin.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no module of the program names process.stdin', line };
+  const stdout = facts.stdio.filter((r) => r.stream === 'stdout');
+  if (facts.sinks.length === 0 && stdout.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no write to stdout was found in the modules the analysis reads', line };
+  const known = answered === null ? null : [...new Set([...answered, ...getNamedMethods(facts)])];
+  return { available: true, stdin, stdout, sinks: facts.sinks, parses, methods: methods.filter((m) => isMcpRequestMethod(m)), known };
 }
 
-/** Whether an expression is the process object by its syntax: the global, `.default` of one, a binding or call built from `require('node:process')`. */
-function isProcessValue(mod: ModuleUnit, node: t.Node, depth: number): boolean {
-  if (depth > 4) return false;
-  const expr = unwrapExpression(node);
-  if (expr.type === 'MemberExpression' && getMemberName(expr) === 'default') return isProcessValue(mod, expr.object, depth + 1);
-  if (expr.type === 'Identifier') {
-    const binding = resolveIdentifier(mod.index, expr);
-    if (binding === null) return expr.name === 'process';
-    if (binding.kind === 'import') return PROCESS_MODULE.test(binding.source);
-    if ((binding.kind === 'const' || binding.kind === 'let' || binding.kind === 'var') && binding.declarator.id.type === 'Identifier' && binding.declarator.init) return isProcessValue(mod, binding.declarator.init, depth + 1);
-    return false;
-  }
-  if (expr.type === 'CallExpression') {
-    const callee = unwrapExpression(expr.callee);
-    if (callee.type === 'Identifier' && callee.name === 'require') return expr.arguments[0]?.type === 'StringLiteral' && PROCESS_MODULE.test(expr.arguments[0].value);
-    // an interop wrapper around the require (`__importDefault(require(...))`, `__toESM(require(...))`)
-    return expr.arguments[0] !== undefined && isProcessValue(mod, expr.arguments[0], depth + 1);
-  }
-  return false;
+/** Every string of the program that could name a method (`tools/list`, `notes/search`, `ping`): the boundary never refuses one. */
+function getNamedMethods(facts: FileFacts): string[] {
+  const named = new Set<string>();
+  for (const mod of facts.program.modules) for (const value of mod.index.stringValues) if (METHOD_LIKE.test(value) || isMcpRequestMethod(value)) named.add(value);
+  return [...named].sort();
 }
+
+const METHOD_LIKE = /^[A-Za-z_$][\w.$-]*(?:\/[\w.$-]+)+$/;
+
+/** The MCP methods named as strings in the program's modules (what a server whose dispatch was not followed answers). */
+function getNamedMcpMethods(facts: FileFacts): string[] {
+  const named = new Set<string>();
+  for (const mod of facts.program.modules) for (const value of mod.index.stringValues) if (isMcpRequestMethod(value)) named.add(value);
+  return [...named];
+}
+
 
 /** The first `<global>.stdin` in the module, for one of the global names (`Deno`, `Bun`). */
 function findGlobalStdin(mod: ModuleUnit, globals: string[]): t.Identifier | null {

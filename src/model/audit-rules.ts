@@ -5,8 +5,8 @@
 /** SARIF's levels, used as-is by every report. */
 export type Severity = 'error' | 'warning' | 'note';
 
-/** The rewrites that can fix a finding (see PRODUCT.md "The two rewrites"). */
-export type Fixer = 'sdk' | 'envelope';
+/** The rewrites that can fix a finding (see PRODUCT.md "The rewrites, in order of preference"). */
+export type Fixer = 'sdk' | 'boundary' | 'envelope';
 
 export interface RuleEntry {
   /** PascalCase name for SARIF `reportingDescriptor.name`. */
@@ -19,7 +19,7 @@ export interface RuleEntry {
   fixedBy: readonly Fixer[];
 }
 
-const BOTH: readonly Fixer[] = ['sdk', 'envelope'];
+const ALL: readonly Fixer[] = ['sdk', 'boundary', 'envelope'];
 
 export const RULES = {
   'missing-jsonrpc': {
@@ -27,50 +27,50 @@ export const RULES = {
     description: 'A reply written to stdout has no `"jsonrpc": "2.0"` member; clients drop it.',
     hint: 'Put `jsonrpc: "2.0"` in every message the server writes.',
     severity: 'error',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'wrong-id': {
     name: 'WrongId',
     description: "A reply's `id` is not the request's `id` echoed exactly (0 and strings are valid ids).",
     hint: 'Echo the request id unchanged (`id: msg.id`); only a parse error is answered with `id: null`.',
     severity: 'error',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'nonstandard-error': {
     name: 'NonstandardError',
     description: 'An error reply is not `{ code: <integer>, message: <string> }`.',
     hint: 'Reply `error: { code: -32602, message: "…" }` with an integer JSON-RPC code and a string message.',
     severity: 'error',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'reply-to-notification': {
     name: 'ReplyToNotification',
     description: 'A notification (a message without `id`) gets a reply.',
     hint: 'Never answer a message without `id`: return before replying (`if (msg.id === undefined) return`).',
     severity: 'error',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'parse-error-unanswered': {
     name: 'ParseErrorUnanswered',
     description: 'A line that is not valid JSON is not answered with a -32700 error and `id: null`.',
     hint: 'Wrap `JSON.parse` in try/catch and reply `{ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } }`.',
     severity: 'warning',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'unknown-method-unanswered': {
     name: 'UnknownMethodUnanswered',
     description: 'A request for an unknown method is not answered with -32601 (Method not found).',
     hint: 'End the dispatch with a fallback that answers requests with `error: { code: -32601, message: "Method not found" }`.',
     severity: 'error',
-    fixedBy: BOTH,
+    fixedBy: ALL,
   },
   'stdout-pollution': {
     name: 'StdoutPollution',
     description: 'The stdio server writes something that is not a protocol message to stdout.',
     hint: 'Log to stderr (`console.error`); stdout carries only JSON-RPC messages, one per line.',
     severity: 'error',
-    // Both rewrites send the file's console.log to stderr.
-    fixedBy: BOTH,
+    // Every rewrite sends the file's console.log to stderr (the boundary: what is not a message).
+    fixedBy: ALL,
   },
   'sdk-transport-bypassed': {
     name: 'SdkTransportBypassed',

@@ -1,112 +1,135 @@
 // Reason codes: every decision that is not a plain SDK rewrite carries one, with a one-line hint.
-// One table. `envelope` reasons say why the SDK rewrite was not done (the server gets the envelope
-// instead); `leave` reasons say why a file is left alone; `style` reasons say why `--style mcp-server`
-// was not applied (the SDK rewrite is written in the server style). The diff header, the reports and the marker
+// One table. `boundary` reasons say why the dispatcher-level SDK rewrite was not done (the server gets
+// the SDK at the boundary instead); `envelope` reasons say why the SDK cannot carry the server at all
+// (it gets the envelope); `leave` reasons say why a file is left alone; `style` reasons say why
+// `--style mcp-server` was not applied (the SDK rewrite is written in the server style). The diff header, the reports and the marker
 // comment all show the same code. Hints are one line and never contain " -- " (the marker comment
 // uses it as a separator).
 
 export const REASONS = {
-  // ---- the SDK rewrite could not keep behaviour: the envelope instead
-  CONTENT_LENGTH_FRAMING: {
-    kind: 'envelope',
-    hint: 'the SDK stdio transport reads one JSON message per line; frame messages as newline-delimited JSON (server and clients) to get the SDK rewrite',
-  },
+  // ---- the dispatcher-level SDK rewrite could not keep behaviour: the SDK at the boundary instead
+  // (the hint says what the tool found, never what the user should change for it)
   COMPUTED_DISPATCH: {
-    kind: 'envelope',
-    hint: 'handlers are looked up by a name computed from the method; map each MCP method to its handler explicitly (switch, if-chain or object literal keyed by the method) to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'handlers are looked up by a name computed from the method, so the tool cannot tell which handler answers which method',
   },
   NO_DISPATCH: {
-    kind: 'envelope',
-    hint: 'no dispatch on the incoming message method was found; route requests by `method` in one function to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'no dispatch on the method of the incoming message was found',
   },
   SEVERAL_DISPATCHERS: {
-    kind: 'envelope',
-    hint: 'requests reach their replies through different dispatch functions; route every request through one function to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'requests reach their replies through different dispatch functions',
   },
   UNKNOWN_REPLY_SHAPE: {
-    kind: 'envelope',
-    hint: 'a reply is not built as a `{ id, result }` or `{ id, error }` object the tool can follow; build replies as object literals to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'a reply is built in a way the tool cannot follow to its result or error',
   },
   REPLY_NOT_STATEMENT: {
-    kind: 'envelope',
-    hint: 'a reply is written inside an expression; write each reply as its own statement to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'a reply is written inside an expression, where it cannot become a return',
   },
   REPLY_IN_CALLBACK: {
-    kind: 'envelope',
-    hint: 'a reply is written from a callback (a timer, a .then, an event listener run by emit()); make the handler async, call it directly and await it to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'a reply is written from a callback (a timer, a .then, an event listener run by emit())',
   },
   EFFECTS_AFTER_REPLY: {
-    kind: 'envelope',
-    hint: 'code with side effects runs after a reply is written; move it before the reply to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'code with side effects runs after a reply is written',
   },
   CAUGHT_ERROR_REPLY: {
-    kind: 'envelope',
-    hint: "an error reply sits inside a try whose catch answers differently; answer the error outside that try to get the SDK rewrite",
+    kind: 'boundary',
+    hint: 'an error reply sits inside a try whose catch answers differently',
   },
   MULTIPLE_WRITES_PER_REQUEST: {
-    kind: 'envelope',
-    hint: 'one request is answered by more than one write; answer each request exactly once (send progress as notifications) to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'one request is answered by more than one write',
   },
   UNRENDERABLE_REPLY: {
-    kind: 'envelope',
-    hint: 'a reply uses values that only exist inside the writer helper; pass them to the helper as arguments to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'a reply is built from values that only exist inside the writer helper',
   },
   UNRESOLVED_WRITER: {
-    kind: 'envelope',
-    hint: 'JSON is written to stdout outside the replies the tool can follow (a notification, a write outside the dispatcher); send replies through one plain helper to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'JSON is written to stdout outside the replies the tool can follow (a notification, a write outside the dispatcher)',
   },
   SDK_OWNED_SIDE_EFFECTS: {
-    kind: 'envelope',
-    hint: 'the code for initialize, ping or notifications/initialized changes server state or calls something for its effect; the SDK answers those itself and never runs that code, so move it elsewhere (server start, the first tool call) to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'the code for initialize, ping or notifications/initialized changes server state or calls something for its effect; at the boundary it still runs (at start-up)',
   },
   NO_SERVER_INFO: {
-    kind: 'envelope',
-    hint: 'no initialize reply with serverInfo the tool can read; answer initialize with a literal serverInfo to get the SDK rewrite',
+    kind: 'boundary',
+    hint: "no initialize reply with a serverInfo the tool can read; at the boundary the SDK announces the server's own answer",
   },
   SERVER_SENDS_REQUESTS: {
-    kind: 'envelope',
-    hint: 'the server writes its own notifications or requests to stdout; the tool cannot move them to the SDK yet',
+    kind: 'boundary',
+    hint: 'the server writes notifications or requests of its own; at the boundary they reach the client as written',
   },
   ANALYSIS_INCOMPLETE: {
-    kind: 'envelope',
-    hint: 'the message handling has too many paths to follow; split large handlers into functions to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'the message handling has more paths than the analysis follows',
   },
   SEVERAL_INPUT_LOOPS: {
-    kind: 'envelope',
-    hint: 'stdin is read in more than one place; read it once to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'stdin is read in more than one place',
   },
   CODE_AT_INPUT_END: {
-    kind: 'envelope',
-    hint: "code runs when the `for await` loop over stdin ends (a statement after it, a finally, a .then on the function's promise); the SDK transport returns at once, so it would run at start-up: run it from process.stdin.on('end') to get the SDK rewrite",
+    kind: 'boundary',
+    hint: 'code runs when the loop over stdin ends; at the boundary it still runs when the client closes stdin',
   },
   UNSUPPORTED_INPUT_LOOP: {
-    kind: 'envelope',
-    hint: 'the stdin loop is not one the rewrite can replace (its anchor or the dispatcher is out of reach); read stdin with one readline or data handler to get the SDK rewrite',
+    kind: 'boundary',
+    hint: 'the stdin loop is not one the dispatcher-level rewrite can replace (its anchor or the dispatcher is out of reach)',
+  },
+  INPUT_NOT_FOLLOWED: {
+    kind: 'boundary',
+    hint: 'the analysis did not follow a message from stdin to a reply (how the server reads, dispatches or reaches the stream is beyond it)',
   },
   OUTPUT_CHECK_FAILED: {
-    kind: 'envelope',
-    hint: 'the SDK rewrite of this server did not pass its own re-check (it would not parse, or lost a binding); the envelope keeps the server working',
+    kind: 'boundary',
+    hint: 'the dispatcher-level rewrite of this server did not pass its own re-check (it would not parse, or lost a binding)',
   },
   SDK_ANSWERS_DIFFERENTLY: {
-    kind: 'envelope',
-    hint: 'run side by side with the original, the SDK rewrite answered a request worse than the original did; the envelope keeps the server\'s own answers (the differences are in this file\'s diagnostics)',
+    kind: 'boundary',
+    hint: "run side by side with the original, the dispatcher-level rewrite answered a request worse than the original did (the differences are in this file's diagnostics)",
   },
   SDK_VERSION_UNSUPPORTED: {
-    kind: 'envelope',
-    hint: 'the requested SDK target or style cannot express this server',
+    kind: 'boundary',
+    hint: 'the requested SDK target or style cannot express the dispatch of this server',
   },
   ENTRIES_DIFFER: {
+    kind: 'boundary',
+    hint: 'entry files that start this server from one shared module need different dispatcher-level rewrites of it',
+  },
+  // ---- the SDK cannot carry the server: the envelope instead
+  CONTENT_LENGTH_FRAMING: {
     kind: 'envelope',
-    hint: 'entry files that start this server from one shared module need different SDK rewrites of that module; start the server the same way from every entry to get the SDK rewrite',
+    hint: 'messages are framed with Content-Length headers, which the SDK stdio transport does not read (it reads one JSON message per line); the envelope keeps the framing and makes every message compliant',
+  },
+  STDIN_ELSEWHERE: {
+    kind: 'envelope',
+    hint: "the server reads its messages without naming process.stdin (a file descriptor, a package's stream), so the SDK cannot be put where they come in; the envelope keeps the server's own I/O and makes it compliant",
+  },
+  ENVELOPE_IN_PLACE: {
+    kind: 'envelope',
+    hint: 'the server already writes through the envelope helper mcp-migrate vendored (a run before this one); it stays on it, so a second run changes nothing',
+  },
+  BOUNDARY_ANSWERS_DIFFERENTLY: {
+    kind: 'envelope',
+    hint: "run side by side with the original, the SDK at the boundary answered a request worse than the original did (the differences are in this file's diagnostics); the envelope keeps the server's own answers",
+  },
+  BOUNDARY_CHECK_FAILED: {
+    kind: 'envelope',
+    hint: 'the rewrite onto the SDK at the boundary did not pass its own re-check (it would not parse, or lost a binding); the envelope keeps the server working',
   },
   // ---- `--style mcp-server` not applied: the SDK rewrite is written in the server style instead
   MCP_SERVER_NO_TOOL_SPLIT: {
     kind: 'style',
-    hint: 'give each tool its own branch of a switch or if-chain on params.name in tools/call, ending in its own return or throw and reading nothing of the request but the tool\'s arguments, to get the McpServer form',
+    hint: "tools/call does not give each tool a branch of its own (on params.name, ending in its own return or throw and reading nothing of the request but the tool's arguments), so the tools cannot be registered one by one",
   },
   MCP_SERVER_TOOL_TABLE: {
     kind: 'style',
-    hint: 'return one literal tool table (name, title, description, inputSchema, annotations) from tools/list to get the McpServer form',
+    hint: 'tools/list does not return one literal tool table (name, title, description, inputSchema, annotations) the tools could be registered from',
   },
   MCP_SERVER_SCHEMA_LOSSY: {
     kind: 'style',
@@ -126,7 +149,7 @@ export const REASONS = {
   UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
   UNFOLLOWED_INPUT: {
     kind: 'leave',
-    hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply (how it reads, dispatches or reaches the stream is beyond the analysis); migrate it by hand, or read stdin with readline, a data handler or for await in plain code to get a rewrite.',
+    hint: 'The program reads stdin, parses JSON, writes to stdout and names MCP methods, but the tool did not follow a message from its input to a reply, and no rewrite could be put at its I/O (how it reads or reaches the streams is beyond the analysis); it still breaks the protocol where its findings say, and is migrated by hand.',
   },
   NOT_STARTED: {
     kind: 'leave',
@@ -152,21 +175,24 @@ export const REASONS = {
     kind: 'leave',
     hint: 'The rewrite could not be run next to the original (the reason is in this file\'s diagnostics), so it is not written under --yes; pass --allow-unverified to write it anyway, review it interactively, or make the server runnable here.',
   },
-} as const satisfies Record<string, { kind: 'envelope' | 'leave' | 'style'; hint: string }>;
+} as const satisfies Record<string, { kind: 'boundary' | 'envelope' | 'leave' | 'style'; hint: string }>;
 
 export type ReasonCode = keyof typeof REASONS;
 
+export type BoundaryReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'boundary' ? K : never }[ReasonCode];
 export type EnvelopeReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'envelope' ? K : never }[ReasonCode];
 export type LeaveReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'leave' ? K : never }[ReasonCode];
 /** Why `--style mcp-server` was not applied (the file gets the server style, said in the diff header). */
 export type StyleReason = { [K in ReasonCode]: (typeof REASONS)[K]['kind'] extends 'style' ? K : never }[ReasonCode];
+/** Why the dispatcher-level SDK rewrite cannot take a server: a reason for the boundary, or one the SDK cannot carry at all. */
+export type BlockerReason = BoundaryReason | EnvelopeReason;
 
 export function isReasonCode(value: string): value is ReasonCode {
   return Object.prototype.hasOwnProperty.call(REASONS, value);
 }
 
-export function isEnvelopeReason(value: string): value is EnvelopeReason {
-  return isReasonCode(value) && REASONS[value].kind === 'envelope';
+export function isBoundaryReason(value: string): value is BoundaryReason {
+  return isReasonCode(value) && REASONS[value].kind === 'boundary';
 }
 
 export function getHint(reason: string): string {
@@ -178,9 +204,14 @@ export function getEnvelopeMarker(reason: EnvelopeReason): string {
   return `// mcp-migrate: envelope (${reason}) -- ${REASONS[reason].hint}`;
 }
 
+/** The greppable marker comment: `// mcp-migrate: sdk at the boundary (CODE) -- hint`. */
+export function getBoundaryMarker(reason: BoundaryReason): string {
+  return `// mcp-migrate: sdk at the boundary (${reason}) -- ${REASONS[reason].hint}`;
+}
+
 /** A reason with the place and the detail that produced it. */
 export interface Blocker {
-  code: EnvelopeReason;
+  code: BlockerReason;
   line: number;
   detail: string;
 }

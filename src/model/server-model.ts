@@ -2,10 +2,11 @@
 // Nodes are references into the parsed modules of the program (analysis/program.ts).
 import type * as t from '@babel/types';
 import type { Binding, FunctionNode } from '../analysis/ast.js';
-import type { FileFacts, StdinConsumer } from '../analysis/facts.js';
+import type { FileFacts, SinkCall, StdinConsumer } from '../analysis/facts.js';
 import type { ModuleUnit } from '../analysis/program.js';
 import type { Frame, Val } from '../analysis/values.js';
-import type { Blocker } from './reasons.js';
+import type { StdioRef } from '../analysis/stdio-refs.js';
+import type { Blocker, EnvelopeReason } from './reasons.js';
 
 /** The function every request goes through, or the code after the parse when the loop dispatches inline. */
 export type Dispatcher =
@@ -52,10 +53,11 @@ export interface ReplySite {
     | { kind: 'error-value'; value: string }
     /**
      * `error: res.error` where the value is an error object held in a variable (object), or may be that
-     * or a message string (either): its code, message and data are thrown as they are. `code`: the code
-     * a message string gets (as for a bare `error: message`).
+     * or a message string (either), or an object built where the reply is written (computed:
+     * `error: makeError(...)`, evaluated once): its code, message and data are thrown as they are.
+     * `code`: the code a message string gets (as for a bare `error: message`).
      */
-    | { kind: 'error-held'; value: string; shape: 'object' | 'either'; code: string | null };
+    | { kind: 'error-held'; value: string; shape: 'object' | 'either' | 'computed'; code: string | null };
   /** Methods whose requests reach it ('\0other' for unknown methods, '\0any' where the method was not looked at). */
   methods: Set<string>;
   /** `return;` / `break;` right after the reply: unreachable once it is a return. */
@@ -182,6 +184,8 @@ export interface ServerModel {
   sdk: SdkShape | null;
   /** One line for the diff header: what the server is. */
   summary: string;
+  /** What the SDK at the boundary needs, or why it cannot be put there. */
+  boundary: BoundaryFacts;
   /** What the envelope fallback needs: where messages are parsed, and every method answered (null: not known). */
   envelope: {
     parses: { call: t.CallExpression; mod: ModuleUnit; receipt: ParseReceipt }[];
@@ -214,3 +218,28 @@ export type ParseReceipt =
   | { kind: 'guard'; statement: t.Statement; target: string; exit: string }
   | { kind: 'hoisted'; statement: t.Statement; text: t.Node; exit: string }
   | { kind: 'unguarded' };
+
+/**
+ * The SDK at the boundary needs only where messages come in and where replies go out: every place the
+ * program names the process's stdin (the SDK hands requests to the server there), every write to fd 1
+ * and every other place it names stdout (what the server writes there is routed to its request), and,
+ * where the analysis found them, the parses of incoming messages (the handling of each starts there).
+ */
+export type BoundaryFacts =
+  | {
+      available: true;
+      stdin: StdioRef[];
+      /** The places that name stdout; those inside a write in `sinks` go with that write. */
+      stdout: StdioRef[];
+      sinks: SinkCall[];
+      parses: { call: t.CallExpression; mod: ModuleUnit }[];
+      /** The MCP methods the server is seen to answer: its capabilities when it does not say them itself. */
+      methods: string[];
+      /**
+       * When the analysis knows every method the server answers: those and every method-like string the
+       * program names (never answer a method the server names); the boundary answers any other with
+       * -32601 itself. Null when the list is open (a computed dispatch, a table filled at run time).
+       */
+      known: string[] | null;
+    }
+  | { available: false; reason: EnvelopeReason; detail: string; line: number };

@@ -40,6 +40,11 @@ export type Decision =
    * the diff header; the proof expects exactly these). `styleReason`: why `--style mcp-server` was not applied.
    */
   | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason }
+  /**
+   * The SDK at the boundary: the SDK owns the wire and hands each request to the server's own handling.
+   * `reason`: why the dispatcher-level rewrite was not made.
+   */
+  | { kind: 'boundary'; sdk: SdkTarget; reason: string; hint: string; line?: number; notes: string[] }
   | { kind: 'envelope'; reason: string; hint: string; line?: number }
   | { kind: 'leave'; reason: string; hint: string; line?: number }
   | { kind: 'none' };
@@ -60,7 +65,7 @@ export interface PipelineOptions {
   /**
    * Rewrites of this file that were run next to the original and answered worse (the runner's proof
    * step, src/runner/prove.ts), each with its differences in one line: the plan takes the next option
-   * of the chain instead (SDK -> envelope -> left alone).
+   * of the chain instead (SDK -> SDK at the boundary -> envelope -> left alone).
    */
   refused?: RefusedRewrites;
   /**
@@ -75,6 +80,7 @@ export interface RefusedRewrites {
   /** The `--style mcp-server` form answered worse than its listed wire changes allow: the server style is tried next. */
   mcpServer?: string;
   sdk?: string;
+  boundary?: string;
   envelope?: string;
 }
 

@@ -1,11 +1,16 @@
 // PURE: what detection found -> what to do with the file, with a typed reason for everything that is
-// not a plain SDK rewrite. The chain is: SDK where the model proves it keeps behaviour, otherwise the
-// envelope; "left alone" only for ignored files, runtimes the tool does not handle, input it does not
-// follow, and stdio code nothing in the scanned files starts that answers no request (a transport).
+// not a plain SDK rewrite. The chain is: the SDK at the dispatcher where the model proves it keeps
+// behaviour; otherwise the SDK at the boundary (the SDK owns the wire and hands each request to the
+// server's own handling), which needs only where messages come in and go out; the envelope where the
+// SDK cannot carry the server (Content-Length framing, a stdin it cannot replace, a proof that the
+// boundary answers worse); "left alone" only for ignored files, runtimes the tool does not handle, input
+// no form can take, and stdio code nothing in the scanned files starts that answers no request (a
+// transport).
+import type { FileFacts } from '../analysis/facts.js';
 import { isStartedByImporter } from '../analysis/facts.js';
 import type { Detection } from '../detect/server.js';
-import type { Blocker, LeaveReason } from '../model/reasons.js';
-import type { ServerModel } from '../model/server-model.js';
+import { type Blocker, type BoundaryReason, type EnvelopeReason, isBoundaryReason, type LeaveReason } from '../model/reasons.js';
+import type { BoundaryFacts, ServerModel } from '../model/server-model.js';
 import type { PipelineOptions, RefusedRewrites, Style } from '../model/types.js';
 
 export type Plan =
@@ -15,7 +20,10 @@ export type Plan =
   | { kind: 'leave'; reason: LeaveReason; line: number; model: ServerModel | null }
   /** `style`: the requested one; the pipeline writes mcp-server only where the tool split is proven. */
   | { kind: 'sdk'; model: ServerModel; style: Style }
-  | { kind: 'envelope'; blocker: Blocker; model: ServerModel };
+  /** `blocker`: why the dispatcher-level rewrite was not made. `model` is null when no message was followed. */
+  | { kind: 'boundary'; blocker: Blocker & { code: BoundaryReason }; facts: FileFacts; boundary: Extract<BoundaryFacts, { available: true }>; model: ServerModel | null }
+  /** `blocker`: why the dispatcher-level rewrite was not made; `reason`: why the SDK cannot carry the server. */
+  | { kind: 'envelope'; blocker: Blocker; reason: { code: EnvelopeReason; detail: string }; model: ServerModel };
 
 /** `refused`: the rewrites a side-by-side run already showed to answer worse; the chain goes on past them. */
 export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}): Plan {
@@ -26,8 +34,11 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       return { kind: 'sdk-server', line: detection.line };
     case 'foreign-runtime':
       return { kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: detection.line, model: null };
-    case 'unfollowed-input':
+    case 'unfollowed-input': {
+      const blocker = { code: 'INPUT_NOT_FOLLOWED' as const, line: detection.line, detail: 'no message was followed from stdin to a reply' };
+      if (detection.boundary.available && refused.boundary === undefined) return { kind: 'boundary', blocker, facts: detection.facts, boundary: detection.boundary, model: null };
       return { kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: detection.line, model: null };
+    }
     case 'not-started':
       return { kind: 'leave', reason: 'NOT_STARTED', line: detection.line, model: null };
     case 'server': {
@@ -35,28 +46,50 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
       if (model.sdk && model.blockers.length === 0) {
         if (refused.sdk === undefined) return { kind: 'sdk', model, style: requestedStyle };
-        return { kind: 'envelope', blocker: { code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the SDK rewrite answered worse than the original: ${refused.sdk}` }, model };
+        return decideBelowSdk({ code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the dispatcher-level rewrite answered worse than the original: ${refused.sdk}` }, model, refused);
       }
       // a transport or library (an SDK's own stdio transport vendored in the tree): nothing here starts it,
-      // and it answers nothing itself; the envelope would rewrite code whose server is elsewhere
+      // and it answers nothing itself; a rewrite would change code whose server is elsewhere
       if (model.methods.length === 0 && isStartedByImporter(model.facts)) return { kind: 'leave', reason: 'NOT_STARTED', line: model.line, model };
-      const blocker = model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' };
-      return { kind: 'envelope', blocker, model };
+      return decideBelowSdk(model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' }, model, refused);
     }
   }
 }
 
 /**
  * The runner declined the SDK rewrite of this file for a reason outside it (entry files sharing a server
- * module that need different SDK rewrites of it): a planned SDK rewrite becomes the envelope with that
+ * module that need different SDK rewrites of it): a planned SDK rewrite goes down the chain with that
  * reason; every other plan stands.
  */
-export function decideWithSdkDeclined(plan: Plan, declined: PipelineOptions['sdkDeclined']): Plan {
+export function decideWithSdkDeclined(plan: Plan, declined: PipelineOptions['sdkDeclined'], refused: RefusedRewrites = {}): Plan {
   if (declined === undefined || plan.kind !== 'sdk') return plan;
-  return { kind: 'envelope', blocker: { code: declined.reason, line: plan.model.line, detail: declined.detail }, model: plan.model };
+  return decideBelowSdk({ code: declined.reason, line: plan.model.line, detail: declined.detail }, plan.model, refused);
 }
 
-/** The SDK rewrite of a planned server failed its own checks: the envelope takes it, and says why. */
-export function decideAfterSdkFailure(model: ServerModel, detail: string, line: number): Plan {
-  return { kind: 'envelope', blocker: { code: 'OUTPUT_CHECK_FAILED', line: line || model.line, detail }, model };
+/** The SDK rewrite of a planned server failed its own checks: the next form of the chain takes it, and says why. */
+export function decideAfterSdkFailure(model: ServerModel, detail: string, line: number, refused: RefusedRewrites = {}): Plan {
+  return decideBelowSdk({ code: 'OUTPUT_CHECK_FAILED', line: line || model.line, detail }, model, refused);
+}
+
+/** The boundary rewrite failed its own checks: the envelope takes the server, and says why. */
+export function decideAfterBoundaryFailure(plan: Extract<Plan, { kind: 'boundary' }>, detail: string): Plan {
+  if (plan.model === null) return { kind: 'leave', reason: 'UNFOLLOWED_INPUT', line: plan.blocker.line, model: null };
+  return { kind: 'envelope', blocker: plan.blocker, reason: { code: 'BOUNDARY_CHECK_FAILED', detail }, model: plan.model };
+}
+
+/**
+ * Below the dispatcher-level rewrite: the SDK at the boundary where it can be put and was not refused,
+ * else the envelope with the reason the SDK cannot carry the server.
+ */
+function decideBelowSdk(blocker: Blocker, model: ServerModel, refused: RefusedRewrites): Plan {
+  const boundary = model.boundary;
+  if (boundary.available && refused.boundary === undefined && isBoundaryReason(blocker.code)) {
+    return { kind: 'boundary', blocker: { ...blocker, code: blocker.code }, facts: model.facts, boundary, model };
+  }
+  const reason: { code: EnvelopeReason; detail: string } = !boundary.available
+    ? { code: boundary.reason, detail: boundary.detail }
+    : !isBoundaryReason(blocker.code)
+      ? { code: blocker.code, detail: blocker.detail }
+      : { code: 'BOUNDARY_ANSWERS_DIFFERENTLY', detail: `the SDK at the boundary answered worse than the original: ${refused.boundary ?? ''}` };
+  return { kind: 'envelope', blocker, reason, model };
 }

@@ -21,6 +21,7 @@ import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/serv
 import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource, peekParse } from '../parse.js';
 import { EditList } from './edits.js';
+import { hasTopImports, insertAtImports } from './imports.js';
 import { removeUnreachableBreaks } from './unreachable.js';
 import { forgetScopeModel, pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
@@ -531,10 +532,14 @@ function buildError(sdk: SdkTarget, code: string, message: string, data: string 
  * An error object held in a variable keeps its code, message and data as the original sent them:
  *   v1: Object.assign(new Error(err.message), err)      (the SDK sends err.code, err.message and err.data)
  *   v2: new ProtocolError(err.code, err.message, err.data)
+ * one built where the reply was written is computed once, its members copied onto the error (both SDKs
+ * send the thrown error's own code, message and data):
+ *   Object.assign(new Error(), makeError(-32602, 'bad'))
  * and where it may also be a message string, the run time decides:
  *   typeof err === 'string' ? Object.assign(new Error(err), { code: -32603 }) : Object.assign(new Error(err.message), err)
  */
-function buildHeldError(sdk: SdkTarget, value: string, shape: 'object' | 'either', code: string | null, stringType: string): string {
+function buildHeldError(sdk: SdkTarget, value: string, shape: 'object' | 'either' | 'computed', code: string | null, stringType: string): string {
+  if (shape === 'computed') return `Object.assign(new Error(), ${value})`;
   const object = sdk === 'v2' ? `new ProtocolError(${value}.code, ${value}.message, ${value}.data)` : `Object.assign(new Error(${value}.message), ${value})`;
   if (shape === 'object') return object;
   const message = code === null ? (sdk === 'v2' ? buildError(sdk, '-32603', value, null) : `new Error(${value})`) : buildError(sdk, code, value, null);
@@ -1044,60 +1049,9 @@ function asDestructured(specifier: string): string {
   return specifier.replace(' as ', ': ');
 }
 
-function hasTopImports(mod: ModuleUnit): boolean {
-  return mod.ast.program.body.some((st) => st.type === 'ImportDeclaration' || st.type === 'TSImportEqualsDeclaration' || isRequireStatement(st));
-}
 
 function usesProtocolError(ctx: Ctx): boolean {
   return ctx.shape.sites.some((s) => s.reply.kind === 'error' || s.reply.kind === 'error-held') || ctx.shape.noReplyEnds.length > 0;
-}
-
-/**
- * Where the SDK's imports (and the stdout guard) go: after the module's imports and requires, else after
- * its directives, at the start of the next line; else before its first statement. When the statement
- * after them starts on that same line (a module of one line, minified code), the next line would be past
- * code that uses the imports (`Server` read before its `const` ran): they go right after, on a line of
- * their own (`lineBreak`: the text inserted starts with one).
- */
-function getImportOffset(mod: ModuleUnit): { offset: number; lineBreak: boolean } {
-  const body = mod.ast.program.body;
-  let last: t.Node | null = null;
-  // (`at`: the first statement after the imports, or after the strings that open the module)
-  let at = 0;
-  for (; at < body.length; at++) {
-    const statement = body[at]!;
-    if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequireStatement(statement)) last = statement;
-    else if (last !== null) break;
-    else if (statement.type !== 'ExpressionStatement' || statement.expression.type !== 'StringLiteral') break;
-  }
-  const next = body[at];
-  const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
-  const end = last ? getNodeRange(mod.source, last).end : directive ? directive.end! : null;
-  if (end === null) {
-    const first = body[0];
-    return { offset: first ? getLineStart(mod.source, getNodeRange(mod.source, first).start) : mod.source.length, lineBreak: false };
-  }
-  const newline = mod.source.indexOf('\n', end);
-  const lineEnd = newline === -1 ? mod.source.length : newline + 1;
-  if (next !== undefined && next.start! < lineEnd) return { offset: end, lineBreak: true };
-  return { offset: lineEnd, lineBreak: newline === -1 };
-}
-
-/** Inserts `text` (whole lines) where getImportOffset says, starting a line of its own. */
-function insertAtImports(list: EditList, mod: ModuleUnit, text: string, eol: string): void {
-  const { offset, lineBreak } = getImportOffset(mod);
-  list.insert(offset, lineBreak ? eol + text : text);
-}
-
-function isRequireStatement(statement: t.Statement): boolean {
-  if (statement.type !== 'VariableDeclaration') return false;
-  return statement.declarations.every((d) => {
-    let init: t.Node | null | undefined = d.init;
-    while (init && (init.type === 'MemberExpression' || init.type === 'CallExpression') && !(init.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require')) {
-      init = init.type === 'MemberExpression' ? init.object : init.callee;
-    }
-    return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
-  });
 }
 
 export { getMemberName };

@@ -87,7 +87,7 @@ function getNewUnboundName(path: string, before: string, text: string): string |
 
 function isSameDecision(a: Decision, b: Decision): boolean {
   if (a.kind !== b.kind) return false;
-  if ((a.kind === 'envelope' || a.kind === 'leave') && (b.kind === 'envelope' || b.kind === 'leave')) return a.reason === b.reason;
+  if ((a.kind === 'boundary' || a.kind === 'envelope' || a.kind === 'leave') && (b.kind === 'boundary' || b.kind === 'envelope' || b.kind === 'leave')) return a.reason === b.reason;
   return true;
 }
 
@@ -100,6 +100,8 @@ function summarize(result: FileResult): string {
   switch (result.decision.kind) {
     case 'sdk':
       return result.after === undefined ? 'on the SDK' : 'a server the SDK rewrite would still change';
+    case 'boundary':
+      return result.after === undefined ? 'at the SDK boundary' : `a server the boundary rewrite would still change (${result.decision.reason})`;
     case 'envelope':
       return `envelope ${result.decision.reason}`;
     case 'leave':

@@ -1,7 +1,7 @@
 // The proof of a run: before anything is offered, each rewritten server runs next to its original
 // (./verify-run.ts, temp copies, a temp HOME) and the two are compared. A rewrite that answers worse
 // is not offered: the file is planned again with that rewrite refused, so the chain goes on
-// (SDK -> envelope -> left alone with VERIFY_DIFFERENT), and what the next option writes is proven
+// (SDK -> SDK at the boundary -> envelope -> left alone with VERIFY_DIFFERENT), and what the next option writes is proven
 // in turn. What could not be run is kept and marked NOT_VERIFIED, or withheld when the run writes
 // without asking (`--yes` without `--allow-unverified`).
 //
@@ -25,7 +25,7 @@ export interface ProveOutcome {
   /** The verdicts on what is now planned, one per rewritten server. */
   verdicts: VerifyVerdict[];
   /** Every rewrite that answered worse, the ones the chain replaced included. */
-  refused: Array<Extract<VerifyVerdict, { kind: 'different' }> & { rewrite: 'mcpServer' | 'sdk' | 'envelope' }>;
+  refused: Array<Extract<VerifyVerdict, { kind: 'different' }> & { rewrite: keyof RefusedRewrites }>;
   /** Servers left alone because nothing the tool could write answered as well as the original. */
   leftAlone: number;
   /** Rewrites not written because they could not be run (withholdUnverified). */
@@ -33,8 +33,20 @@ export interface ProveOutcome {
   interrupted: boolean;
 }
 
-/** McpServer form -> SDK server style -> envelope -> left alone: at most this many rounds of proof. */
-const MAX_ROUNDS = 4;
+/** McpServer form -> SDK server style -> SDK at the boundary -> envelope -> left alone: at most this many rounds of proof. */
+const MAX_ROUNDS = 5;
+
+/** Which rewrite of the chain a planned result is (what a refusal of it refuses). */
+function getRewriteKey(target: FileResult): keyof RefusedRewrites {
+  switch (target.decision.kind) {
+    case 'envelope':
+      return 'envelope';
+    case 'boundary':
+      return 'boundary';
+    default:
+      return target.decision.kind === 'sdk' && target.decision.style === 'mcp-server' ? 'mcpServer' : 'sdk';
+  }
+}
 
 export async function proveRewrites(initial: ScanResult, options: ProveOptions): Promise<ProveOutcome> {
   const refusals = new Map<string, RefusedRewrites>();
@@ -52,7 +64,7 @@ export async function proveRewrites(initial: ScanResult, options: ProveOptions):
       const target = targets.find((t) => t.path === verdict.path)!;
       proven.set(verdict.path, { after: target.after as string, verdict });
       if (verdict.kind !== 'different') continue;
-      const rewrite = target.decision.kind === 'envelope' ? 'envelope' : target.decision.kind === 'sdk' && target.decision.style === 'mcp-server' ? 'mcpServer' : 'sdk';
+      const rewrite = getRewriteKey(target);
       refused.push({ ...verdict, rewrite });
       const before = refusals.get(verdict.path) ?? {};
       if (before[rewrite] !== undefined) continue; // the plan did not move past it: it is refused below

@@ -715,7 +715,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
   const wanted = new Map<string, { manifest: Manifest; add: Record<string, string>; files: string[] }>();
   const invalid = new Set<string>();
   for (const result of results) {
-    if (result.after === undefined || result.decision.kind !== 'sdk') continue;
+    if (result.after === undefined || (result.decision.kind !== 'sdk' && result.decision.kind !== 'boundary')) continue;
     const manifest = await cache.getNearest(dirname(result.path));
     if (manifest === null) {
       const names = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).join(' and ');

@@ -96,7 +96,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   // The SDK the migrated server imports: the project's own when it has one installed, else the copy
   // this tool ships with (linked into the migrated copy only; nothing is installed in the user's tree).
   const lent: Array<{ name: string; dir: string }> = [];
-  if (result.decision.kind === 'sdk') {
+  if (result.decision.kind === 'sdk' || result.decision.kind === 'boundary') {
     for (const name of Object.keys(SDK_DEPENDENCIES[result.decision.sdk])) {
       if (nodeModules.some((dir) => existsSync(join(dir, name, 'package.json')))) continue;
       const own = findOwnPackage(name);

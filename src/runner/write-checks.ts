@@ -34,7 +34,7 @@ export class WriteChecks {
     if (result.after === undefined) return;
     settle(this.getFileRefusal(result.path, result.before));
     for (const related of result.related ?? []) settle(this.getFileRefusal(related.path, related.before));
-    if (result.decision.kind === 'sdk' && manifest !== null && manifest.json !== null) {
+    if ((result.decision.kind === 'sdk' || result.decision.kind === 'boundary') && manifest !== null && manifest.json !== null) {
       settle(this.getManifestRefusal(manifest.path));
       settle(this.getInstallPlan(manifest.dir));
     }

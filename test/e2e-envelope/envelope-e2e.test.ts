@@ -2,12 +2,13 @@
 // framing, computed dispatch in an ESM class, a CommonJS server that writes its own notifications, a
 // TypeScript handler table, a parse handed straight to an emitter outside any try, stdin wired in a
 // constructor, a parse helper whose caller catches, a message destructured straight out of the parse)
-// are migrated together
-// by `mcp-migrate --yes`, started as processes, and
-// spoken to with the official SDK Client (the NDJSON ones) and with a raw client in their own framing:
-// they answer as the originals did, and pass the JSON-RPC envelope rules the originals break.
+// are migrated together twice: with the envelope, as the chain writes it once the proof has refused the
+// SDK at the boundary, and by `mcp-migrate --yes`, which puts the SDK at the boundary of every one but the
+// Content-Length server. Each is started as a process and spoken to with the official SDK Client (the
+// NDJSON ones) and with a raw client in its own framing: they answer as the originals did, and pass the
+// JSON-RPC envelope rules the originals break.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,10 +17,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildHelperSource } from '../../src/rewrite/envelope/helper-source.js';
-import { commandFor, copyFixtures, expectCompliant, FIXTURES, INITIALIZE, migrateFixtures, runCli, type Project } from './harness.js';
+import { commandFor, copyFixtures, expectCompliant, FIXTURES, INITIALIZE, migrateFixtures, migrateWithEnvelope, runCli, type Project } from './harness.js';
 import { RawClient, type Framing } from './raw-client.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'envelope-e2e-'));
+// the SDK the servers at the boundary import: the project's, found one folder up from each temp project
+symlinkSync(resolve('node_modules'), join(scratch, 'node_modules'), 'dir');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const clients: RawClient[] = [];
@@ -111,14 +114,20 @@ const SERVERS: Server[] = [
 ];
 
 let project: Project;
+/** The same servers migrated by the CLI: the SDK at the boundary (the Content-Length one: the envelope). */
+let boundaryProject: Project;
 /** What each original answered to tools/list, read with the raw client. */
 const originalTools = new Map<string, unknown>();
 let originals: string;
 
 beforeAll(async () => {
-  project = await migrateFixtures(
+  project = migrateWithEnvelope(
     scratch,
     SERVERS.map((s) => s.file),
+  );
+  boundaryProject = await migrateFixtures(
+    scratch,
+    SERVERS.filter((s) => s.framing === 'ndjson').map((s) => s.file),
   );
   originals = copyFixtures(
     scratch,
@@ -144,19 +153,30 @@ function start(server: Server, dir = project.dir): RawClient {
 }
 
 describe('envelope end to end: the migration', () => {
-  it('routes every server through the envelope, with its reason in the report and the marker', () => {
-    expect(project.exitCode).toBe(0);
+  it('routes every server through the envelope, with its reason in the marker', () => {
     for (const server of SERVERS) {
       const after = project.read(server.file);
       expect(after, server.file).not.toBe(readFileSync(join(FIXTURES, server.file), 'utf8'));
       const markers = [...after.matchAll(/\/\/ mcp-migrate: envelope \(([A-Z_]+)\) -- /g)];
       expect(markers, server.file).toHaveLength(1);
-      if (server.reason !== '') expect(markers[0]![1]).toBe(server.reason);
-      expect(project.output).toContain(`${server.file}`);
+      // the framing is why the SDK cannot carry the first; the others were refused the boundary
+      expect(markers[0]![1]).toBe(server.framing === 'content-length' ? 'CONTENT_LENGTH_FRAMING' : 'BOUNDARY_ANSWERS_DIFFERENTLY');
+      expect(project.output).toContain(`${server.file}: envelope`);
       // no write to fd 1 is left outside the envelope
       expect(after).not.toMatch(/process\.stdout\.write\(|console\.log\(|writeSync\(1,/);
     }
-    expect(project.output).toMatch(/got the JSON-RPC envelope \(8\)/);
+  });
+
+  it('the CLI puts the SDK at the boundary of every line-framed one, with the reason the dispatcher-level rewrite was not made', () => {
+    expect(boundaryProject.exitCode).toBe(0);
+    expect(boundaryProject.output).toMatch(/moved to the SDK at the boundary \(7\)/);
+    for (const server of SERVERS.filter((s) => s.framing === 'ndjson')) {
+      const after = boundaryProject.read(server.file);
+      const markers = [...after.matchAll(/\/\/ mcp-migrate: sdk at the boundary \(([A-Z_]+)\) -- /g)];
+      expect(markers, server.file).toHaveLength(1);
+      if (server.reason !== '') expect(markers[0]![1]).toBe(server.reason);
+      expect(after).not.toMatch(/process\.std(in|out)\b|console\.log\(|writeSync\(1,/);
+    }
   });
 
   it('writes one companion per module system, the helper text for it', () => {
@@ -183,17 +203,23 @@ describe('envelope end to end: the migration', () => {
     }
   });
 
-  it('is done once: a second run changes nothing', async () => {
-    const before = readdirSync(project.dir).map((f) => [f, project.read(f)]);
-    const again = await runCli(['--yes', '--no-verify'], project.dir);
-    expect(again.exitCode).toBe(0);
-    expect(readdirSync(project.dir).map((f) => [f, project.read(f)])).toEqual(before);
+  it('is done once: a second run changes nothing (a server on the envelope stays on it; one at the boundary is done)', async () => {
+    for (const done of [project, boundaryProject]) {
+      const before = readdirSync(done.dir).map((f) => [f, done.read(f)]);
+      const again = await runCli(['--yes', '--no-verify'], done.dir);
+      expect(again.exitCode).toBe(0);
+      expect(readdirSync(done.dir).map((f) => [f, done.read(f)])).toEqual(before);
+    }
   });
 });
 
-describe.each(SERVERS)('envelope end to end: $file', (server) => {
+// each server as the envelope left it, and each line-framed one as the SDK at the boundary left it
+const RUNS = [...SERVERS.map((server) => ({ server, form: 'envelope' })), ...SERVERS.filter((s) => s.framing === 'ndjson').map((server) => ({ server, form: 'boundary' }))];
+
+describe.each(RUNS)('end to end, $form: $server.file', ({ server, form }) => {
+  const dir = (): string => (form === 'envelope' ? project.dir : boundaryProject.dir);
   it('answers initialize, tools/list as the original did, a tool call, and nothing for notifications', async () => {
-    const client = start(server);
+    const client = start(server, dir());
     const init = await client.request(1, 'initialize', INITIALIZE);
     expect((init.result as { serverInfo?: unknown }).serverInfo).toBeDefined();
     client.notify('notifications/initialized');
@@ -212,7 +238,7 @@ describe.each(SERVERS)('envelope end to end: $file', (server) => {
   });
 
   it('answers ping, echoes id 0 and string ids exactly, and unknown methods get -32601', async () => {
-    const client = start(server);
+    const client = start(server, dir());
     await client.request(1, 'initialize', INITIALIZE);
     expect(await client.request('p-ü', 'ping')).toEqual({ jsonrpc: '2.0', id: 'p-ü', result: {} });
     const zero = await client.request(0, 'tools/list');
@@ -223,7 +249,7 @@ describe.each(SERVERS)('envelope end to end: $file', (server) => {
   });
 
   it('answers bad JSON with -32700 and id null, then keeps serving', async () => {
-    const client = start(server);
+    const client = start(server, dir());
     client.sendRaw('{"jsonrpc": "2.0", "id": 5, "method": ');
     const next = await client.request(6, 'tools/list');
     expect(client.messages.filter((m) => !('method' in m))).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, next]);
@@ -233,8 +259,8 @@ describe.each(SERVERS)('envelope end to end: $file', (server) => {
 
   if (server.framing === 'ndjson') {
     it('works with the official SDK Client, without protocol errors', async () => {
-      const [command, ...args] = commandFor(join(project.dir, server.file));
-      const transport = new StdioClientTransport({ command: command!, args, cwd: project.dir, stderr: 'pipe' });
+      const [command, ...args] = commandFor(join(dir(), server.file));
+      const transport = new StdioClientTransport({ command: command!, args, cwd: dir(), stderr: 'pipe' });
       const sdk = new Client({ name: 'envelope-e2e', version: '1.0.0' });
       const errors: Error[] = [];
       sdk.onerror = (err) => errors.push(err);

@@ -1,10 +1,13 @@
 // Shared steps of the envelope end-to-end tests: copy fixture servers of test/fixtures/envelope into a
 // temp project, migrate it with the CLI run in-process (`mcp-migrate --yes <dir>`, the real pipeline,
-// inline, no git), and start servers, original or migrated, for a client to talk to.
+// inline, no git) or with the envelope the chain takes once the proof refused the SDK at the boundary,
+// and start servers, original or migrated, for a client to talk to.
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { processSource } from '../../src/pipeline.js';
+import { readModuleSync } from '../../src/runner/read-module.js';
 import type { GitClient } from '../../src/runner/git.js';
 import type { JsonMessage } from './raw-client.js';
 
@@ -47,6 +50,24 @@ export async function migrateFixtures(scratch: string, files: string[], pkg: Rec
   const dir = copyFixtures(scratch, files, pkg);
   const { exitCode, output } = await runCli(['--yes', '--no-verify'], dir);
   return { dir, output, exitCode, read: (file) => readFileSync(join(dir, file), 'utf8'), command: (file) => commandFor(join(dir, file)) };
+}
+
+/**
+ * A temp project holding the fixture servers, each rewritten as the chain rewrites it when the proof has
+ * refused the SDK at the boundary (the servers but the Content-Length one would get the boundary first):
+ * the pipeline in-process with that refusal, its files written as the runner writes them.
+ */
+export function migrateWithEnvelope(scratch: string, files: string[], pkg: Record<string, unknown> = {}): Project {
+  const dir = copyFixtures(scratch, files, pkg);
+  let output = '';
+  for (const file of files) {
+    const path = join(dir, file);
+    const result = processSource(path, readFileSync(path, 'utf8'), { sdk: 'v1', style: 'server', refused: { boundary: 'refused by the test' } }, readModuleSync);
+    output += `${file}: ${result.decision.kind}${'reason' in result.decision ? ` (${result.decision.reason})` : ''}\n`;
+    for (const change of [{ path, after: result.after }, ...(result.related ?? [])]) if (change.after !== undefined) writeFileSync(change.path, change.after);
+    for (const companion of result.companions ?? []) writeFileSync(join(dirname(companion.path), companion.path.split('/').pop()!), companion.content);
+  }
+  return { dir, output, exitCode: 0, read: (file) => readFileSync(join(dir, file), 'utf8'), command: (file) => commandFor(join(dir, file)) };
 }
 
 export function commandFor(path: string): string[] {

@@ -2,10 +2,12 @@
  * The public server shapes end to end (test/fixtures/shapes/: one independently written server per shape
  * seen in public hand-rolled servers): each is copied, its original recorded with a raw client, migrated
  * with `mcp-migrate --yes`, started again and replayed with the official SDK `Client`; the answers must
- * match the original's and the migrated server must hold the JSON-RPC envelope rules. The two envelope
- * shapes are checked with the raw client (one speaks Content-Length, which the SDK client does not).
+ * match the original's and the migrated server must hold the JSON-RPC envelope rules. The shapes that
+ * get the SDK at the boundary are checked the same way; the envelope shape with the raw client (it
+ * speaks Content-Length, which the SDK client does not).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareTranscripts, copyCase, ensureBuilt, getFailedRules, probeRaw, readCase, recordOriginal, removeAllCases, replayWithSdkClient, runCli } from './harness.js';
@@ -18,16 +20,29 @@ const shapes = readdirSync(SHAPES, { withFileTypes: true })
   .map((d) => ({ name: d.name, expect: (JSON.parse(readFileSync(join(SHAPES, d.name, 'case.json'), 'utf8')) as { expect: string }).expect }));
 
 beforeAll(ensureBuilt, 300_000);
+
+/**
+ * A shape committed as build output (`dist/`) is scanned as a repository holds it: outside a git work tree
+ * the tool skips `dist/` by name, so its copy is made a repository with the files committed.
+ */
+function commitBuildOutput(dir: string): void {
+  if (!existsSync(join(dir, 'dist'))) return;
+  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', ...args], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'the shape as committed');
+}
 afterAll(removeAllCases);
 
-describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk').map((s) => s.name))('%s', (name) => {
+describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk' || s.expect === 'boundary'))('$name', ({ name, expect: form }) => {
   it('moves to the SDK and answers the SDK Client as the original did, holding every envelope rule', async () => {
     const dir = await copyCase(name, SHAPES);
     const kase = await readCase(dir);
     const original = await recordOriginal(dir, kase);
+    commitBuildOutput(dir);
     const cli = await runCli(['--yes', '--no-verify', dir], dir);
     expect(cli.code, cli.stderr + cli.stdout).toBe(0);
-    expect(cli.stdout).toContain('moved to the SDK');
+    expect(cli.stdout).toContain(form === 'boundary' ? 'moved to the SDK at the boundary' : 'moved to the SDK (');
     const replay = await replayWithSdkClient(dir, kase, { sdk: 'v1' });
     expect(compareTranscripts(original, replay), replay.stderr).toEqual([]);
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);

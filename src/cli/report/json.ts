@@ -121,6 +121,8 @@ function buildDecision(decision: Decision): JsonDecision {
   switch (decision.kind) {
     case 'sdk':
       return { ...out, sdk: decision.sdk, style: decision.style, notes: decision.notes };
+    case 'boundary':
+      return { ...out, sdk: decision.sdk, reason: decision.reason, hint: decision.hint, line: decision.line ?? null, notes: decision.notes };
     case 'envelope':
     case 'leave':
       return { ...out, reason: decision.reason, hint: decision.hint, line: decision.line ?? null };

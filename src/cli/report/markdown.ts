@@ -6,7 +6,7 @@ import { isRuleId, RULES } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
 import { buildFilePatch } from '../patch.js';
-import { isStdoutOnlyRewrite } from '../render.js';
+import { describeCompanionRole, getFixer, isStdoutOnlyRewrite } from '../render.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';
 
 /** GitHub rejects comments over 65,536 characters; stop adding file sections well before. */
@@ -60,7 +60,7 @@ function renderDiffBlock(file: FileResult, room: number): string[] {
   if (diff.length === 0) return [];
   const added = diff.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length;
   const removed = diff.filter((l) => l.startsWith('-') && !l.startsWith('---')).length;
-  const helpers = (file.companions ?? []).map((c) => `New file ${codeSpan(c.path, false)}: the JSON-RPC envelope helper mcp-migrate vendors (${c.content.split('\n').length - 1} lines, the same in every repository), not shown.`);
+  const helpers = (file.companions ?? []).map((c) => `New file ${codeSpan(c.path, false)}: ${describeCompanionRole(c.content)} mcp-migrate vendors (${c.content.split('\n').length - 1} lines, the same in every repository), not shown.`);
   const fence = '`'.repeat(Math.max(3, ...(diff.join('\n').match(/`+/g) ?? []).map((r) => r.length + 1)));
   const open = ['', `<details><summary>Diff (+${added} −${removed})</summary>`, '', `${fence}diff`];
   const close = [fence, '', ...helpers, ...(helpers.length > 0 ? [''] : []), '</details>', ''];
@@ -93,6 +93,8 @@ function renderHeadline(summary: RunSummary): string[] {
   const parts = [
     `**${count(totals.files, 'file', 'files')}**`,
     `${totals.sdk} → SDK`,
+    // (the SDK at the boundary only where a server gets it: the line stays short on most runs)
+    ...(totals.boundary > 0 ? [`${totals.boundary} → SDK at the boundary`] : []),
     `${totals.envelope} → envelope`,
     `${totals.leave} left alone`,
     count(totals.errors, 'error', 'errors'),
@@ -146,10 +148,10 @@ function renderFile(summary: RunSummary, file: FileResult): string[] {
     }
   }
   const changes: string[] = [];
-  const fixer = file.decision.kind === 'envelope' ? 'the envelope' : 'the SDK';
+  const fixer = getFixer(file.decision);
   for (const fix of file.fixes) changes.push(`- fixed by ${fixer}: ${escapeText(fix, false)}`);
   for (const dropped of file.dropped ?? []) changes.push(`- dropped: ${escapeText(dropped, false)}`);
-  if (file.decision.kind === 'sdk') for (const note of file.decision.notes) changes.push(`- note: ${escapeText(note, false)}`);
+  if (file.decision.kind === 'sdk' || file.decision.kind === 'boundary') for (const note of file.decision.notes) changes.push(`- note: ${escapeText(note, false)}`);
   for (const companion of file.companions ?? []) changes.push(`- adds ${codeSpan(companion.path, false)}`);
   if (changes.length > 0) lines.push('', status === 'written' ? '**Changes made:**' : '**Planned changes:**', '', ...changes);
   if (file.diagnostics.length > 0) {
@@ -192,6 +194,10 @@ function describeDecision(decision: Decision): string {
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? '`Server` + `setRequestHandler`' : '`McpServer.registerTool`';
       return `**SDK rewrite** onto ${codeSpan(pkg, false)} (${style})`;
+    }
+    case 'boundary': {
+      const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
+      return `**SDK at the boundary** onto ${codeSpan(pkg, false)}, the server's own handling behind it; not at the dispatcher: ${codeSpan(decision.reason, false)} ${escapeText(decision.hint, false)}${decision.line === undefined ? '' : ` (line ${decision.line})`}`;
     }
     case 'envelope':
       return `**Envelope fallback** ${codeSpan(decision.reason, false)}: ${escapeText(decision.hint, false)}${decision.line === undefined ? '' : ` (line ${decision.line})`}`;

@@ -48,6 +48,8 @@ export interface Totals {
   pending: number;
   written: number;
   sdk: number;
+  /** Servers moved onto the SDK at the boundary (counted apart from `sdk`, the dispatcher-level rewrite). */
+  boundary: number;
   envelope: number;
   leave: number;
   errors: number;
@@ -59,13 +61,14 @@ export interface Totals {
 
 export function getTotals(summary: RunSummary): Totals {
   const byRule = Object.fromEntries(RULE_IDS.map((id) => [id, 0])) as Record<RuleId, number>;
-  const totals: Totals = { files: summary.files.length, pending: 0, written: 0, sdk: 0, envelope: 0, leave: 0, errors: 0, findings: 0, findingsFixed: 0, byRule };
+  const totals: Totals = { files: summary.files.length, pending: 0, written: 0, sdk: 0, boundary: 0, envelope: 0, leave: 0, errors: 0, findings: 0, findingsFixed: 0, byRule };
   for (const file of summary.files) {
     const status = getFileStatus(summary, file);
     if (status === 'pending') totals.pending++;
     if (status === 'written') totals.written++;
     if (status === 'error') totals.errors++;
     if (file.decision.kind === 'sdk') totals.sdk++;
+    if (file.decision.kind === 'boundary') totals.boundary++;
     if (file.decision.kind === 'envelope') totals.envelope++;
     if (file.decision.kind === 'leave') totals.leave++;
     for (const finding of file.findings) {

@@ -129,6 +129,8 @@ function describePending(decision: Decision, file: FileResult): string {
     case 'sdk':
       if (isStdoutOnlyRewrite(decision)) return `This server is already on the SDK; mcp-migrate would move its own stdout writes to stderr.${fixes}`;
       return `mcp-migrate would move this server onto ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'}.${fixes}`;
+    case 'boundary':
+      return `mcp-migrate would put ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'} at this server's boundary: the SDK on the wire, the server's own handling behind it (${decision.reason}: ${decision.hint}).${fixes}`;
     case 'envelope':
       return `mcp-migrate would route this server's writes through a compliant JSON-RPC envelope (${decision.reason}: ${decision.hint}).${fixes}`;
     case 'leave':
@@ -140,7 +142,7 @@ function describePending(decision: Decision, file: FileResult): string {
 }
 
 function getDecisionLine(decision: Decision): number {
-  return (decision.kind === 'envelope' || decision.kind === 'leave') && decision.line !== undefined && decision.line > 0 ? decision.line : 1;
+  return (decision.kind === 'boundary' || decision.kind === 'envelope' || decision.kind === 'leave') && decision.line !== undefined && decision.line > 0 ? decision.line : 1;
 }
 
 /**

@@ -3,40 +3,18 @@
 // directory asks for the same companion file and the runner writes it once. What differs per server
 // (framing, the methods it answers) is passed to createEnvelope by the server.
 // Deliberately not: reading stdin or routing methods. Those stay in the server.
-import { dirname, extname, join } from 'node:path';
 import { UNKNOWN_METHOD_MESSAGE } from '../../model/mcp-methods.js';
+import { type CompanionKind, type CompanionModule, getCompanionModule } from '../companion.js';
 
-export type HelperKind = 'cjs' | 'esm' | 'ts';
+export type HelperKind = CompanionKind;
+export type HelperModule = CompanionModule;
 
-export interface HelperModule {
-  kind: HelperKind;
-  /** Where the helper is written. */
-  path: string;
-  /** What a module in the same directory imports: `./mcp-envelope.js` (TS imports the emitted name). */
-  specifier: string;
-}
-
-export const HELPER_BASENAME = 'mcp-envelope';
+export { ENVELOPE_BASENAME as HELPER_BASENAME } from '../../analysis/companions.js';
+import { ENVELOPE_BASENAME } from '../../analysis/companions.js';
 
 /** The helper file for a server, by extension and module syntax (`esm` when the file uses import/export). */
 export function getHelperModule(serverPath: string, syntax: 'esm' | 'cjs'): HelperModule {
-  const ext = extname(serverPath).toLowerCase();
-  const at = (file: string): string => join(dirname(serverPath), file);
-  switch (ext) {
-    case '.ts':
-    case '.tsx':
-      return { kind: 'ts', path: at(`${HELPER_BASENAME}.ts`), specifier: `./${HELPER_BASENAME}.js` };
-    case '.mts':
-      return { kind: 'ts', path: at(`${HELPER_BASENAME}.mts`), specifier: `./${HELPER_BASENAME}.mjs` };
-    case '.cts':
-      return { kind: 'ts', path: at(`${HELPER_BASENAME}.cts`), specifier: `./${HELPER_BASENAME}.cjs` };
-    case '.mjs':
-      return { kind: 'esm', path: at(`${HELPER_BASENAME}.mjs`), specifier: `./${HELPER_BASENAME}.mjs` };
-    case '.cjs':
-      return { kind: 'cjs', path: at(`${HELPER_BASENAME}.cjs`), specifier: `./${HELPER_BASENAME}.cjs` };
-    default:
-      return { kind: syntax, path: at(`${HELPER_BASENAME}.js`), specifier: `./${HELPER_BASENAME}.js` };
-  }
+  return getCompanionModule(ENVELOPE_BASENAME, serverPath, syntax);
 }
 
 const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), shared by the servers of this directory.

@@ -11,17 +11,18 @@
 //      plus a guard (outside one, where a bad line used to crash the server).
 // Deliberately not: dispatch, tools or methods are not touched; nothing is guessed, and a step that
 // cannot be proven makes the whole rewrite `{ failed }`.
-import { dirname, extname, relative } from 'node:path';
-import { t } from '../../babel.js';
 import { getLine, unwrapExpression } from '../../analysis/ast.js';
 import type { ModuleUnit } from '../../analysis/program.js';
 import { type EnvelopeReason, getEnvelopeMarker } from '../../model/reasons.js';
 import type { ServerModel } from '../../model/server-model.js';
 import type { ModuleKind } from '../../model/types.js';
 import { parseSource } from '../../parse.js';
+import { importsCompanion } from '../../analysis/companions.js';
+import { buildImportLine, endOfLine, getModuleSyntax, getSpecifier, isDeclaredIn, pickFreeName } from '../companion.js';
 import { EditList } from '../edits.js';
-import { detectStyle, quoted, semi, type CodeStyle } from '../style.js';
-import { getLineIndent, getNodeRange } from '../text.js';
+import { insertBlockAtImports } from '../imports.js';
+import { detectStyle, quoted, semi } from '../style.js';
+import { getLineIndent } from '../text.js';
 import { buildHelperSource, getHelperModule, HELPER_BASENAME, type HelperModule } from './helper-source.js';
 
 export interface EnvelopeRewrite {
@@ -35,9 +36,9 @@ export type EnvelopeRewriteResult = EnvelopeRewrite | { failed: string };
 export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, moduleKind?: ModuleKind): EnvelopeRewriteResult {
   const facts = model.facts;
   const entry = facts.entry;
-  if (facts.program.modules.some((m) => importsHelper(m))) return { changes: new Map(), companions: [], fixes: [] };
+  if (facts.program.modules.some((m) => importsCompanion(m, HELPER_BASENAME))) return { changes: new Map(), companions: [], fixes: [] };
 
-  const kindOf = (mod: ModuleUnit): 'esm' | 'cjs' => (/\.m[jt]s$/i.test(mod.path) ? 'esm' : /\.c[jt]s$/i.test(mod.path) ? 'cjs' : (moduleKind ?? (mod.syntax === 'esm' ? 'esm' : 'cjs')));
+  const kindOf = (mod: ModuleUnit): 'esm' | 'cjs' => getModuleSyntax(mod, moduleKind);
   const edits = new Map<ModuleUnit, EditList>();
   const edit = (mod: ModuleUnit): EditList => {
     let list = edits.get(mod);
@@ -48,10 +49,8 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
   const nameIn = (mod: ModuleUnit): { envelope: string; create: string } => {
     let picked = names.get(mod);
     if (!picked) {
-      const taken = new Set<string>();
-      for (const scope of mod.index.scopes.values()) for (const name of scope.keys()) taken.add(name);
-      const envelope = ['envelope', 'mcpEnvelope', 'jsonRpcEnvelope'].find((n) => !taken.has(n));
-      const create = ['createEnvelope', 'createMcpEnvelope'].find((n) => !taken.has(n));
+      const envelope = pickFreeName(mod, ['envelope', 'mcpEnvelope', 'jsonRpcEnvelope']);
+      const create = pickFreeName(mod, ['createEnvelope', 'createMcpEnvelope']);
       if (!envelope || !create) throw new Refusal(`${fileName(mod)}: the names the envelope needs are all taken`);
       picked = { envelope, create };
       names.set(mod, picked);
@@ -139,11 +138,12 @@ export function rewriteEnvelope(model: ServerModel, reason: EnvelopeReason, modu
       if (kindOf(mod) !== helper.kind && helper.kind !== 'ts') throw new Refusal(`${fileName(mod)} is ${kindOf(mod)} while the helper module is ${helper.kind}`);
       const lines: string[] = [];
       if (mod === home) lines.push(getEnvelopeMarker(reason));
-      lines.push(importLine(mod, kindOf(mod), style, create, specifier));
+      lines.push(buildImportLine(mod, kindOf(mod), style, 'createEnvelope', create, specifier));
       const options = [`framing: ${quoted(style, framing)}`];
       if (model.envelope.methods !== null) options.push(`methods: [${model.envelope.methods.map((m) => quoted(style, m)).join(', ')}]`);
       lines.push(`const ${envelope} = ${create}({ ${options.join(', ')} })${semi(style)}`);
-      insertAfterImports(mod, edit(mod), lines, style);
+      if (mod.ast.program.body.length === 0) throw new Refusal(`${fileName(mod)} has no statements`);
+      insertBlockAtImports(edit(mod), mod, lines, style.eol);
     }
   } catch (err) {
     if (err instanceof Refusal) return { failed: err.message };
@@ -168,70 +168,6 @@ class Refusal extends Error {}
 
 function fileName(mod: ModuleUnit): string {
   return mod.path.split(/[\\/]/).pop() ?? mod.path;
-}
-
-function importsHelper(mod: ModuleUnit): boolean {
-  const helper = new RegExp(`['"]\\.{1,2}/(?:[^'"]*/)?${HELPER_BASENAME}(?:\\.[cm]?[jt]s)?['"]`);
-  return helper.test(mod.source);
-}
-
-/** `./mcp-envelope.js` from a module in the helper's directory, `../mcp-envelope.js` from a subdirectory. */
-function getSpecifier(mod: ModuleUnit, helper: HelperModule): string {
-  const fromDir = dirname(mod.path);
-  const target = helper.path.slice(0, -extname(helper.path).length) + extname(helper.specifier);
-  let rel = relative(fromDir, target).split('\\').join('/');
-  if (!rel.startsWith('.')) rel = `./${rel}`;
-  return rel;
-}
-
-function importLine(mod: ModuleUnit, kind: 'esm' | 'cjs', style: CodeStyle, create: string, specifier: string): string {
-  const useImport = kind === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
-  const imported = create === 'createEnvelope' ? 'createEnvelope' : `createEnvelope${useImport ? ' as ' : ': '}${create}`;
-  return useImport ? `import { ${imported} } from ${quoted(style, specifier)}${semi(style)}` : `const { ${imported} } = require(${quoted(style, specifier)})${semi(style)}`;
-}
-
-/** After the imports at the top (or before the first statement), with a blank line around the block. */
-function insertAfterImports(mod: ModuleUnit, list: EditList, lines: string[], style: CodeStyle): void {
-  const body = mod.ast.program.body;
-  let last: t.Node | null = null;
-  for (const statement of body) {
-    if (statement.type === 'ImportDeclaration' || statement.type === 'TSImportEqualsDeclaration' || isRequire(statement)) last = statement;
-    else break;
-  }
-  const eol = style.eol;
-  if (last) {
-    list.insert(endOfLine(mod.source, last.end!), `${eol}${lines.join(eol)}`);
-    return;
-  }
-  const directive = mod.ast.program.directives[mod.ast.program.directives.length - 1];
-  if (directive) {
-    list.insert(endOfLine(mod.source, directive.end!), `${eol}${eol}${lines.join(eol)}`);
-    return;
-  }
-  const first = body[0];
-  if (!first) throw new Refusal(`${fileName(mod)} has no statements`);
-  list.insert(getNodeRange(mod.source, first).start, `${lines.join(eol)}${eol}${eol}`);
-}
-
-function isRequire(statement: t.Statement): boolean {
-  if (statement.type !== 'VariableDeclaration') return false;
-  return statement.declarations.every((d) => {
-    let init: t.Node | null | undefined = d.init;
-    while (init && init.type === 'MemberExpression') init = init.object;
-    return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
-  });
-}
-
-/** After a statement's trailing `// comment` on the same line, so the comment stays with its statement. */
-function endOfLine(source: string, offset: number): number {
-  const rest = /^[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?(?=\r?\n|$)/.exec(source.slice(offset));
-  return rest === null ? offset : offset + rest[0].length;
-}
-
-/** Whether some scope of the module declares `name`. */
-function isDeclaredIn(mod: ModuleUnit, name: string): boolean {
-  for (const scope of mod.index.scopes.values()) if (scope.has(name)) return true;
-  return false;
 }
 
 function getFixes(model: ServerModel): string[] {

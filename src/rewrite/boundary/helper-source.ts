@@ -1,0 +1,465 @@
+// The module written next to a server moved onto the SDK at the boundary (`mcp-boundary.js` / `.cjs` /
+// `.mjs` / `.ts`): the SDK's Server on the wire, the server's own code behind it. Its text depends only
+// on the module system and the SDK generation, never on the server, so every server of a directory
+// asks for the same companion file and the runner writes it once; what differs per server is passed to
+// createBoundary() by the server.
+// The text is kept once, typed (TEXT below); the JavaScript modules are that text without its types
+// (strip-types.ts), in the module system the server uses.
+// Deliberately not: routing methods, or reading anything of the server's. Its code stays as it was.
+import { UNKNOWN_METHOD_MESSAGE } from '../../model/mcp-methods.js';
+import type { SdkTarget } from '../../model/types.js';
+import { type CompanionKind, type CompanionModule, getCompanionModule } from '../companion.js';
+import { stripTypes } from '../strip-types.js';
+
+import { BOUNDARY_BASENAME } from '../../analysis/companions.js';
+
+export { BOUNDARY_BASENAME };
+
+/** The boundary module for a server, by extension and module syntax (`esm` when the file uses import/export). */
+export function getBoundaryModule(serverPath: string, syntax: 'esm' | 'cjs'): CompanionModule {
+  return getCompanionModule(BOUNDARY_BASENAME, serverPath, syntax);
+}
+
+/** What the module imports, per SDK generation: [names, module]. */
+const IMPORTS: Record<SdkTarget, [string[], string][]> = {
+  v1: [
+    [['AsyncLocalStorage'], 'node:async_hooks'],
+    [['Readable', 'Writable'], 'node:stream'],
+    [['format'], 'node:util'],
+    [['Server'], '@modelcontextprotocol/sdk/server/index.js'],
+    [['StdioServerTransport'], '@modelcontextprotocol/sdk/server/stdio.js'],
+  ],
+  v2: [
+    [['AsyncLocalStorage'], 'node:async_hooks'],
+    [['Readable', 'Writable'], 'node:stream'],
+    [['format'], 'node:util'],
+    [['Server'], '@modelcontextprotocol/server'],
+    [['serveStdio', 'StdioServerTransport'], '@modelcontextprotocol/server/stdio'],
+  ],
+};
+
+/** How the SDK serves the server over the transport: v1 connects one Server; v2's serveStdio serves 2025-era and 2026-07-28 clients. */
+const SERVE: Record<SdkTarget, string> = {
+  v1: `
+// One Server on the transport (it serves 2025-era clients).
+async function serve(build: () => Server, transport: StdioServerTransport): Promise<void> {
+  await build().connect(transport);
+}
+`,
+  v2: `
+// serveStdio pins one Server from build() for the connection, for 2025-era and 2026-07-28 clients alike.
+async function serve(build: () => Server, transport: StdioServerTransport): Promise<void> {
+  serveStdio(build, { transport });
+}
+`,
+};
+
+const HEADER = String.raw`// mcp-boundary: written by mcp-migrate (the SDK at the boundary), shared by the modules of this server.
+//
+// The official MCP SDK owns the wire: its stdio transport reads the client's messages, answers
+// initialize, ping and bad input, and writes every reply. The server's own code stays as it was and
+// sits behind it: each request the SDK receives is handed to that code where stdin used to deliver
+// it (boundary.stdin, one message per line), and what the code writes back (boundary.write(),
+// boundary.log(), boundary.stdout) is routed to the request it answers and becomes that request's
+// result, or an error with exactly the code, message and data the server wrote.
+//   - Which request a reply answers: the one whose handling wrote it (AsyncLocalStorage follows the
+//     handling of each message through callbacks, timers and promises; boundary.parse() marks where
+//     the server parses one), else the one its id names, else the only one waiting. The server sees
+//     ids of the boundary's own (never 0, never reused), so a reply without its id, or with 0 or
+//     null for it, still reaches its request.
+//   - A notification is never answered; a request is answered once.
+//   - A message the server sends of its own (a notification, a request to the client) goes to the
+//     client as it is, once the client has initialized; the client's answer to such a request is
+//     handed back to the server like any message.
+//   - Text that is not a message (a log line) goes to stderr.
+//   - At start-up the server's own code answers an initialize request of the boundary's: its
+//     serverInfo, capabilities and instructions are what the SDK announces, and whatever the server
+//     does for initialize and notifications/initialized still runs.
+// One boundary per process: every module of the server that calls createBoundary() shares it.
+`;
+
+const BODY = String.raw`type JsonObject = { [key: string]: unknown };
+type Id = string | number;
+
+interface Scope {
+  /** The boundary's id of the request (0 for a notification or a response handed to the server). */
+  id: number;
+  answered: boolean;
+  settle: (reply: JsonObject) => void;
+}
+
+export interface BoundaryOptions {
+  /** The methods the server is known to answer: what its capabilities are when it does not say. */
+  methods?: string[];
+  /** The server's name when it does not say. */
+  name?: string;
+  /**
+   * When the tool knows every method the server answers: those and every method the server names. The
+   * boundary answers any other request with -32601 itself (the server would leave it unanswered).
+   */
+  known?: string[];
+}
+
+export interface Boundary {
+  /** What the server reads instead of process.stdin: one message per line (a Readable, typed as the stream it replaces). */
+  stdin: typeof process.stdin;
+  /** What the server writes to instead of process.stdout (a Writable, typed as the stream it replaces). */
+  stdout: typeof process.stdout;
+  /** A drop-in for process.stdout.write(). */
+  write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean;
+  /** A drop-in for console.log(): a message goes to its request, anything else to stderr. */
+  log(...args: unknown[]): void;
+  /** JSON.parse for the messages the server reads: marks the handling of the one it parses. */
+  parse(text: string | Uint8Array): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns
+}
+
+const STATE = Symbol.for('mcp-migrate.boundary');
+/** How long start-up waits for the server's own answer to initialize. */
+const START_TIMEOUT_MS = 10000;
+/** The protocol versions start-up offers the server's initialize, newest first. */
+const PROTOCOL_VERSIONS = ['2025-06-18', '2024-11-05'];
+const UNKNOWN_METHOD = /UNKNOWN_METHOD_PATTERN/i;
+const CAPABILITY_OF: Record<string, string> = { tools: 'tools', resources: 'resources', prompts: 'prompts', logging: 'logging', completion: 'completions' };
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is Id {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+// a JSON-RPC message has at least one of these members; other JSON written to stdout is a log
+function isMessage(value: unknown): value is JsonObject {
+  return isObject(value) && ('jsonrpc' in value || 'id' in value || 'method' in value || 'result' in value || 'error' in value);
+}
+
+/** The end of the JSON value that starts text (an object or array), or -1 while it is incomplete. */
+function findJsonEnd(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** The error the SDK answers with: exactly the server's code, message and data (a bare string is -32603). */
+function toError(error: unknown): Error {
+  const fields: JsonObject = isObject(error) ? error : { message: error };
+  let code = typeof fields['code'] === 'number' && Number.isInteger(fields['code']) ? fields['code'] : -32603;
+  const message = typeof fields['message'] === 'string' ? fields['message'] : fields['message'] === undefined || fields['message'] === null ? 'Internal error' : String(fields['message']);
+  // a generic code on an answer that says the method is unknown: JSON-RPC has a code for that
+  if ((code === -32603 || code === -32600 || (code <= -32000 && code >= -32099)) && UNKNOWN_METHOD.test(message)) code = -32601;
+  return Object.assign(new Error(message), fields['data'] === undefined ? { code } : { code, data: fields['data'] });
+}
+
+/** The request's _meta without the SDK's own per-request keys (the server was written without them). */
+function withoutProtocolMeta(params: unknown): unknown {
+  if (!isObject(params) || !isObject(params['_meta'])) return params;
+  const meta: JsonObject = {};
+  for (const key of Object.keys(params['_meta'])) if (!key.startsWith('io.modelcontextprotocol/')) meta[key] = params['_meta'][key];
+  const copy: JsonObject = Object.assign({}, params);
+  if (Object.keys(meta).length > 0) copy['_meta'] = meta;
+  else delete copy['_meta'];
+  return copy;
+}
+
+/** The signal the SDK aborts when the client cancels a request (v1: extra.signal, v2: ctx.mcpReq.signal). */
+function getSignal(extra: unknown): AbortSignal | undefined {
+  if (!isObject(extra)) return undefined;
+  const holder = isObject(extra['mcpReq']) ? extra['mcpReq'] : extra;
+  return holder['signal'] instanceof AbortSignal ? holder['signal'] : undefined;
+}
+
+export function createBoundary(options: BoundaryOptions = {}): Boundary {
+  // (the options of every call made before start-up count: the modules of a server are evaluated in any order)
+  const registry = globalThis as unknown as { [STATE]?: { boundary: Boundary; options: BoundaryOptions } };
+  const existing = registry[STATE];
+  if (existing !== undefined) {
+    Object.assign(existing.options, options);
+    return existing.boundary;
+  }
+  const settings: BoundaryOptions = Object.assign({}, options);
+  const realStdin = process.stdin;
+  const realStdout = process.stdout;
+  const errorOutput = (text: string): void => {
+    process.stderr.write(text);
+  };
+  const scopes = new AsyncLocalStorage<Scope>();
+  const waiting = new Map<number, Scope>(); // the requests the server has not answered yet
+  const queue: Array<{ scope: Scope; bytes: Buffer }> = []; // messages the server has not read yet
+  const held: JsonObject[] = []; // the server's own messages, until the client has initialized
+  const ownRequests = new Set<Id>(); // ids of the server's own requests to the client
+  const decoder = new TextDecoder();
+  let transport: StdioServerTransport | null = null;
+  let open = false;
+  let ended = false;
+  let nextId = 1;
+  let pending = '';
+  let pumping = false;
+
+  // The server's stdin: each message is pushed when the server has read the one before, inside the
+  // scope of its handling, so that what the server does with it runs in that scope.
+  const stdin = new Readable({
+    read() {
+      if (pumping) return;
+      pumping = true;
+      setImmediate(() => {
+        pumping = false;
+        pump();
+      });
+    },
+  });
+
+  function pump(): void {
+    while (queue.length > 0 && stdin.readableLength === 0) {
+      const next = queue.shift()!;
+      scopes.run(next.scope, () => stdin.push(next.bytes));
+    }
+    if (ended && queue.length === 0) stdin.push(null);
+  }
+
+  function feed(scope: Scope, message: JsonObject): void {
+    queue.push({ scope, bytes: Buffer.from(JSON.stringify(message) + '\n') });
+    pump();
+  }
+
+  // A request the server's code answers: resolves with its result, rejects with its error.
+  function request(method: string, params: unknown, signal?: AbortSignal): Promise<JsonObject> {
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      const scope: Scope = {
+        id,
+        answered: false,
+        settle(reply) {
+          scope.answered = true;
+          waiting.delete(id);
+          if (reply['error'] !== undefined && reply['error'] !== null) reject(toError(reply['error']));
+          else resolve((reply['result'] === undefined ? {} : reply['result']) as JsonObject);
+        },
+      };
+      waiting.set(id, scope);
+      signal?.addEventListener('abort', () => scope.settle({ error: { code: -32800, message: 'Request cancelled' } }), { once: true });
+      feed(scope, params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  // A message nothing answers (a notification, a response of the client's).
+  function pass(message: JsonObject): void {
+    feed({ id: 0, answered: true, settle() {} }, message);
+  }
+
+  function sendOwn(message: JsonObject): void {
+    const out: JsonObject = Object.assign({}, message, { jsonrpc: '2.0' });
+    if (isId(out['id'])) ownRequests.add(out['id']);
+    if (!open || transport === null) held.push(out);
+    else void transport.send(out as never).catch((err: unknown) => errorOutput('mcp-boundary: ' + String(err) + '\n'));
+  }
+
+  function route(message: unknown): void {
+    if (!isMessage(message)) {
+      errorOutput(format('%j', message) + '\n');
+      return;
+    }
+    if (typeof message['method'] === 'string' && !('result' in message) && !('error' in message)) {
+      sendOwn(message); // a notification or request of the server's own
+      return;
+    }
+    const scope = scopes.getStore();
+    if (scope !== undefined && !scope.answered) return scope.settle(message);
+    const named = isId(message['id']) ? waiting.get(message['id'] as number) : undefined;
+    if (named !== undefined) return named.settle(message);
+    if (scope !== undefined) return; // a second reply, a reply to a notification: never sent
+    // written outside the handling of any message: the request waiting for it, if only one is
+    if (waiting.size === 1) return waiting.values().next().value!.settle(message);
+    errorOutput('mcp-boundary: a reply no request is waiting for was not sent: ' + JSON.stringify(message) + '\n');
+  }
+
+  function sendText(text: string): void {
+    if (!text.trim()) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      errorOutput(text.endsWith('\n') ? text : text + '\n'); // not a message: keep it off the protocol
+      return;
+    }
+    route(message);
+  }
+
+  // What the server writes, read as messages: one per line, or a JSON value written over several lines.
+  function take(chunk: string | Uint8Array): void {
+    pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    for (;;) {
+      const start = pending.search(/\S/);
+      const end = start !== -1 && /[[{]/.test(pending.charAt(start)) ? findJsonEnd(pending.slice(start)) : -1;
+      if (end !== -1) {
+        const after = pending.slice(start + end);
+        const eol = after.indexOf('\n');
+        if (!(eol === -1 ? after : after.slice(0, eol)).trim()) {
+          const text = pending.slice(start, start + end);
+          pending = eol === -1 ? '' : after.slice(eol + 1);
+          sendText(text);
+          continue;
+        }
+      }
+      const newline = pending.indexOf('\n');
+      if (newline === -1) {
+        // a message written without its newline is taken now
+        const text = pending.trim();
+        if (/^[[{]/.test(text) && findJsonEnd(text) === text.length) {
+          pending = '';
+          sendText(text);
+        }
+        break;
+      }
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      sendText(line);
+    }
+  }
+
+  function write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean {
+    take(chunk);
+    const done = (typeof encoding === 'function' ? encoding : callback) as ((err?: Error | null) => void) | undefined;
+    if (typeof done === 'function') process.nextTick(done);
+    return true;
+  }
+
+  const stdout = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Uint8Array, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
+      take(chunk);
+      done();
+    },
+  });
+
+  function log(...args: unknown[]): void {
+    // console.log(message) printed util.inspect text no client can read: the message as JSON instead
+    sendText(args.length === 1 && isMessage(args[0]) ? JSON.stringify(args[0]) : format(...args));
+  }
+
+  function parse(text: string | Uint8Array): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns
+    const message: unknown = JSON.parse(typeof text === 'string' ? text : decoder.decode(text));
+    const scope = isObject(message) && typeof message['id'] === 'number' ? waiting.get(message['id']) : undefined;
+    if (scope !== undefined) scopes.enterWith(scope);
+    return message;
+  }
+
+  // The server's own answer to initialize, or null when it gives none.
+  async function initialize(): Promise<JsonObject | null> {
+    for (const protocolVersion of PROTOCOL_VERSIONS) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(resolve, START_TIMEOUT_MS, null);
+      });
+      try {
+        const answer = await Promise.race([request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-migrate-boundary', version: '1.0.0' } }), timeout]);
+        return isObject(answer) ? answer : null;
+      } catch {
+        // refused: an older protocol version may do
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return null;
+  }
+
+  function defaultCapabilities(): JsonObject {
+    const capabilities: JsonObject = {};
+    for (const method of settings.methods ?? []) {
+      const capability = CAPABILITY_OF[method.split('/')[0]!];
+      if (capability !== undefined) capabilities[capability] = {};
+    }
+    return capabilities;
+  }
+
+  function flush(): void {
+    if (open) return;
+    open = true;
+    for (const out of held.splice(0)) sendOwn(out);
+  }
+
+  async function start(): Promise<void> {
+    const answer = await initialize();
+    pass({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const serverInfo = isObject(answer) && isObject(answer['serverInfo']) ? answer['serverInfo'] : { name: settings.name ?? 'mcp-server', version: '0.0.0' };
+    const capabilities = isObject(answer) && isObject(answer['capabilities']) ? answer['capabilities'] : defaultCapabilities();
+    const instructions = isObject(answer) && typeof answer['instructions'] === 'string' ? answer['instructions'] : undefined;
+    // (built anew for each connection the SDK pins)
+    const build = (): Server => {
+      const server = new Server(serverInfo as never, instructions === undefined ? { capabilities } : { capabilities, instructions });
+      server.removeRequestHandler('logging/setLevel'); // the server's own code answers it, if it does
+      server.fallbackRequestHandler = async (req, extra) => {
+        flush();
+        if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
+        return request(req.method, withoutProtocolMeta(req.params), getSignal(extra));
+      };
+      server.fallbackNotificationHandler = async (notification) => pass({ jsonrpc: '2.0', method: notification.method, params: withoutProtocolMeta(notification.params) });
+      server.oninitialized = flush;
+      return server;
+    };
+    transport = new StdioServerTransport(realStdin, realStdout);
+    await serve(build, transport);
+    // a line that is not JSON: JSON-RPC answers it with -32700 and id null (the SDK transport alone drops it)
+    const reportError = transport.onerror;
+    transport.onerror = (error) => {
+      if (error instanceof SyntaxError) void transport?.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } as never).catch(() => undefined);
+      reportError?.(error);
+    };
+    // the client's answers to the server's own requests are handed back to the server
+    const deliver = transport.onmessage;
+    transport.onmessage = (...args) => {
+      const message: unknown = args[0];
+      if (isObject(message) && !('method' in message) && isId(message['id']) && ownRequests.delete(message['id'])) pass(message);
+      else deliver?.(...args);
+    };
+    realStdin.on('end', () => {
+      ended = true;
+      pump();
+    });
+  }
+
+  setImmediate(() => {
+    start().catch((err: unknown) => {
+      errorOutput('mcp-boundary: the SDK server did not start: ' + (err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
+      process.exitCode = 1;
+    });
+  });
+  const boundary: Boundary = { stdin: stdin as unknown as typeof process.stdin, stdout: stdout as unknown as typeof process.stdout, write, log, parse };
+  registry[STATE] = { boundary, options: settings };
+  return boundary;
+}
+`;
+
+/** The module's text for one module system and SDK generation. */
+export function buildBoundarySource(kind: CompanionKind, sdk: SdkTarget): string {
+  const key = `${kind}:${sdk}`;
+  let text = built.get(key);
+  if (text === undefined) {
+    const typed = BODY.replace('UNKNOWN_METHOD_PATTERN', UNKNOWN_METHOD_MESSAGE.source) + SERVE[sdk];
+    const imports = IMPORTS[sdk].map(([names, from]) => `import { ${names.join(', ')} } from '${from}';`).join('\n');
+    if (kind === 'ts') text = `${HEADER}${imports}\n\n${typed}`;
+    else {
+      const plain = stripTypes(`${imports}\n\n${typed}`);
+      text =
+        kind === 'esm'
+          ? `${HEADER}${plain}`
+          : `${HEADER}'use strict';\n\n${plain.replace(/^import \{ ([^}]*) \} from '([^']*)';$/gm, "const { $1 } = require('$2');").replace('export function createBoundary(', 'function createBoundary(')}\nmodule.exports = { createBoundary };\n`;
+    }
+    built.set(key, text);
+  }
+  return text;
+}
+
+const built = new Map<string, string>();

@@ -1,0 +1,173 @@
+/**
+ * The SDK boundary module at run time: small servers written here use it the way a rewritten server
+ * does (their stdin is `boundary.stdin`, their writes `boundary.write()`), each is started as a process
+ * and spoken to with the official SDK `Client`. What is checked is what the module promises: every
+ * reply reaches the request it answers, whatever id the server wrote and in whatever order; errors keep
+ * their code, message and data; the server's own notifications reach the client; what is not a message
+ * goes to stderr; the server's own initialize answer is what the SDK announces; both protocol eras
+ * with v2.
+ */
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildBoundarySource } from '../../src/rewrite/boundary/helper-source.js';
+import type { SdkTarget } from '../../src/model/types.js';
+import { getFailedRules, PROJECT_NODE_MODULES, probeRaw, type CaseSpec } from './harness.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A temp folder with the server, the boundary module for `sdk` and the project's node_modules. */
+async function makeServer(server: string, sdk: SdkTarget = 'v1'): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'mcp-migrate-boundary-e2e-'));
+  dirs.push(dir);
+  await symlink(PROJECT_NODE_MODULES, join(dir, 'node_modules'), 'dir');
+  await writeFile(join(dir, 'mcp-boundary.cjs'), buildBoundarySource('cjs', sdk));
+  await writeFile(join(dir, 'server.js'), server);
+  return dir;
+}
+
+async function connect(dir: string, options: { pin?: string } = {}) {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const client = new Client({ name: 'boundary-e2e', version: '1.0.0' }, { capabilities: {}, ...(options.pin ? { versionNegotiation: { mode: { pin: options.pin } } } : {}) });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['server.js'], cwd: dir, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+const text = (result: unknown): string => ((result as { content: { text: string }[] }).content[0]!.text);
+
+// A server with the concurrency bugs real ones have: one `currentId` for every request in flight (a later
+// request overwrites it before an earlier one answers), handlers that answer after different delays, a
+// hard-coded id on one path; an initialize that warms a cache, a log notification of its own, a debug line
+// on stdout, and replies to notifications.
+const CONCURRENT = `'use strict';
+const readline = require('readline');
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary({ methods: ['tools/list', 'tools/call'] });
+console.log = console.info = console.debug = boundary.log; // (the line the rewrite adds)
+let currentId = null;
+let warmed = 'cold';
+const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+readline.createInterface({ input: boundary.stdin }).on('line', async (line) => {
+  const msg = JSON.parse(line);
+  currentId = msg.id;
+  console.log('debug: got', msg.method);
+  if (msg.method === 'initialize') {
+    warmed = 'warm for ' + msg.params.clientInfo.name;
+    return send({ jsonrpc: '2.0', id: currentId, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'clock-shop', version: '3.1.4' }, instructions: 'Ask for the time.' } });
+  }
+  if (msg.method === 'notifications/initialized') return send({ jsonrpc: '2.0', result: {} });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: currentId, result: { tools: [{ name: 'wait', inputSchema: { type: 'object' } }, { name: 'state', inputSchema: { type: 'object' } }] } });
+  if (msg.method === 'tools/call') {
+    const args = msg.params.arguments || {};
+    if (msg.params.name === 'state') return send({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: warmed }] } });
+    if (msg.params.name === 'fail') return send({ jsonrpc: '2.0', id: currentId, error: { code: -32602, message: 'no such tool: fail', data: { tool: 'fail' } } });
+    if (msg.params.name === 'shout') return send({ jsonrpc: '2.0', id: currentId, error: 'something broke' });
+    if (msg.params.name !== 'wait') return send({ jsonrpc: '2.0', id: currentId, error: { code: -32602, message: 'Unknown tool: ' + msg.params.name } });
+    await new Promise((resolve) => setTimeout(resolve, args.ms));
+    send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'waited ' + args.ms } });
+    return send({ jsonrpc: '2.0', id: currentId, result: { content: [{ type: 'text', text: 'waited ' + args.ms }] } });
+  }
+  send({ jsonrpc: '2.0', id: currentId, error: { code: -32601, message: 'Method not found: ' + msg.method } });
+});
+`;
+
+describe('the SDK boundary at run time', () => {
+  it('routes interleaved concurrent replies to their requests, whatever id the server wrote, in whatever order', async () => {
+    const dir = await makeServer(CONCURRENT);
+    const { client, stderr } = await connect(dir);
+    try {
+      // the server's own answer to initialize, obtained at start-up, is what the SDK announced
+      expect(client.getServerVersion()).toEqual({ name: 'clock-shop', version: '3.1.4' });
+      expect(client.getInstructions()).toBe('Ask for the time.');
+      expect(client.getServerCapabilities()).toMatchObject({ tools: {}, logging: {} });
+      const logged: string[] = [];
+      client.setNotificationHandler('notifications/message', (n) => {
+        logged.push(String(n.params.data));
+      });
+      // six calls in flight at once, answered in another order than they were sent, all with the id of
+      // the request that came last
+      const delays = [240, 30, 160, 5, 90, 60];
+      const results = await Promise.all(delays.map((ms) => client.callTool({ name: 'wait', arguments: { ms } })));
+      expect(results.map(text)).toEqual(delays.map((ms) => `waited ${ms}`));
+      // the server's own notifications reached the client, one per call
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(logged.sort()).toEqual(delays.map((ms) => `waited ${ms}`).sort());
+      // a hard-coded id: the reply still answers its request; initialize ran at start-up
+      expect(text(await client.callTool({ name: 'state', arguments: {} }))).toBe('warm for mcp-migrate-boundary');
+      // an error keeps its code, message and data; a bare string error is -32603 with that message
+      await expect(client.callTool({ name: 'fail', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no such tool: fail'), data: { tool: 'fail' } });
+      await expect(client.callTool({ name: 'shout', arguments: {} })).rejects.toMatchObject({ code: -32603, message: expect.stringContaining('something broke') });
+      // the server's own answer to an unknown method: -32601
+      await expect(client.request({ method: 'nope/x', params: {} }, z.object({}))).rejects.toMatchObject({ code: -32601 });
+      await client.ping();
+      // the debug lines went to stderr, not to the protocol
+      expect(stderr()).toContain('debug: got tools/call');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('holds every JSON-RPC rule with a raw client (id 0 and string ids, notifications unanswered, bad JSON, clean stdout)', async () => {
+    const dir = await makeServer(CONCURRENT);
+    const kase: CaseSpec = { description: '', run: ['node', 'server.js'], env: {}, framing: 'ndjson', expect: 'sdk', calls: [], resources: [], prompts: [], requests: [] };
+    expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
+  }, 60_000);
+
+  it('follows a for await loop by the ids of its requests (no context reaches the loop body), and answers what the server never does with -32601 when it knows every method', async () => {
+    // the loop hands each message to an async handler without waiting: replies come back out of order,
+    // from code whose async context is the loop's, not the request's; unknown methods are dropped
+    const dir = await makeServer(`import('node:readline').then(async ({ createInterface }) => {
+  const { createBoundary } = require('./mcp-boundary.cjs');
+  const boundary = createBoundary({ known: ['initialize', 'tools/list', 'tools/call'] });
+  const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+  const handle = async (msg) => {
+    if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'loop', version: '1.0.0' } } });
+    if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+    if (msg.method === 'tools/call') {
+      await new Promise((resolve) => setTimeout(resolve, msg.params.arguments.ms));
+      return send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: String(msg.params.arguments.ms) }] } });
+    }
+  };
+  for await (const line of createInterface({ input: boundary.stdin })) handle(JSON.parse(line));
+});
+`);
+    const { client } = await connect(dir);
+    try {
+      const delays = [120, 10, 60];
+      expect((await Promise.all(delays.map((ms) => client.callTool({ name: 'wait', arguments: { ms } })))).map(text)).toEqual(['120', '10', '60']);
+      await expect(client.request({ method: 'resources/list', params: {} })).rejects.toMatchObject({ code: -32601 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('v2: serves a 2026-07-28 client (server/discover, per-request _meta the server never sees) and a 2025-era one', async () => {
+    const dir = await makeServer(
+      CONCURRENT.replace("if (msg.method === 'tools/call') {", "if (msg.method === 'tools/call' && msg.params._meta !== undefined) return send({ jsonrpc: '2.0', id: currentId, error: { code: -32602, message: 'unexpected _meta' } });\n  if (msg.method === 'tools/call') {"),
+      'v2',
+    );
+    const modern = await connect(dir, { pin: '2026-07-28' });
+    try {
+      expect(modern.client.getServerVersion()).toMatchObject({ name: 'clock-shop', version: '3.1.4' });
+      const results = await Promise.all([80, 20].map((ms) => modern.client.callTool({ name: 'wait', arguments: { ms } })));
+      expect(results.map(text)).toEqual(['waited 80', 'waited 20']);
+    } finally {
+      await modern.client.close();
+    }
+    const legacy = await connect(dir);
+    try {
+      expect(text(await legacy.client.callTool({ name: 'wait', arguments: { ms: 5 } }))).toBe('waited 5');
+    } finally {
+      await legacy.client.close();
+    }
+  }, 60_000);
+});
