@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// npm run fidelity -- [--seed S] [--count N] [--jobs J] [--out DIR] [--keep] [CASE_DIR...]
+// npm run fidelity -- [--seed S] [--count N] [--profile default|field|styles] [--jobs J] [--out DIR] [--keep] [CASE_DIR...]
 //
 // Measures the tool on servers it has never seen: generates N runnable servers with
 // ../shared/tools/gen-servers.mjs (a fresh seed unless --seed is given; the seed is printed so a run can
 // be repeated), adds any CASE_DIR given (e.g. test/fixtures/shapes/*), and judges each migration by
 // behaviour with ../shared/tools/fidelity.mjs (this repository's CLI; the SDK Client replays every call
 // against the original's answers). Prints the pass rate, the SDK share (cases generated as `sdk` that
-// got the SDK rewrite), the non-MCP files touched, and every failure. Needs ../shared (not part of
+// got the SDK: at the dispatcher or at the boundary), the share of each form over every MCP case (SDK at
+// the dispatcher / SDK at the boundary / envelope / left alone), the non-MCP files touched, and every
+// failure. Needs ../shared (not part of
 // `npm test`); `bash ../shared/tools/setup-deps.sh` installs what the judge needs.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -18,7 +20,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const TOOLS = resolve(ROOT, '..', 'shared', 'tools');
 
 function parseArgs(argv) {
-  const options = { seed: null, count: 200, jobs: 2, out: null, keep: false, cases: [] };
+  const options = { seed: null, count: 200, profile: 'default', jobs: 2, out: null, keep: false, cases: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -29,6 +31,7 @@ function parseArgs(argv) {
     if (arg === '--seed') options.seed = value();
     else if (arg === '--count') options.count = Number(value());
     else if (arg === '--jobs') options.jobs = Number(value());
+    else if (arg === '--profile') options.profile = value();
     else if (arg === '--out') options.out = value();
     else if (arg === '--keep') options.keep = true;
     else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
@@ -63,11 +66,11 @@ async function main() {
   const out = options.out ?? mkdtempSync(join(tmpdir(), `mcp-migrate-fidelity-${seed}-`));
   const cases = [...options.cases];
   if (options.count > 0) {
-    const generated = spawnSync(process.execPath, [join(TOOLS, 'gen-servers.mjs'), '--seed', seed, '--count', String(options.count), '--out', out], { encoding: 'utf8' });
+    const generated = spawnSync(process.execPath, [join(TOOLS, 'gen-servers.mjs'), '--seed', seed, '--count', String(options.count), '--profile', options.profile, '--out', out], { encoding: 'utf8' });
     if (generated.status !== 0) throw new Error(`gen-servers failed: ${generated.stderr}`);
     cases.push(...readdirSync(out).map((name) => join(out, name)).sort());
   }
-  console.error(`fidelity: seed ${seed}, ${cases.length} cases (${out})`);
+  console.error(`fidelity: seed ${seed}, profile ${options.profile}, ${cases.length} cases (${out})`);
   const text = await run(process.execPath, [join(TOOLS, 'fidelity.mjs'), '--json', '--jobs', String(options.jobs), ...cases], {
     cwd: ROOT,
     env: { ...process.env, MCP_MIGRATE_REPO: ROOT },
@@ -83,9 +86,15 @@ async function main() {
   const nonMcp = results.filter((r) => r.expect === 'unchanged');
   const touched = nonMcp.filter((r) => !r.pass);
   const percent = (a, b) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)} %`);
+  // which form each MCP case ended in: the boundary is the SDK path whose changed files hold the boundary module
+  const formOf = (r) => (r.path === 'sdk' ? (r.notes.some((n) => /\bmcp-boundary\./.test(n)) ? 'boundary' : 'sdk') : r.path === 'envelope' ? 'envelope' : 'left alone');
+  const mcp = results.filter((r) => r.expect !== 'unchanged');
+  const forms = { sdk: 0, boundary: 0, envelope: 0, 'left alone': 0 };
+  for (const r of mcp) forms[formOf(r)]++;
   for (const r of results.filter((x) => !x.pass)) console.log(`FAIL ${r.case} — ${r.reasons.join('; ')}`);
   console.log(`seed ${seed}: ${passed.length}/${results.length} pass (${percent(passed.length, results.length)})`);
-  console.log(`SDK share: ${sdkRewrites.length}/${sdkCases.length} of the cases generated as sdk got the SDK rewrite (${percent(sdkRewrites.length, sdkCases.length)})`);
+  console.log(`SDK share: ${sdkRewrites.length}/${sdkCases.length} of the cases generated as sdk got the SDK (${percent(sdkRewrites.length, sdkCases.length)})`);
+  console.log(`forms over ${mcp.length} MCP cases: ${Object.entries(forms).map(([form, n]) => `${form} ${n} (${percent(n, mcp.length)})`).join(', ')}`);
   console.log(`non-MCP files touched: ${touched.length} of ${nonMcp.length}`);
   if (!options.keep && options.out === null) rmSync(out, { recursive: true, force: true });
 }

@@ -462,6 +462,21 @@ describe.each(['cjs', 'esm', 'ts'] as const)('envelope helper (%s)', (kind) => {
     expect(Buffer.byteLength(body, 'utf8')).toBeGreaterThan(body.length);
   });
 
+  it('a Content-Length server that answers a line-framed client without headers keeps answering it in lines', async () => {
+    const { envelope, out } = await setup(kind, { framing: 'content-length' });
+    // the server mirrors each client's framing: its reply to a line-framed request has no header
+    const input = serve((line) => {
+      const msg = envelope.parse(line);
+      const body = JSON.stringify({ id: msg.id, result: { ok: msg.id } });
+      envelope.write(msg.id === 1 ? `Content-Length: ${body.length}\r\n\r\n${body}` : `${body}\n`);
+    });
+    await input(request(1, 'tools/list'), request(2, 'tools/list'));
+    expect(out.filter((t) => t !== '')).toEqual([
+      `Content-Length: ${Buffer.byteLength('{"jsonrpc":"2.0","id":1,"result":{"ok":1}}')}\r\n\r\n{"jsonrpc":"2.0","id":1,"result":{"ok":1}}`,
+      '{"jsonrpc":"2.0","id":2,"result":{"ok":2}}\n',
+    ]);
+  });
+
   it('sends text that is not a message to stderr, in both framings, and keeps the protocol clean', async () => {
     for (const framing of ['ndjson', 'content-length'] as const) {
       const { envelope, messages, stderr } = await setup(kind, { framing });

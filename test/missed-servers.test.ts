@@ -152,6 +152,39 @@ process.stdin.pipe(new Transform({ transform(c, e, done) { done(null, c); } })).
   });
 });
 
+describe('servers on Deno or Bun stdin', () => {
+  // replies that build `jsonrpc` out of parts: the literal word is not what makes it a server
+  const DENO = `import { readLines } from "https://deno.land/std@0.104.0/io/mod.ts";
+const encoder = new TextEncoder();
+const VERSION = ["json", "rpc"].join("");
+async function send(msg: Record<string, unknown>) {
+  await Deno.stdout.write(encoder.encode(JSON.stringify({ [VERSION]: "2.0", ...msg }) + "\\n"));
+}
+STDIN
+  const req = JSON.parse(line);
+  if (req.method === "initialize") await send({ id: req.id, result: { protocolVersion: "2024-11-05", capabilities: { tools: {} }, serverInfo: { name: "s", version: "1" } } });
+  else if (req.method === "tools/list") await send({ id: req.id, result: { tools: [] } });
+}
+`;
+
+  it('are named UNSUPPORTED_RUNTIME at their stdin, however it is reached, and fail --check', async () => {
+    const member = DENO.replace('STDIN', 'for await (const line of readLines(Deno.stdin)) {');
+    const destructured = DENO.replace('STDIN', 'const { stdin } = Deno;\nfor await (const line of readLines(stdin)) {');
+    const bun = DENO.replace('STDIN', 'for await (const line of console) {\n  void Bun.stdin;');
+    const root = makeTree({ 'member.ts': member, 'destructured.ts': destructured, 'bun.ts': bun });
+    expect(run(root, 'member.ts').decision).toMatchObject({ kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: 7 });
+    expect(run(root, 'destructured.ts').decision).toMatchObject({ kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: 7 });
+    expect(run(root, 'bun.ts').decision).toMatchObject({ kind: 'leave', reason: 'UNSUPPORTED_RUNTIME' });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
+    expect(getUnfollowed(scan).map((r) => r.path.slice(root.length + 1)).sort()).toEqual(['bun.ts', 'destructured.ts', 'member.ts']);
+  });
+
+  it('a Deno script that reads stdin without MCP vocabulary is nothing', () => {
+    const root = makeTree({ 'tool.ts': 'for await (const chunk of Deno.stdin.readable) {\n  const job = JSON.parse(new TextDecoder().decode(chunk));\n  console.log(JSON.stringify({ done: job.name }));\n}\n' });
+    expect(run(root, 'tool.ts').decision.kind).toBe('none');
+  });
+});
+
 describe('Python files that look like MCP servers', () => {
   it('get one warning line each; other Python files get none', async () => {
     const root = makeTree({

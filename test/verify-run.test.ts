@@ -106,6 +106,41 @@ describe.concurrent('--verify in a migration run', () => {
     expect(existsSync(join(pkg, 'side-effect.txt'))).toBe(false);
   });
 
+  it('--yes proves a rewrite that changes only a module the entry imports (the entry itself unchanged)', async () => {
+    // the entry only starts the server; stdin and stdout are the module's, so the rewrite lands there
+    const lib = [
+      "const readline = require('node:readline');",
+      'exports.listen = function listen(handlers) {',
+      '  const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");',
+      "  readline.createInterface({ input: process.stdin }).on('line', (line) => {",
+      '    const msg = JSON.parse(line);',
+      '    const handler = handlers[msg.method];',
+      '    if (handler) handler(msg.params || {}, (result) => send({ jsonrpc: "2.0", id: msg.id, result }));',
+      '    else if (msg.id !== undefined) send({ jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });',
+      '  });',
+      '};',
+      '',
+    ].join('\n');
+    const entry = [
+      "const { listen } = require('./lib.cjs');",
+      'listen({',
+      "  initialize: (p, done) => done({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'two-file', version: '1.0.0' } }),",
+      "  'tools/list': (p, done) => done({ tools: [{ name: 'hello', inputSchema: { type: 'object' } }] }),",
+      "  'tools/call': (p, done) => done({ content: [{ type: 'text', text: 'hello ' + p.name }] }),",
+      '});',
+      '',
+    ].join('\n');
+    const pkg = await makePackage({ 'server.cjs': entry, 'lib.cjs': lib });
+    const h = makeHarness(pkg, { process: undefined });
+    const code = await main(['--yes', '--force', pkg], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    // the proof ran the server from its entry, with the module's rewrite and the boundary module in place
+    expect(h.stdout()).toMatch(/^ {2}same {5}server\.cjs: answers like the original/m);
+    expect(readFileSync(join(pkg, 'server.cjs'), 'utf8')).toBe(entry);
+    expect(readFileSync(join(pkg, 'lib.cjs'), 'utf8')).toContain('boundary.stdin');
+    expect(existsSync(join(pkg, 'mcp-boundary.cjs'))).toBe(true);
+  });
+
   it('a migrated server that does not start (while the original does) is refused', async () => {
     const pkg = await makePackage(HONEST);
     const h = makeHarness(pkg, { process: pipelineTo("throw new Error('boom at load');\n") });

@@ -140,18 +140,20 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   }
   const unfollowed = getUnfollowed(scan);
   if (mode === 'check' && unfollowed.length > 0) {
-    lines.push(`${plural(unfollowed.length, 'file')} ${unfollowed.length === 1 ? 'looks' : 'look'} like a hand-rolled MCP server the tool cannot follow (UNFOLLOWED_INPUT above); migrate ${unfollowed.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
+    const reasons = [...new Set(unfollowed.map((r) => (r.decision.kind === 'leave' ? r.decision.reason : '')))].join(', ');
+    lines.push(`${plural(unfollowed.length, 'file')} ${unfollowed.length === 1 ? 'looks' : 'look'} like a hand-rolled MCP server the tool cannot take (${reasons} above); migrate ${unfollowed.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
   }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
   return `${lines.join('\n')}\n`;
 }
 
 /**
- * Files that look like hand-rolled MCP servers whose input the analysis does not follow: neither migrated
- * nor known compliant, so `--check` fails on them rather than pass a server it never looked into.
+ * Files that look like hand-rolled MCP servers the tool cannot take: their input is not followed, or they
+ * run on a runtime it does not rewrite (Deno, Bun). Neither migrated nor known compliant, so `--check`
+ * fails on them rather than pass a server it never looked into.
  */
 export function getUnfollowed(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && r.decision.reason === 'UNFOLLOWED_INPUT');
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && (r.decision.reason === 'UNFOLLOWED_INPUT' || r.decision.reason === 'UNSUPPORTED_RUNTIME'));
 }
 
 /**

@@ -1886,18 +1886,30 @@ function getNamedMcpMethods(facts: FileFacts): string[] {
 
 
 /** The first `<global>.stdin` in the module, for one of the global names (`Deno`, `Bun`). */
+/**
+ * A read of a runtime's own stdin in the module: `Deno.stdin`, `Bun.stdin` (the global, not a binding of
+ * the module's), or the global destructured (`const { stdin } = Deno`).
+ */
 function findGlobalStdin(mod: ModuleUnit, globals: string[]): t.Identifier | null {
   for (const id of mod.index.identifiers) {
     if (!globals.includes(id.name) || !isReferenceIdentifier(mod.index, id) || resolveIdentifier(mod.index, id) !== null) continue;
     const parent = mod.index.parent.get(id);
     if (parent?.type === 'MemberExpression' && parent.object === id && getMemberName(parent) === 'stdin') return id;
+    if (parent?.type === 'VariableDeclarator' && parent.init === id && parent.id.type === 'ObjectPattern' && parent.id.properties.some((p) => p.type === 'ObjectProperty' && getStaticKey(p) === 'stdin')) return id;
   }
   return null;
 }
 
+/**
+ * A server on Deno or Bun: a module of the program reads the runtime's stdin, and the program parses JSON
+ * and names MCP's vocabulary (its replies may build `jsonrpc` any way they like). Named, never passed over.
+ */
 function findForeignRuntime(facts: FileFacts): Extract<Detection, { kind: 'foreign-runtime' }> | null {
-  const mod = facts.entry;
-  if (!/jsonrpc/.test(mod.source) || !namesMcpVocabulary(mod.source)) return null;
-  const stdin = findGlobalStdin(mod, ['Deno', 'Bun']);
-  return stdin ? { kind: 'foreign-runtime', runtime: stdin.name as 'Deno' | 'Bun', line: getLine(stdin) } : null;
+  const modules = facts.program.modules;
+  if (!modules.some((m) => namesMcpVocabulary(withoutComments(m))) || !modules.some((m) => /\bJSON\b/.test(m.source))) return null;
+  for (const mod of [facts.entry, ...modules.filter((m) => m !== facts.entry)]) {
+    const stdin = findGlobalStdin(mod, ['Deno', 'Bun']);
+    if (stdin) return { kind: 'foreign-runtime', runtime: stdin.name as 'Deno' | 'Bun', line: mod === facts.entry ? getLine(stdin) : 1 };
+  }
+  return null;
 }

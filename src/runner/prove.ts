@@ -9,7 +9,7 @@
 // writes nothing outside the temp copies.
 import type { FileResult, RefusedRewrites } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
-import { applyVerifyVerdicts, describeVerdictDifferences, getRefusedWith, getVerifyTargets, verifyRewrites, type VerifyRunOptions, type VerifyVerdict } from './verify-run.js';
+import { applyVerifyVerdicts, describeVerdictDifferences, getRefusedWith, getRewriteSignature, getVerifyTargets, verifyRewrites, type VerifyRunOptions, type VerifyVerdict } from './verify-run.js';
 import type { ScanResult } from './scan.js';
 
 export interface ProveOptions extends Omit<VerifyRunOptions, 'targets'> {
@@ -51,18 +51,18 @@ function getRewriteKey(target: FileResult): keyof RefusedRewrites {
 export async function proveRewrites(initial: ScanResult, options: ProveOptions): Promise<ProveOutcome> {
   const refusals = new Map<string, RefusedRewrites>();
   const refused: ProveOutcome['refused'] = [];
-  // a verdict holds for the exact text it was given: the same path planned the same way is not run again
-  const proven = new Map<string, { after: string; verdict: VerifyVerdict }>();
+  // a verdict holds for the exact texts it was given: the same path planned the same way is not run again
+  const proven = new Map<string, { signature: string; verdict: VerifyVerdict }>();
   let scan = initial;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const targets = getVerifyTargets(scan).filter((target) => proven.get(target.path)?.after !== target.after);
+    const targets = getVerifyTargets(scan).filter((target) => proven.get(target.path)?.signature !== getRewriteSignature(scan, target));
     if (targets.length === 0) break;
     const verdicts = await verifyRewrites(scan, { ...options, targets });
     if (options.signal?.aborted === true) return { scan, verdicts: [], refused, leftAlone: 0, withheld: 0, interrupted: true };
     let replan = false;
     for (const verdict of verdicts) {
       const target = targets.find((t) => t.path === verdict.path)!;
-      proven.set(verdict.path, { after: target.after as string, verdict });
+      proven.set(verdict.path, { signature: getRewriteSignature(scan, target), verdict });
       if (verdict.kind !== 'different') continue;
       const rewrite = getRewriteKey(target);
       refused.push({ ...verdict, rewrite });
@@ -79,7 +79,7 @@ export async function proveRewrites(initial: ScanResult, options: ProveOptions):
   // take the refusal) is refused here.
   const verdicts = getVerifyTargets(scan).flatMap((target) => {
     const entry = proven.get(target.path);
-    return entry !== undefined && entry.after === target.after ? [entry.verdict] : [];
+    return entry !== undefined && entry.signature === getRewriteSignature(scan, target) ? [entry.verdict] : [];
   });
   applyVerifyVerdicts(scan, verdicts);
   const withheld = options.withholdUnverified ? withholdUnverified(scan, verdicts) : 0;

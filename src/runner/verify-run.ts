@@ -52,9 +52,18 @@ export interface VerifyRunOptions {
   targets?: readonly FileResult[];
 }
 
-/** The results --verify runs: rewritten entry points (a file another rewrite changes goes with that one). */
+/**
+ * The results --verify runs: rewritten entry points (a file another rewrite changes goes with that one),
+ * an entry whose rewrite changes only modules it imports included (its own text stays as it is).
+ */
 export function getVerifyTargets(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.after !== undefined && r.partOf === undefined && r.decision.kind !== 'none' && r.decision.kind !== 'leave');
+  return scan.results.filter((r) => r.partOf === undefined && r.decision.kind !== 'none' && r.decision.kind !== 'leave' && (r.after !== undefined || scan.results.some((o) => isPartOf(o, r.path) && o.after !== undefined)));
+}
+
+/** Everything a target's rewrite writes, as one text: a verdict holds for exactly this. */
+export function getRewriteSignature(scan: ScanResult, target: FileResult): string {
+  const changes = scan.results.filter((r) => (r.path === target.path || isPartOf(r, target.path)) && r.after !== undefined).map((r) => [r.path, r.after]);
+  return JSON.stringify(changes.sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0)));
 }
 
 export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions): Promise<VerifyVerdict[]> {
@@ -105,9 +114,10 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     }
   }
   // What the rewrite writes besides this file: the files it also changes, the helper module it needs.
+  const parts = scan.results.filter((r) => isPartOf(r, path) && r.after !== undefined);
   const extra = [
-    ...scan.results.filter((r) => isPartOf(r, path) && r.after !== undefined).map((r) => ({ path: r.path, content: r.after as string })),
-    ...scan.companions.filter((c) => c.files.includes(path)).map((c) => ({ path: c.path, content: c.content })),
+    ...parts.map((r) => ({ path: r.path, content: r.after as string })),
+    ...scan.companions.filter((c) => c.files.includes(path) || parts.some((r) => c.files.includes(r.path))).map((c) => ({ path: c.path, content: c.content })),
   ];
   const outside = extra.find((file) => !isInside(packageDir, file.path));
   if (outside !== undefined) return notVerified(`its rewrite also writes ${outside.path}, outside its package`);
@@ -125,7 +135,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     };
     const [original, migrated] = await Promise.all([copy('original'), copy('migrated')]);
     const inCopy = (file: string): string => join(migrated, relative(packageDir, file));
-    await writeFile(inCopy(path), result.after as string);
+    if (result.after !== undefined) await writeFile(inCopy(path), result.after);
     for (const file of extra) {
       await mkdir(dirname(inCopy(file.path)), { recursive: true });
       await writeFile(inCopy(file.path), file.content);

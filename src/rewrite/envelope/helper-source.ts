@@ -24,7 +24,8 @@ const HEADER = `// mcp-envelope: written by mcp-migrate (envelope fallback), sha
 // receive()) and every write to stdout goes through envelope.write() (or log()). The envelope reads
 // each message the server writes and sends it on compliant:
 //   - every message carries "jsonrpc": "2.0", framed as the server frames (NDJSON or Content-Length,
-//     with the length counted in bytes); a message the server wrote over several lines
+//     with the length counted in bytes; a Content-Length server that writes a message without its
+//     header, answering a line-framed client in its own framing, keeps doing so); a message the server wrote over several lines
 //     (JSON.stringify(reply, null, 2)) is one message, sent on one line;
 //   - a reply carries the id of the request it answers, taken from the request itself;
 //   - a reply written where no request is waiting for one (a queue drained from the callbacks of an
@@ -114,6 +115,9 @@ function createEnvelope(options = {}) {
   const shared = options.output === undefined;
   if (shared && globalThis[STATE]) return globalThis[STATE];
   const framing = options.framing === 'content-length' ? 'content-length' : 'ndjson';
+  // the framing of the message being sent: as the server wrote it (a Content-Length server may answer a
+  // line-framed client without headers), else as it wrote the last one
+  let current = framing;
   const methods = Array.isArray(options.methods) ? new Set(options.methods) : null;
   const stdout = process.stdout.write.bind(process.stdout);
   const output = options.output || ((text) => stdout(text));
@@ -125,7 +129,7 @@ function createEnvelope(options = {}) {
 
   function emit(message) {
     const body = JSON.stringify(message);
-    output(framing === 'ndjson' ? body + '\\n' : 'Content-Length: ' + Buffer.byteLength(body, 'utf8') + '\\r\\n\\r\\n' + body);
+    output(current === 'ndjson' ? body + '\\n' : 'Content-Length: ' + Buffer.byteLength(body, 'utf8') + '\\r\\n\\r\\n' + body);
   }
 
   function answer(scope, reply) {
@@ -252,7 +256,8 @@ function createEnvelope(options = {}) {
       const start = pending.search(/\\S/);
       if (start === -1) break;
       let rest = pending.slice(start);
-      if (/^[A-Za-z][\\w-]*\\s*:/.test(rest)) {
+      const headed = /^[A-Za-z][\\w-]*\\s*:/.test(rest);
+      if (headed) {
         const headerEnd = rest.indexOf('\\r\\n\\r\\n');
         if (headerEnd === -1) break;
         rest = rest.slice(headerEnd + 4);
@@ -267,6 +272,8 @@ function createEnvelope(options = {}) {
         break;
       }
       pending = rest.slice(end);
+      // (a JSON value: a message is sent on in the framing the server wrote it in)
+      current = headed ? 'content-length' : 'ndjson';
       sendText(rest.slice(0, end));
     }
     // like stdout.write(): call back once the text is out, never before write() returns
