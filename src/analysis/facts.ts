@@ -33,6 +33,17 @@ export interface SinkCall {
   mod: ModuleUnit;
   channel: 'stdout.write' | 'console' | 'writeSync';
   fn: FunctionNode | null;
+  /** It writes `JSON.stringify(...)` text (a message), not a log line. */
+  json: boolean;
+}
+
+/**
+ * What an outbox is made of (`outbox.push(json); flush()`): the pushes (writes, in effect) and the calls
+ * of its flushes that are not inside a flush themselves.
+ */
+export interface OutboxFacts {
+  pushes: ReadonlySet<t.CallExpression>;
+  flushCalls: { call: t.CallExpression; mod: ModuleUnit }[];
 }
 
 export interface FileFacts {
@@ -44,6 +55,7 @@ export interface FileFacts {
   parses: { call: t.CallExpression; mod: ModuleUnit }[];
   /** Every place the program names the process's stdin or stdout (what the SDK at the boundary replaces). */
   stdio: StdioRef[];
+  outbox: OutboxFacts;
   /** The SDK import of the entry, when it already uses the official SDK. */
   sdkImport: t.Node | null;
   /** Every interpreted path, from every consumer. */
@@ -61,7 +73,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const modules = program.loadReachable();
   const interp = new Interpreter(program);
   if (isInert(program, modules)) {
-    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
   }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
@@ -80,16 +92,18 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
       }
       const channel = getSinkChannel(callee, call, mod, interp);
       if (channel) {
-        sinks.push({ call, mod, channel, fn });
+        sinks.push({ call, mod, channel, fn, json: false });
         if (fn) interp.sinkFunctions.add(fn);
       }
     }
   }
 
   // an outbox: an array whose items are written to fd 1 and read nowhere else (`outbox.push(json); flush()`)
+  const pushes = new Set<t.CallExpression>();
   for (const outbox of findOutboxes(sinks, interp)) {
     interp.outboxes.set(outbox.binding, outbox.channel);
     for (const push of outbox.pushes) {
+      pushes.add(push);
       const fn = findEnclosingFunction(outbox.mod, push);
       if (fn) interp.sinkFunctions.add(fn);
     }
@@ -98,6 +112,12 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
 
   // what the scan evaluated before every write was known may have been judged without it
   interp.resetReach();
+
+  // a console write whose text is a message (`console.log(JSON.stringify(reply))`), not a log line
+  for (const sink of sinks) {
+    const first = sink.call.arguments[0];
+    sink.json = sink.call.arguments.length === 1 && first !== undefined && first.type !== 'SpreadElement' && first.type !== 'ArgumentPlaceholder' && interp.evalStatic(first, sink.mod).k === 'json';
+  }
 
   // 2. Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`.
   consumers.push(...findConsumers(modules, interp));
@@ -136,7 +156,8 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   // a program that already imports the SDK (in any of its modules, the entry first: loadReachable lists it first) is on the SDK
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
-  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), sdkImport, paths, incomplete, runWithMethod };
+  const outbox: OutboxFacts = { pushes, flushCalls: findFlushCalls(modules, interp) };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, paths, incomplete, runWithMethod };
 }
 
 /** Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`. */
@@ -185,6 +206,22 @@ function findConsumers(modules: readonly ModuleUnit[], interp: Interpreter): Std
 function isInert(program: Program, modules: readonly ModuleUnit[]): boolean {
   if (modules.some((m) => speaksMcp(m.source))) return false;
   return findConsumers(modules, new Interpreter(program)).length === 0;
+}
+
+/** The calls of an outbox's flushes that are not made inside a flush (`send(m) { outbox.push(m); flush(); }`). */
+function findFlushCalls(modules: readonly ModuleUnit[], interp: Interpreter): { call: t.CallExpression; mod: ModuleUnit }[] {
+  const drains = interp.outboxDrains;
+  if (drains.size === 0) return [];
+  const out: { call: t.CallExpression; mod: ModuleUnit }[] = [];
+  for (const mod of modules) {
+    for (const call of mod.index.calls) {
+      const target = interp.evalStatic(call.callee, mod);
+      if (target.k !== 'func' || !drains.has(target.fn)) continue;
+      const owner = findEnclosingFunction(mod, call);
+      if (owner === null || !drains.has(owner)) out.push({ call, mod });
+    }
+  }
+  return out;
 }
 
 /**

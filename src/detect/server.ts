@@ -29,6 +29,7 @@ import type {
   ReturnedCall,
   ServerModel,
 } from '../model/server-model.js';
+import { findPlumbing } from './plumbing.js';
 import { getParseReceipt } from './receive.js';
 
 export const IGNORE_COMMENT = 'mcp-migrate-ignore';
@@ -74,7 +75,7 @@ export function detectServer(facts: FileFacts): Detection {
   model.boundary = getBoundaryFacts(facts, model.framing, model.envelope.parses, model.methods, model.envelope.methods);
   const sdk = buildSdkShape(facts, paths, model.framing);
   if ('blockers' in sdk) model.blockers = sdk.blockers;
-  else model.sdk = sdk;
+  else model.sdk = { ...sdk, plumbing: findPlumbing(facts, model.envelope.parses) };
   return { kind: 'server', model };
 }
 
@@ -243,7 +244,7 @@ function findUnansweredEnds(requests: MessagePath[]): NoReplyEnd[] {
 
 // ---------------------------------------------------------------- the SDK shape
 
-type Shape = NonNullable<ServerModel['sdk']>;
+type Shape = Omit<NonNullable<ServerModel['sdk']>, 'plumbing'>;
 
 function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerModel['framing']): Shape | { blockers: Blocker[] } {
   const blockers: Blocker[] = [];

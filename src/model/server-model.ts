@@ -169,6 +169,8 @@ export interface SdkShape {
    * are run one at a time, in arrival order, as the queue ran them (the SDK alone runs them concurrently).
    */
   oneAtATime: boolean;
+  /** Each module's protocol plumbing (detect/plumbing.ts): names the prune removes once nothing calls them. */
+  plumbing: ReadonlyMap<ModuleUnit, ReadonlySet<string>>;
 }
 
 export interface ServerModel {

@@ -11,9 +11,7 @@
 // Deliberately not: deciding anything. What to register, which replies are exact, where the server
 // goes: the model and the plan said so; this module only writes it down.
 import { t } from '../babel.js';
-import { buildIndex, forEachChild, type FunctionNode, getLine, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
-import { findEnclosingFunction } from '../analysis/interp.js';
-import { getCallsIn } from '../analysis/lookups.js';
+import { buildIndex, forEachChild, type FunctionNode, getEnclosingFunction, getLine, getMemberName, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
@@ -135,22 +133,13 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   // The flushes of an outbox (`outbox.push(json); flush()`): its pushes were the writes and became
   // returns, so nothing is queued any more and a call of the flush is dead plumbing; it goes (the flush,
   // the outbox and its flags are pruned once unused). Not inside a flush itself: it goes whole.
-  const drains = model.facts.interp.outboxDrains;
-  if (drains.size > 0) {
-    for (const mod of model.facts.program.modules) {
-      for (const call of mod.index.calls) {
-        const target = model.facts.interp.evalStatic(call.callee, mod);
-        if (target.k !== 'func' || !drains.has(target.fn)) continue;
-        const owner = findEnclosingFunction(mod, call);
-        if (owner !== null && drains.has(owner)) continue;
-        let statement: t.Node = call;
-        for (let up = mod.index.parent.get(statement); up && (up.type === 'AwaitExpression' || up.type === 'UnaryExpression' || up.type === 'ParenthesizedExpression'); up = mod.index.parent.get(up)) statement = up;
-        const holder = mod.index.parent.get(statement);
-        if (holder?.type !== 'ExpressionStatement') continue;
-        const range = getRemovalRange(mod.source, getNodeRange(mod.source, holder).start, holder.end!);
-        if (!edit(mod).touches(range.start, range.end)) edit(mod).remove(range.start, range.end);
-      }
-    }
+  for (const { call, mod } of model.facts.outbox.flushCalls) {
+    let statement: t.Node = call;
+    for (let up = mod.index.parent.get(statement); up && (up.type === 'AwaitExpression' || up.type === 'UnaryExpression' || up.type === 'ParenthesizedExpression'); up = mod.index.parent.get(up)) statement = up;
+    const holder = mod.index.parent.get(statement);
+    if (holder?.type !== 'ExpressionStatement') continue;
+    const range = getRemovalRange(mod.source, getNodeRange(mod.source, holder).start, holder.end!);
+    if (!edit(mod).touches(range.start, range.end)) edit(mod).remove(range.start, range.end);
   }
 
   // 3. Text on stdout goes to stderr (it would corrupt the transport).
@@ -160,8 +149,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') continue;
     if (isInsideEdit(ctx, sink.mod, sink.call)) continue;
     // JSON written by a writer helper: the helper goes away with the replies that used it
-    const first = sink.call.arguments[0];
-    if (sink.call.arguments.length === 1 && first && first.type !== 'SpreadElement' && first.type !== 'ArgumentPlaceholder' && model.facts.interp.evalStatic(first, sink.mod).k === 'json') continue;
+    if (sink.json) continue;
     if (callee.property.name !== 'error') edit(sink.mod).replace(callee.property.start!, callee.property.end!, 'error');
   }
 
@@ -317,7 +305,7 @@ function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUni
   const out = new Map<FunctionNode, ModuleUnit>([[shape.dispatcher.fn, shape.dispatcher.mod]]);
   for (const site of shape.sites) if (site.fn) out.set(site.fn, site.mod);
   for (const call of shape.returnedCalls) {
-    const fn = findEnclosingFunction(call.mod, call.statement);
+    const fn = getEnclosingFunction(call.mod.index, call.statement);
     if (fn) out.set(fn, call.mod);
   }
   return [...out].map(([fn, mod]) => ({ fn, mod }));
@@ -360,72 +348,10 @@ function getModuleKind(mod: ModuleUnit, packageKind: ModuleKind | undefined): Mo
   return mod.syntax === 'esm' ? 'esm' : 'cjs';
 }
 
-/**
- * Protocol plumbing of a module: functions that write to stdout themselves, functions that only call
- * writer helpers (`sendResult(id, r) { this.emit({ id, result: r }) }`), and the functions that parse
- * incoming messages. They go once nothing calls them, even when the original never called them either
- * (or they are methods of an exported class): the SDK reads and writes now, and a stray call would
- * corrupt its transport.
- */
-/** `outbox.push(json)` onto an array the analysis knows is flushed to stdout: a write. */
-function isOutboxPush(model: ServerModel, mod: ModuleUnit, call: t.CallExpression): boolean {
-  const callee = call.callee;
-  if (callee.type !== 'MemberExpression' || callee.computed || callee.object.type !== 'Identifier' || getMemberName(callee) !== 'push') return false;
-  const binding = resolveIdentifier(mod.index, callee.object);
-  return binding !== null && model.facts.interp.outboxes.has(binding);
+/** Each module's plumbing names (detect/plumbing.ts): what the prune removes once nothing calls it. */
+function getWriterNames(model: ServerModel, mod: ModuleUnit): ReadonlySet<string> {
+  return model.sdk?.plumbing.get(mod) ?? new Set();
 }
-
-/** Each module's writer names, found once per model (the prune asks for them three times). */
-const writerNames = new WeakMap<ServerModel, Map<ModuleUnit, Set<string>>>();
-function getWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
-  let known = writerNames.get(model);
-  if (!known) writerNames.set(model, (known = new Map()));
-  let names = known.get(mod);
-  if (!names) known.set(mod, (names = findWriterNames(model, mod)));
-  return names;
-}
-
-function findWriterNames(model: ServerModel, mod: ModuleUnit): Set<string> {
-  const sinks = new Set(model.facts.sinks.filter((s) => s.mod === mod && s.fn).map((s) => s.fn!));
-  const writers = new Set<FunctionNode>(sinks);
-  // the functions that parse incoming messages are protocol plumbing too: the SDK transport parses now
-  for (const { call, mod: parseMod } of model.envelope.parses) {
-    if (parseMod !== mod) continue;
-    const fn = findEnclosingFunction(mod, call);
-    if (fn) writers.add(fn);
-  }
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const fn of mod.index.functions) {
-      if (writers.has(fn) || fn.body.type !== 'BlockStatement' || fn.body.body.length === 0) continue;
-      const calls = getCallsIn(mod.index, fn);
-      if (calls.length === 0) continue;
-      const onlyWriters = calls.every((c) => {
-        const target = model.facts.interp.evalStatic(c.callee, mod);
-        return (target.k === 'func' && writers.has(target.fn)) || (target.k === 'native' && target.name === 'JSON.stringify') || (target.k === 'global' && PURE_GLOBALS.has(target.name)) || isOutboxPush(model, mod, c);
-      });
-      if (onlyWriters && fn.body.body.every((st) => st.type === 'ExpressionStatement' || st.type === 'ReturnStatement' || st.type === 'VariableDeclaration')) {
-        writers.add(fn);
-        changed = true;
-      }
-    }
-  }
-  const names = new Set<string>();
-  for (const fn of writers) {
-    if ((fn.type === 'FunctionDeclaration' || fn.type === 'FunctionExpression') && fn.id) names.add(fn.id.name);
-    if ((fn.type === 'ClassMethod' || fn.type === 'ObjectMethod') && fn.key.type === 'Identifier') names.add(fn.key.name);
-    // a private writer (`#send(msg) { ... }`, `#send = (msg) => ...`) is named as prune keys it
-    if (fn.type === 'ClassPrivateMethod') names.add(`#${fn.key.id.name}`);
-    const parent = mod.index.parent.get(fn);
-    if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') names.add(parent.id.name);
-    if (parent?.type === 'ClassProperty' && parent.key.type === 'Identifier') names.add(parent.key.name);
-    if (parent?.type === 'ClassPrivateProperty') names.add(`#${parent.key.id.name}`);
-  }
-  return names;
-}
-
-/** Globals a writer may call while building its message (`String(id)`, `Number(id)`) without doing anything else. */
-const PURE_GLOBALS = new Set(['String', 'Number', 'Boolean', 'Array', 'Object']);
 
 /** Member names other modules of the program read: a class member with such a name is never pruned here. */
 function getExternalMembers(model: ServerModel, mod: ModuleUnit): Set<string> {
