@@ -95,13 +95,29 @@ describe('envelope rewrite (pipeline) on the fixture servers', () => {
     expectIdempotent(file, result.after!);
   });
 
-  it('content-length-calculator.js: a server whose answer to an unknown method does not say so gets the method list', () => {
+  it('content-length-calculator.js: a server that answers an unknown method itself keeps its answer, whatever it says (no method list)', () => {
     const file = 'content-length-calculator.js';
     const before = readFileSync(join(FIXTURES, file), 'utf8');
     const own = 'message: `Method ${msg.method} not found`';
     expect(before).toContain(own);
     const result = migrate(file, before.replace(own, "message: 'Request failed'"));
-    expect(result.after).toContain("createEnvelope({ framing: 'content-length', methods: ['initialize', 'tools/list', 'tools/call'] })");
+    expect(result.after).toContain("createEnvelope({ framing: 'content-length' })");
+    expect(result.fixes).toContain('ping is answered');
+    expect(result.fixes.join('\n')).not.toContain('unknown methods get -32601');
+  });
+
+  it('a server that stays silent on an unknown method gets the method list, with every method it names', () => {
+    const file = 'content-length-calculator.js';
+    const before = readFileSync(join(FIXTURES, file), 'utf8');
+    const answer = before.split('\n').find((line) => line.includes('Method ${msg.method} not found'));
+    expect(answer).toBeDefined();
+    // the unknown method's answer removed: the server says nothing to it
+    const silent = before.replace(answer!, '');
+    const result = migrate(file, silent);
+    const created = /createEnvelope\(\{ framing: 'content-length', methods: \[([^\]]*)\] \}\)/.exec(result.after ?? '');
+    expect(created).not.toBeNull();
+    const methods = created![1]!.split(', ').map((m) => m.slice(1, -1));
+    expect(methods).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'tools/call']));
     expect(result.fixes).toContain('ping is answered, and unknown methods get -32601');
   });
 

@@ -72,7 +72,11 @@ export function detectServer(facts: FileFacts): Detection {
     envelope: getEnvelopeFacts(facts, paths),
     boundary: { available: false, reason: 'STDIN_ELSEWHERE', detail: '', line: 0 },
   };
-  model.boundary = getBoundaryFacts(facts, model.framing, model.envelope.parses, model.methods, model.envelope.methods);
+  // the boundary answers a method the server never names only where the server stays silent on one (its
+  // own answer, with its message and data, stands wherever it gives one)
+  const unknown = paths.filter((p) => !p.notification && p.method === null);
+  const silentOnUnknown = unknown.length > 0 && unknown.every((p) => p.replies.length === 0);
+  model.boundary = getBoundaryFacts(facts, model.framing, model.envelope.parses, model.methods, silentOnUnknown ? model.envelope.methods : null);
   const sdk = buildSdkShape(facts, paths, model.framing);
   if ('blockers' in sdk) model.blockers = sdk.blockers;
   else model.sdk = { ...sdk, plumbing: findPlumbing(facts, model.envelope.parses) };
@@ -165,11 +169,16 @@ function getEnvelopeFacts(facts: FileFacts, paths: MessagePath[]): ServerModel['
   // a writer handed to a timer or a promise callback may answer later, unseen: the list is open
   const deferred = requests.some((p) => p.events.some((e) => e.e === 'effect' && e.what === 'callback'));
   const answersUnknown = answersUnknownMethods(facts, requests);
+  // (only where the server says nothing to a method it does not know: its own answer, with its message
+  // and data, stands wherever it gives one; and never a method the program names anywhere)
+  const unknown = requests.filter((p) => p.method === null);
+  const silentOnUnknown = unknown.length > 0 && unknown.every((p) => p.replies.length === 0);
   let methods: string[] | null = null;
-  if (!computed && !runtime && !openResult && !deferred && !facts.incomplete && !answersUnknown) {
+  if (!computed && !runtime && !openResult && !deferred && !facts.incomplete && !answersUnknown && silentOnUnknown) {
     methods = [...new Set(requests.filter((p) => p.method !== null && p.replies.length > 0).map((p) => p.method!))];
     // no answered method seen at all: the replies were not recognised, and an empty list would refuse everything
     if (methods.length === 0) methods = null;
+    else methods = [...new Set([...methods, ...getNamedMethods(facts)])];
   }
   return { parses, methods, unansweredEnds: methods === null ? findUnansweredEnds(requests) : [], answersUnknownMethods: answersUnknown };
 }
@@ -1865,6 +1874,7 @@ function getBoundaryFacts(facts: FileFacts, framing: ServerModel['framing'], par
   if (stdin.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no module of the program names process.stdin', line };
   const stdout = facts.stdio.filter((r) => r.stream === 'stdout');
   if (facts.sinks.length === 0 && stdout.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no write to stdout was found in the modules the analysis reads', line };
+  // (`answered`: every method the server answers, given only where it is silent on the others)
   const known = answered === null ? null : [...new Set([...answered, ...getNamedMethods(facts)])];
   return { available: true, stdin, stdout, sinks: facts.sinks, parses, methods: methods.filter((m) => isMcpRequestMethod(m)), known };
 }

@@ -77,14 +77,33 @@ export async function proveRewrites(initial: ScanResult, options: ProveOptions):
 
   // The verdicts on what is planned now; a rewrite that still answers worse (a pipeline that did not
   // take the refusal) is refused here.
-  const verdicts = getVerifyTargets(scan).flatMap((target) => {
+  const planned = getVerifyTargets(scan).flatMap((target) => {
     const entry = proven.get(target.path);
     return entry !== undefined && entry.signature === getRewriteSignature(scan, target) ? [entry.verdict] : [];
   });
+  const verdicts = dropCovered(scan, planned);
   applyVerifyVerdicts(scan, verdicts);
   const withheld = options.withholdUnverified ? withholdUnverified(scan, verdicts) : 0;
   const leftAlone = scan.results.filter((r) => r.decision.kind === 'leave' && r.decision.reason === 'VERIFY_DIFFERENT' && r.partOf === undefined).length;
   return { scan, verdicts, refused, leftAlone, withheld, interrupted: false };
+}
+
+/**
+ * A candidate whose rewrite changes only modules another entry's rewrite changes the same way (a module of
+ * the server that imports the framework the entry starts: `lib/tools.js` beside `bin/cli.js`) is no server
+ * of its own: run alone it starts nothing. When it could not be run and an entry whose rewrite holds all
+ * of its changes was proven, that proof is its: its not-verified verdict goes.
+ */
+function dropCovered(scan: ScanResult, verdicts: VerifyVerdict[]): VerifyVerdict[] {
+  const changesOf = (path: string): string[] => scan.results.filter((r) => (r.path === path || r.partOf === path || (r.alsoPartOf ?? []).includes(path)) && r.after !== undefined).map((r) => r.path);
+  const proven = verdicts.filter((v) => v.kind === 'equal').map((v) => new Set(changesOf(v.path)));
+  return verdicts.filter((verdict) => {
+    if (verdict.kind !== 'not-verified') return true;
+    const own = scan.results.find((r) => r.path === verdict.path);
+    if (own === undefined || own.after !== undefined) return true;
+    const changes = changesOf(verdict.path);
+    return !proven.some((set) => changes.length > 0 && changes.every((path) => set.has(path)));
+  });
 }
 
 /** Drops the rewrites that could not be run (and what only they needed); returns how many. */
