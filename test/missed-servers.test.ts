@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { getNonCompliant, getUnfollowed } from '../src/cli/summary.js';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { processSource } from '../src/pipeline.js';
+import { buildBoundarySource } from '../src/rewrite/boundary/helper-source.js';
 import { scanFiles, type ScanResult } from '../src/runner/scan.js';
 
 const roots: string[] = [];
@@ -149,6 +150,22 @@ process.stdin.pipe(new Transform({ transform(c, e, done) { done(null, c); } })).
     const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v1', style: 'server', jobs: 1 });
     expect(scan.results.filter((r) => r.after !== undefined).map((r) => [r.path, r.decision.kind])).toEqual([[join(root, 'server.js'), 'boundary']]);
     expect(getUnfollowed(scan)).toEqual([]);
+  });
+});
+
+describe('a program that imports a module of a server the tool moved onto the SDK at the boundary', () => {
+  it('is not taken for an SDK server (its own output does not move to stderr), and the server is done', () => {
+    const root = makeTree({
+      'mcp-boundary.cjs': buildBoundarySource('cjs', 'v1'),
+      'protocol.js': "const { createBoundary } = require('./mcp-boundary.cjs');\nconst boundary = createBoundary();\nexports.print = (v) => boundary.write(JSON.stringify(v) + '\\n');\nexports.serve = () => require('readline').createInterface({ input: boundary.stdin }).on('line', (l) => exports.print({ jsonrpc: '2.0', id: JSON.parse(l).id, result: { tools: [] } }));\n",
+      'list.js': "const { print } = require('./protocol.js');\n// lists the tools/list methods for a person\nconsole.log('jsonrpc tools:');\nprint(['a']);\n",
+      'server.js': "require('./protocol.js').serve();\n",
+    });
+    for (const file of ['list.js', 'server.js']) {
+      const result = run(root, file);
+      expect(result.after, file).toBeUndefined();
+      expect(result.decision, file).toEqual({ kind: 'none' });
+    }
   });
 });
 

@@ -4,6 +4,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { getUnfollowed } from '../src/cli/summary.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FileResult } from '../src/model/types.js';
 import { scanFiles, type ScanResult } from '../src/runner/scan.js';
@@ -122,8 +123,9 @@ describe('two entry files, one server module', () => {
   });
 
   it('leaves the entries and the module alone with SHARED_MODULE_CONFLICT when no one rewrite fits both (not an error)', async () => {
-    // bin/run.js writes a notification of its own to stdout: its rewrite is the envelope, main's the SDK;
-    // asked again with the SDK declined, the two envelope rewrites import the helper from different folders
+    // bin/run.js writes a notification of its own to stdout: its rewrite is the SDK at the boundary, main's
+    // the SDK at the dispatcher; asked again with that declined, the two boundary rewrites import the
+    // boundary module from different folders (bin/ for the entry that writes, src/ for the other)
     const root = makePackage({
       'package.json': '{ "name": "d", "version": "1.0.0", "type": "module", "main": "src/main.js", "bin": { "d": "./bin/run.js" } }\n',
       'src/core.js': CORE,
@@ -141,6 +143,8 @@ describe('two entry files, one server module', () => {
     }
     expect(s.companions).toEqual([]);
     expect(s.manifests).toEqual([]);
+    // a hand-rolled server nothing could move: --check fails on it
+    expect(getUnfollowed(s).map((r) => r.path.slice(root.length + 1)).sort()).toEqual(['bin/run.js', 'src/core.js', 'src/main.js']);
   });
 });
 

@@ -10,3 +10,20 @@ export const BOUNDARY_BASENAME = 'mcp-boundary';
 export function importsCompanion(mod: { source: string }, base: string): boolean {
   return new RegExp(`['"]\\.{1,2}/(?:[^'"]*/)?${base}(?:\\.[cm]?[jt]s)?['"]`).test(mod.source);
 }
+
+/** Whether the path is the companion module `base` itself (`lib/mcp-boundary.cjs`). */
+export function isCompanionModule(path: string, base: string): boolean {
+  return new RegExp(`(?:^|[\\\\/])${base}\\.[cm]?[jt]s$`).test(path);
+}
+
+/**
+ * Whether a file is one of the tool's own companion modules, as the tool wrote it (its name and its first
+ * line): the program is read without it, as without a package (it holds no code of the server's, and its
+ * own use of the process's streams is no server's).
+ */
+export function isToolCompanion(path: string, text: string): boolean {
+  for (const base of [ENVELOPE_BASENAME, BOUNDARY_BASENAME]) {
+    if (isCompanionModule(path, base) && text.startsWith(`// ${base}: written by mcp-migrate`)) return true;
+  }
+  return false;
+}

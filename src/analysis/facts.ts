@@ -154,6 +154,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const runWithMethod = (method: string): PathResult[] => runAll(new Map([['method', { eq: method, neq: [], prefixes: [], defined: true }]])).paths;
 
   // a program that already imports the SDK (in any of its modules, the entry first: loadReachable lists it first) is on the SDK
+  // (the SDK boundary module the tool writes beside a server is not read as a module of the program: program.ts)
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
   const outbox: OutboxFacts = { pushes, flushCalls: findFlushCalls(modules, interp) };

@@ -9,6 +9,7 @@ import { dirname, extname, join } from 'node:path';
 import type * as t from '@babel/types';
 import { parseSource } from '../parse.js';
 import { AliasResolver } from './aliases.js';
+import { isToolCompanion } from './companions.js';
 import { type AstIndex, buildIndex, getStringValue, unwrapExpression } from './ast.js';
 
 export type ModuleSyntax = 'esm' | 'cjs' | 'none';
@@ -67,7 +68,7 @@ export class Program {
       }
       if (this.byPath.size >= MAX_MODULES) return null;
       const text = this.read(candidate);
-      if (text === null || text.length > MAX_MODULE_BYTES) {
+      if (text === null || text.length > MAX_MODULE_BYTES || isToolCompanion(candidate, text)) {
         this.byPath.set(candidate, null);
         continue;
       }

@@ -148,13 +148,16 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
 }
 
 /**
- * Files that look like hand-rolled MCP servers the tool cannot take: their input is not followed, or they
- * run on a runtime it does not rewrite (Deno, Bun). Neither migrated nor known compliant, so `--check`
- * fails on them rather than pass a server it never looked into.
+ * Files that look like hand-rolled MCP servers the tool cannot take: their input is not followed, they run
+ * on a runtime it does not rewrite (Deno, Bun), or entries that share a server module need rewrites of it
+ * no one change fits. Neither migrated nor known compliant, so `--check` fails on them rather than pass a
+ * server it never moved.
  */
 export function getUnfollowed(scan: ScanResult): FileResult[] {
-  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && (r.decision.reason === 'UNFOLLOWED_INPUT' || r.decision.reason === 'UNSUPPORTED_RUNTIME'));
+  return scan.results.filter((r) => r.decision.kind === 'leave' && r.error === undefined && UNTAKEN.has(r.decision.reason));
 }
+
+const UNTAKEN: ReadonlySet<string> = new Set(['UNFOLLOWED_INPUT', 'UNSUPPORTED_RUNTIME', 'SHARED_MODULE_CONFLICT']);
 
 /**
  * `--summary`: one line per file with something to say, then one totals line and the install commands.

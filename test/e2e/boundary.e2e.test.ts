@@ -150,6 +150,51 @@ describe('the SDK boundary at run time', () => {
     }
   }, 60_000);
 
+  it('takes the wire only in a program that reads its stdin: another program importing the same module writes as it did', async () => {
+    // a protocol module of the server, rewritten onto the boundary, is also imported by a CLI command
+    // that prints a tool list for a person and never reads stdin
+    const dir = await makeServer(`'use strict';
+require('./protocol.js').serve();
+`);
+    await writeFile(
+      join(dir, 'protocol.js'),
+      `'use strict';
+const readline = require('readline');
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary({ guardConsole: true });
+const TOOLS = [{ name: 'hello', inputSchema: { type: 'object' } }];
+exports.print = (value) => boundary.write(JSON.stringify(value) + '\\n');
+exports.TOOLS = TOOLS;
+exports.serve = () => readline.createInterface({ input: boundary.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') return exports.print({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'shared', version: '1.0.0' } } });
+  if (msg.method === 'tools/list') return exports.print({ jsonrpc: '2.0', id: msg.id, result: { tools: TOOLS } });
+  if (msg.id !== undefined) exports.print({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`,
+    );
+    await writeFile(join(dir, 'list.js'), `'use strict';
+const { print, TOOLS } = require('./protocol.js');
+console.log('tools:');
+print(TOOLS.map((t) => t.name));
+`);
+    // the CLI: its own output on stdout, unchanged, and it exits (no SDK listening on its stdin)
+    const { execFile } = await import('node:child_process');
+    const cli = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = execFile(process.execPath, ['list.js'], { cwd: dir, timeout: 10_000 }, (error, stdout) => resolve({ code: error ? (error as { code?: number }).code ?? 1 : 0, stdout }));
+      child.stdin?.end();
+    });
+    expect(cli).toEqual({ code: 0, stdout: 'tools:\n["hello"]\n' });
+    // the server, which reads its stdin, is on the SDK
+    const { client } = await connect(dir);
+    try {
+      expect(client.getServerVersion()).toEqual({ name: 'shared', version: '1.0.0' });
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hello']);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('v2: serves a 2026-07-28 client (server/discover, per-request _meta the server never sees) and a 2025-era one', async () => {
     const dir = await makeServer(
       CONCURRENT.replace("if (msg.method === 'tools/call') {", "if (msg.method === 'tools/call' && msg.params._meta !== undefined) return send({ jsonrpc: '2.0', id: currentId, error: { code: -32602, message: 'unexpected _meta' } });\n  if (msg.method === 'tools/call') {"),

@@ -98,6 +98,8 @@ export interface BoundaryOptions {
    * boundary answers any other request with -32601 itself (the server would leave it unanswered).
    */
   known?: string[];
+  /** Once the SDK takes stdin, console.log/info/debug (a dependency's logger too) go through the boundary. */
+  guardConsole?: boolean;
 }
 
 export interface Boundary {
@@ -207,11 +209,19 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
   let nextId = 1;
   let pending = '';
   let pumping = false;
+  // The boundary is active once the program reads its stdin (a program that only imports a module of
+  // the server, a CLI command or another server, never does): the SDK takes the wire then. Until then,
+  // what is written waits for the first turn of the event loop, and goes to stdout as it was written
+  // when nothing has read stdin by then.
+  let active = false;
+  let passThrough = false;
+  const early: Array<string | Uint8Array> = [];
 
   // The server's stdin: each message is pushed when the server has read the one before, inside the
   // scope of its handling, so that what the server does with it runs in that scope.
   const stdin = new Readable({
     read() {
+      activate();
       if (pumping) return;
       pumping = true;
       setImmediate(() => {
@@ -329,8 +339,15 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     }
   }
 
+  // What the server writes: to the request it answers once the boundary is active.
+  function accept(chunk: string | Uint8Array): void {
+    if (active) take(chunk);
+    else if (passThrough) realStdout.write(chunk);
+    else early.push(chunk);
+  }
+
   function write(chunk: string | Uint8Array, encoding?: unknown, callback?: unknown): boolean {
-    take(chunk);
+    accept(chunk);
     const done = (typeof encoding === 'function' ? encoding : callback) as ((err?: Error | null) => void) | undefined;
     if (typeof done === 'function') process.nextTick(done);
     return true;
@@ -339,14 +356,14 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
   const stdout = new Writable({
     decodeStrings: false,
     write(chunk: string | Uint8Array, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
-      take(chunk);
+      accept(chunk);
       done();
     },
   });
 
   function log(...args: unknown[]): void {
     // console.log(message) printed util.inspect text no client can read: the message as JSON instead
-    sendText(args.length === 1 && isMessage(args[0]) ? JSON.stringify(args[0]) : format(...args));
+    accept((args.length === 1 && isMessage(args[0]) ? JSON.stringify(args[0]) : format(...args)) + '\n');
   }
 
   function parse(text: string | Uint8Array): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- what JSON.parse returns
@@ -430,11 +447,28 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     });
   }
 
-  setImmediate(() => {
-    start().catch((err: unknown) => {
-      errorOutput('mcp-boundary: the SDK server did not start: ' + (err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
-      process.exitCode = 1;
+  function activate(): void {
+    if (active) return;
+    active = true;
+    passThrough = false;
+    if (settings.guardConsole === true) {
+      const route = (...args: unknown[]): void => log(...args);
+      console.log = console.info = console.debug = route;
+    }
+    for (const chunk of early.splice(0)) take(chunk);
+    setImmediate(() => {
+      start().catch((err: unknown) => {
+        errorOutput('mcp-boundary: the SDK server did not start: ' + (err instanceof Error ? err.stack ?? err.message : String(err)) + '\n');
+        process.exitCode = 1;
+      });
     });
+  }
+
+  // a program that has not read stdin by its first turn of the event loop writes as it did
+  setImmediate(() => {
+    if (active) return;
+    passThrough = true;
+    for (const chunk of early.splice(0)) realStdout.write(chunk);
   });
   const boundary: Boundary = { stdin: stdin as unknown as typeof process.stdin, stdout: stdout as unknown as typeof process.stdout, write, log, parse };
   registry[STATE] = { boundary, options: settings };

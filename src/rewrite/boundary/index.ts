@@ -11,8 +11,9 @@
 //   3. the `JSON.parse` of incoming messages, where the analysis found it, becomes `boundary.parse`
 //      (the handling of each request starts there);
 //   4. each module that uses it imports the boundary and creates it (one per process), the first with a
-//      marker saying why the dispatcher-level rewrite was not made, and the line that sends
-//      console.log/info/debug through the boundary (a dependency's logger cannot corrupt the transport).
+//      marker saying why the dispatcher-level rewrite was not made, and the option that sends
+//      console.log/info/debug through the boundary once the SDK takes stdin (a dependency's logger cannot
+//      corrupt the transport; a program that only imports a module of the server is not touched).
 // Deliberately not: dispatch, tools or methods; nothing of the server's own code moves. A step that
 // cannot be done makes the whole rewrite `{ failed }`.
 import type * as t from '@babel/types';
@@ -118,7 +119,8 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
     const home = names.has(entry) ? entry : [...names.keys()][0]!;
     const companion = getBoundaryModule(home.path, getModuleSyntax(home, input.moduleKind));
     const list = (methods: string[]): string => `[${methods.map((m) => quoted(detectStyle(home.source), m)).join(', ')}]`;
-    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : [])];
+    const guard = input.guardStdout !== false;
+    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : []), ...(guard ? ['guardConsole: true'] : [])];
     const options = fields.length > 0 ? `{ ${fields.join(', ')} }` : '';
     for (const [mod, { boundary: local, create }] of names) {
       const style = detectStyle(mod.source);
@@ -126,12 +128,9 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
       if (syntax !== companion.kind && companion.kind !== 'ts') throw new Refusal(`${fileName(mod)} is ${syntax} while the boundary module is ${companion.kind}`);
       const lines: string[] = [];
       if (mod === home) lines.push(getBoundaryMarker(input.reason));
+      if (mod === home && guard) lines.push('// mcp-migrate: once the SDK takes stdin, console.log/info/debug (a dependency\'s logger too) go through the boundary: stdout carries only the protocol');
       lines.push(buildImportLine(mod, syntax, style, 'createBoundary', create, getSpecifier(mod, companion)));
       lines.push(`const ${local} = ${create}(${mod === home ? options : ''})${semi(style)}`);
-      if (mod === home && input.guardStdout !== false) {
-        lines.push(`// mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go through the boundary`);
-        lines.push(`console.log = console.info = console.debug = ${local}.log${semi(style)}`);
-      }
       insertBoundary(edit(mod), mod, lines, style.eol, firstUse.get(mod) ?? Number.POSITIVE_INFINITY);
     }
 
