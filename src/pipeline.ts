@@ -12,6 +12,7 @@ import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
 import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, USES_SDK_STDIO } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
+import { describeWireChange, type WireChange } from './model/wire-changes.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
 import { type BoundaryRewrite, rewriteBoundary } from './rewrite/boundary/index.js';
@@ -126,12 +127,16 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       if (styled) rewritten.changes = styled.changes;
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));
+      // (v2's stdio transport ignores a line that is not JSON: a wire change of the generation, listed)
+      const era: WireChange[] = options.sdk === 'v2' ? ['BAD_JSON_IGNORED'] : [];
+      const wireChanges: WireChange[] = [...(styled?.wireChanges ?? []), ...era];
+      const eraNotes = era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`);
       return {
         after: entry?.after,
         related,
         decision: styled
-          ? { kind: 'sdk', sdk: options.sdk, style: styled.style, notes: [...styled.notes, ...rewritten.notes], wireChanges: styled.wireChanges, ...(styled.styleReason ? { styleReason: styled.styleReason } : {}) }
-          : { kind: 'sdk', sdk: options.sdk, style: 'server', notes: rewritten.notes },
+          ? { kind: 'sdk', sdk: options.sdk, style: styled.style, notes: [...styled.notes, ...rewritten.notes, ...eraNotes], wireChanges, ...(styled.styleReason ? { styleReason: styled.styleReason } : {}) }
+          : { kind: 'sdk', sdk: options.sdk, style: 'server', notes: [...rewritten.notes, ...eraNotes], ...(wireChanges.length > 0 ? { wireChanges } : {}) },
         detected: model.summary,
         methods: model.methods,
         fixes: rewritten.fixes,
@@ -153,13 +158,14 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         return { ...next, diagnostics: [diagnostic, { code: 'BOUNDARY_CHECK_FAILED', message: `the rewrite onto the SDK at the boundary failed its re-check: ${problem}`, line: blocker.line }, ...(next.diagnostics ?? []).filter((d) => d.code !== diagnostic.code)] };
       }
       const changes = rewritten as BoundaryRewrite;
+      const methods = plan.model?.methods ?? plan.boundary.methods;
       return {
         after: changes.changes.get(path)?.after,
         related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
         companions: changes.changes.size > 0 ? changes.companions : [],
         decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: changes.notes },
         detected,
-        methods: plan.model?.methods ?? plan.boundary.methods,
+        methods,
         fixes: changes.fixes,
         diagnostics: [diagnostic],
       };

@@ -54,7 +54,7 @@ describe('the non-interactive contract', () => {
     // The human text (diffs, summary) went to stderr.
     expect(run.stderr).toContain('Next, run `npm install`');
     expect(await read(repo, 'server.js')).not.toBe(before);
-    expect(await read(repo, 'package.json')).toContain('"@modelcontextprotocol/sdk"');
+    expect(await read(repo, 'package.json')).toContain('"@modelcontextprotocol/server"');
 
     // Again on the (now dirty) tree: refused without --force; with it, nothing left to do.
     const dirty = runBin(['--yes', '--no-verify', '--report', 'json'], repo);
@@ -97,7 +97,7 @@ describe('examples/batch/run-many.sh', () => {
     // Per repository: the JSON report, and the migrated copy (committed on the branch); the originals are untouched.
     const id = `001-${repos[0].split('/').pop()}`;
     expect(JSON.parse(await readFile(join(work, 'out', `${id}.json`), 'utf8'))).toMatchObject({ exitCode: 0, totals: { written: 1 } });
-    expect(await read(join(work, 'out', id), 'package.json')).toContain('"@modelcontextprotocol/sdk"');
+    expect(await read(join(work, 'out', id), 'package.json')).toContain('"@modelcontextprotocol/server"');
     const git = (...args: string[]): string => execFileSync('git', ['-C', join(work, 'out', id), ...args], { encoding: 'utf8' }).trim();
     expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('mcp-migrate/sdk');
     expect(git('status', '--porcelain')).toBe('');

@@ -75,15 +75,15 @@ describe('--changed-since', () => {
     // Which files, not in which order: files are processed concurrently (results are sorted afterwards).
     expect(fake.calls.map((c) => c.path).sort()).toEqual(['packages/a/server.js', 'packages/c/server.js', 'packages/d/server.js', 'packages/f/renamed.js'].map((p) => join(root, p)));
     expect(h.stdout()).toContain('Looking only at files changed since base');
-    expect(h.stdout()).toContain('+    "@modelcontextprotocol/sdk"');
+    expect(h.stdout()).toContain('+    "@modelcontextprotocol/server"');
     expect(h.stdout()).not.toContain('packages/b/server.js');
 
     // A real run (the tree is dirty: that is what is being migrated, hence --force).
     const apply = makeHarness(root, { git: createGitClient(), process: createFakePipeline().process });
     expect(await main(['--yes', '--no-verify', '--force', '--changed-since', 'base'], apply.deps)).toBe(0);
-    expect(await read(root, 'packages/a/server.js')).toContain('MIGRATED_v1_server');
-    expect(await read(root, 'packages/c/server.js')).toContain('MIGRATED_v1_server');
-    expect(await read(root, 'packages/a/package.json')).toContain('"@modelcontextprotocol/sdk": "^1.32.2"');
+    expect(await read(root, 'packages/a/server.js')).toContain('MIGRATED_v2_server');
+    expect(await read(root, 'packages/c/server.js')).toContain('MIGRATED_v2_server');
+    expect(await read(root, 'packages/a/package.json')).toContain('"@modelcontextprotocol/server": "^2.4.0"');
     expect(await read(root, 'packages/c/package.json')).toContain('"zod"');
     expect(await read(root, 'packages/b/server.js')).toBe(MIGRATE);
     expect(await read(root, 'packages/b/package.json')).toBe(pkg('b'));

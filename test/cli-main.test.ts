@@ -22,11 +22,11 @@ describe('main: --dry-run', () => {
     expect(await read(root, 'package.json')).toBe(PKG);
     expect(h.stdout()).toContain('--- a/src/server.js');
     expect(h.stdout()).toContain('-// MIGRATE_ME');
-    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
-    expect(h.stdout()).toContain('+    "@modelcontextprotocol/sdk": "^1.32.2"');
+    expect(h.stdout()).toContain('+// MIGRATED_v2_server');
+    expect(h.stdout()).toContain('+    "@modelcontextprotocol/server": "^2.4.0"');
     expect(h.stdout()).toContain('fixed by the SDK: answers ping');
     expect(h.stdout()).toContain("detected: readline 'line' loop");
-    expect(h.stdout()).toMatch(/After applying, run `npm install` in \. to install @modelcontextprotocol\/sdk, zod/);
+    expect(h.stdout()).toMatch(/After applying, run `npm install` in \. to install @modelcontextprotocol\/server, zod/);
   });
 
   it('names user code the SDK rewrite removes (logging only initialize ran) in the header and the JSON report', async () => {
@@ -68,7 +68,7 @@ describe('main: --check', () => {
     const h = makeHarness(root);
     expect(await main(['--check', '.'], h.deps)).toBe(1);
     expect(await read(root, 'server.js')).toBe(MIGRATE);
-    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(h.stdout()).toContain('+// MIGRATED_v2_server');
     expect(h.stdout()).toContain('pending migration');
   });
 
@@ -115,37 +115,42 @@ describe('main: --yes', () => {
     await chmod(join(root, 'a.js'), 0o750);
     const h = makeHarness(root);
     expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
-    expect(await read(root, 'a.js')).toContain('MIGRATED_v1_server');
-    expect(await read(root, 'lib/b.mjs')).toContain('MIGRATED_v1_server');
+    expect(await read(root, 'a.js')).toContain('MIGRATED_v2_server');
+    expect(await read(root, 'lib/b.mjs')).toContain('MIGRATED_v2_server');
     expect((await stat(join(root, 'a.js'))).mode & 0o777).toBe(0o750);
     expect(await read(root, 'package.json')).toBe(
-      '{\n    "name": "demo",\n    "dependencies": {\n        "@modelcontextprotocol/sdk": "^1.32.2",\n        "express": "^4.0.0",\n        "zod": "^4.1.0"\n    }\n}\n',
+      '{\n    "name": "demo",\n    "dependencies": {\n        "@modelcontextprotocol/server": "^2.4.0",\n        "express": "^4.0.0",\n        "zod": "^4.2.0"\n    }\n}\n',
     );
     // no temp files left behind
     expect((await readdir(root)).filter((n) => n.includes('mcp-migrate'))).toEqual([]);
-    expect(h.stdout()).toMatch(/Next, run `npm install` in \. to install @modelcontextprotocol\/sdk, zod/);
+    expect(h.stdout()).toMatch(/Next, run `npm install` in \. to install @modelcontextprotocol\/server, zod/);
   });
 
   it('uses --sdk v2 / auto and --style', async () => {
+    // auto: v2 for a package without an SDK or on v2 already, v1 for one that depends on the v1 SDK
     const root = await makeTree({
       'v2pkg/package.json': '{\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0"\n  }\n}\n',
       'v2pkg/s.js': MIGRATE,
-      'v1pkg/package.json': PKG,
+      'v1pkg/package.json': '{\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.32.2"\n  }\n}\n',
       'v1pkg/s.js': MIGRATE,
+      'none/package.json': PKG,
+      'none/s.js': MIGRATE,
     });
     const fake = createFakePipeline();
     const h = makeHarness(root, { process: fake.process });
     expect(await main(['--yes', '--no-verify', '--style', 'mcp-server'], h.deps)).toBe(0);
     expect(await read(root, 'v2pkg/s.js')).toContain('MIGRATED_v2_mcp-server');
     expect(await read(root, 'v1pkg/s.js')).toContain('MIGRATED_v1_mcp-server');
+    expect(await read(root, 'none/s.js')).toContain('MIGRATED_v2_mcp-server');
     // v2 already had the server package: only zod 4.2 or later (its schemas need it) is added; v1 gets its peer 4.1
     expect(await read(root, 'v2pkg/package.json')).toBe('{\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
-    expect(await read(root, 'v1pkg/package.json')).toContain('"zod": "^4.1.0"');
+    expect(await read(root, 'v1pkg/package.json')).toBe('{\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.32.2",\n    "zod": "^4.1.0"\n  }\n}\n');
+    expect(await read(root, 'none/package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
 
     const forced = await makeTree({ 'package.json': PKG, 's.js': MIGRATE });
-    expect(await main(['--yes', '--no-verify', '--sdk', 'v2'], makeHarness(forced).deps)).toBe(0);
-    expect(await read(forced, 's.js')).toContain('MIGRATED_v2_server');
-    expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.4.0",\n    "zod": "^4.2.0"\n  }\n}\n');
+    expect(await main(['--yes', '--no-verify', '--sdk', 'v1'], makeHarness(forced).deps)).toBe(0);
+    expect(await read(forced, 's.js')).toContain('MIGRATED_v1_server');
+    expect(await read(forced, 'package.json')).toBe('{\n  "name": "demo",\n  "version": "1.0.0",\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.32.2",\n    "zod": "^4.1.0"\n  }\n}\n');
   });
 
   it('writes a companion file once even when several files ask for it', async () => {
@@ -324,7 +329,7 @@ describe('main: interactive review', () => {
     expect(await read(root, '3.js')).toBe(MIGRATE);
     expect(await read(root, '4.js')).toBe(MIGRATE);
     // the package.json change went in with the first applied file
-    expect(await read(root, 'package.json')).toContain('"@modelcontextprotocol/sdk": "^1.32.2"');
+    expect(await read(root, 'package.json')).toContain('"@modelcontextprotocol/server": "^2.4.0"');
     expect(h.stdout()).toContain('not applied (3): 1.js, 3.js, 4.js');
 
     const again = await makeTree(files);
@@ -338,7 +343,7 @@ describe('main: interactive review', () => {
     const root = await makeTree({ 'package.json': PKG, '1.js': MIGRATE, '2.js': MIGRATE });
     const h = makeHarness(root, { isTTY: true }, ['skip', 'skip']);
     expect(await main(['--no-verify'], h.deps)).toBe(0);
-    expect(h.stdout().match(/package\.json: adds @modelcontextprotocol\/sdk, zod/g)).toHaveLength(2);
+    expect(h.stdout().match(/package\.json: adds @modelcontextprotocol\/server, zod/g)).toHaveLength(2);
     expect(await read(root, 'package.json')).toBe(PKG);
   });
 });
@@ -375,7 +380,7 @@ describe('main: reports', () => {
     expect(await main(['--check', '--report', 'json'], h.deps)).toBe(1);
     expect(() => JSON.parse(h.stdout())).not.toThrow();
     expect(h.stdout()).not.toContain('Scanned');
-    expect(h.stderr()).toContain('+// MIGRATED_v1_server');
+    expect(h.stderr()).toContain('+// MIGRATED_v2_server');
     expect(h.stderr()).toContain('Scanned 1 file, 1 candidate.');
   });
 
@@ -384,7 +389,7 @@ describe('main: reports', () => {
     const h = makeHarness(root);
     expect(await main(['--dry-run', '--report', 'markdown', '--output', 'report.md'], h.deps)).toBe(0);
     expect((await read(root, 'report.md')).length).toBeGreaterThan(0);
-    expect(h.stdout()).toContain('+// MIGRATED_v1_server');
+    expect(h.stdout()).toContain('+// MIGRATED_v2_server');
     expect(h.stdout()).toContain('Report written to report.md');
   });
 });

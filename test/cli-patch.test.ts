@@ -72,7 +72,7 @@ describe('main: --patch', () => {
     expect(await main(['--yes', '--no-verify'], yes.deps)).toBe(0);
     const applied = await snapshot(clone);
     expect(applied).toEqual(await snapshot(root));
-    expect(applied['src/crlf.js']).toContain('MIGRATED_v1_server');
+    expect(applied['src/crlf.js']).toContain('MIGRATED_v2_server');
     await import('node:fs/promises').then((fs) => fs.rm(clone, { recursive: true, force: true }));
   });
 
@@ -81,7 +81,7 @@ describe('main: --patch', () => {
     const h = makeHarness(root);
     expect(await main(['--check', '--patch', 'out.patch'], h.deps)).toBe(1);
     expect(h.stdout()).toContain('Patch written to out.patch (apply it with `git apply` in .)');
-    expect(await readFile(join(root, 'out.patch'), 'utf8')).toContain('+// MIGRATED_v1_server');
+    expect(await readFile(join(root, 'out.patch'), 'utf8')).toContain('+// MIGRATED_v2_server');
     const bad = makeHarness(root);
     expect(await main(['--check', '--patch', 'server.js'], bad.deps)).toBe(2);
   });
@@ -100,7 +100,7 @@ describe('main: --summary', () => {
     expect(await main(['--check', '--summary', '.'], h.deps)).toBe(1);
     const lines = `${h.stdout()}${h.stderr()}`.trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(15);
-    expect(lines).toContain('packages/p0/server.js: would move to the SDK (v1, Server)');
+    expect(lines).toContain('packages/p0/server.js: would move to the SDK (v2, Server)');
     expect(lines).toContain('packages/p3/server.js: would get the JSON-RPC envelope (COMPUTED_DISPATCH)');
     expect(lines).toContain('packages/p7/server.js: left alone (ENVELOPE_UNPROVEN); 1 finding, 0 fixed');
     expect(h.stdout()).not.toContain('@@');

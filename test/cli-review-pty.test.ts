@@ -151,7 +151,7 @@ describe.skipIf(!HAS_SCRIPT)('review in a pseudo-terminal', () => {
       expect(written.server).not.toBe(server);
       expect(written.server).toContain("const { serve } = require('./wire.js');");
       expect(written.wire).not.toBe(wire);
-      expect(written.wire).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+      expect(written.wire).toContain("require('@modelcontextprotocol/server')");
       expect(written.wire).not.toMatch(/exports\.write = write/);
       const client = new Client({ name: 'pty-test', version: '1.0.0' });
       await client.connect(new StdioClientTransport({ command: process.execPath, args: ['server.js'], cwd: root, stderr: 'pipe' }));

@@ -64,8 +64,8 @@ describe('review: one part at a time', () => {
     const h = interactive(root, ['apply']);
     expect(await main(['--no-verify'], h.deps)).toBe(0);
     expect(h.questions).toEqual([{ kind: 'file', path: 'server.js', index: 1, total: 1 }]);
-    expect(await read(root, 'server.js')).toContain('new StdioServerTransport()');
-    expect(await read(root, 'package.json')).toContain('@modelcontextprotocol/sdk');
+    expect(await read(root, 'server.js')).toContain('serveStdio(() => {');
+    expect(await read(root, 'package.json')).toContain('@modelcontextprotocol/server');
   });
 
   it('q applies what was accepted, says so, and asks nothing more', async () => {
@@ -165,7 +165,7 @@ describe('review: the pager', () => {
     // the header and findings come first, in the pager with the numbered diff and the package.json change
     expect(pager.shown[0]).toMatch(/━━ server\.js\n {3}sdk: moved onto/);
     expect(pager.shown[0]).toContain('parse-error-unanswered');
-    expect(pager.shown[0]).toContain('package.json: adds @modelcontextprotocol/sdk, zod');
+    expect(pager.shown[0]).toContain('package.json: adds @modelcontextprotocol/server, zod');
     expect(pager.shown[0]).toMatch(/│-const readline = require\('readline'\);/);
     expect(h.stdout()).not.toContain("const readline = require('readline')");
     expect(h.stdout()).toContain('━━ server.js (shown in the pager)');

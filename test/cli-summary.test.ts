@@ -35,7 +35,7 @@ describe('RunSummary', () => {
       ['src/leave.js', 'leave', null],
     ]);
     expect(summary.files.find((f) => f.path === 'src/env.js')?.companions).toEqual([{ path: 'src/mcp-envelope.js', content: 'export function send() {}\n' }]);
-    expect(summary.manifests.map((m) => [m.path, m.added, m.installCommand])).toEqual([['package.json', { '@modelcontextprotocol/sdk': '^1.32.2', zod: '^4.1.0' }, 'npm install']]);
+    expect(summary.manifests.map((m) => [m.path, m.added, m.installCommand])).toEqual([['package.json', { '@modelcontextprotocol/server': '^2.4.0', zod: '^4.2.0' }, 'npm install']]);
     expect(summary.written).toEqual(['package.json', 'src/a.js']);
   });
 
@@ -48,7 +48,7 @@ describe('RunSummary', () => {
     expect(text).toContain('would move to the SDK (1): a.js');
     expect(text).toContain('would get the JSON-RPC envelope (1): c.js');
     expect(text).toContain('left alone (1):\n    b.js: ALREADY_ON_SDK — already uses StdioServerTransport');
-    expect(text).toContain('After applying, run `npm install` in . to install @modelcontextprotocol/sdk, zod.');
+    expect(text).toContain('After applying, run `npm install` in . to install @modelcontextprotocol/server, zod.');
     expect(text).toContain('Dry run: nothing was written.');
   });
 

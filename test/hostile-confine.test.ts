@@ -174,7 +174,7 @@ describe('other files the run reads that could block (item 12)', () => {
     execFileSync('mkfifo', [join(root, 'packages/mid/package.json')]);
     const h = makeHarness(root);
     expect(await main(['--dry-run', 'packages/mid/pkg'], h.deps)).toBe(0);
-    expect(h.stdout()).toContain('MIGRATED_v1_server');
+    expect(h.stdout()).toContain('MIGRATED_v2_server');
   }, 10_000);
 });
 

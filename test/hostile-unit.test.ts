@@ -41,7 +41,7 @@ describe('a rewrite of two files is one question (review)', () => {
     const apply = makeHarness(root, { isTTY: true, process: pipelineWithRelated() }, ['apply']);
     expect(await main(['--no-verify'], apply.deps)).toBe(0);
     expect(apply.questions).toHaveLength(1);
-    expect(await read(root, 'server.js')).toContain('MIGRATED_v1_server');
+    expect(await read(root, 'server.js')).toContain('MIGRATED_v2_server');
     expect(await read(root, 'lib.js')).toContain('REWRITTEN');
   });
 });

@@ -59,16 +59,16 @@ const A_PACKAGE_AFTER = `{
   "keywords": ["mcp", "units"],
   "license": "MIT",
   "dependencies": {
-    "@modelcontextprotocol/sdk": "^1.32.2",
-    "zod": "^4.1.0"
+    "@modelcontextprotocol/server": "^2.4.0",
+    "zod": "^4.2.0"
   }
 }
 `;
 
 const B_DEPENDENCIES = `    "engines": { "node": ">=18" },
     "dependencies": {
-        "@modelcontextprotocol/sdk": "^1.32.2",
-        "zod": "^4.1.0"
+        "@modelcontextprotocol/server": "^2.4.0",
+        "zod": "^4.2.0"
     },
     "devDependencies": {`;
 
@@ -86,12 +86,13 @@ describe('monorepo', () => {
 
     // a: CommonJS stays CommonJS.
     const a = await read(root, 'packages/a/server.js');
-    expect(a).toContain("const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js');");
+    // (no SDK in the package yet: the current generation, v2)
+    expect(a).toContain("const { serveStdio } = require('@modelcontextprotocol/server/stdio');");
     expect(a).not.toMatch(/^import /m);
     expect(a).not.toContain("require('readline')");
     // b: ESM ("type": "module", .mjs) gets imports, in its own no-semicolon style.
     const b = await read(root, 'packages/b/index.mjs');
-    expect(b).toContain("import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'\n");
+    expect(b).toContain("import { serveStdio } from '@modelcontextprotocol/server/stdio'\n");
     expect(b).not.toContain('require(');
 
     // Each migrated package's own package.json, in its own indentation (2 and 4 spaces).
@@ -117,7 +118,7 @@ describe('monorepo', () => {
         '  nothing to migrate: quote-worker (packages/d)\n',
     );
     // (The run started outside the tree, so paths are relative to the target itself: the root is ".".)
-    expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `npm install` in . to install @modelcontextprotocol/sdk, zod.']);
+    expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `npm install` in . to install @modelcontextprotocol/server, zod.']);
 
     // A second run finds nothing left to do.
     const again = await migrate(root, ['--check', '.']);
@@ -135,6 +136,6 @@ describe('monorepo', () => {
     expect(run.code).toBe(0);
     expect(await read(root, 'packages/a/package.json')).toBe(A_PACKAGE_AFTER);
     expect(run.stdout).toContain('  http-status-mcp (packages/c): 1 left alone\n  nothing to migrate: quote-worker (packages/d)\n');
-    expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `pnpm install` in . to install @modelcontextprotocol/sdk, zod.']);
+    expect(run.stdout.match(/^Next, run `[^`]+` .*$/gm)).toEqual(['Next, run `pnpm install` in . to install @modelcontextprotocol/server, zod.']);
   });
 });

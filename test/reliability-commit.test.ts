@@ -82,7 +82,7 @@ describe('the write lock', () => {
     // Once it is free, the same run goes through and leaves no lock behind.
     const h = makeHarness(root);
     expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
-    expect(await read(root, 'src/server.js')).toContain('MIGRATED_v1_server');
+    expect(await read(root, 'src/server.js')).toContain('MIGRATED_v2_server');
     await expect(lstat(lockPath)).rejects.toThrow();
   });
 
@@ -108,8 +108,8 @@ describe('the write lock', () => {
     const b = makeHarness(root, { lockWaitMs: 2_000 });
     const codes = (await Promise.all([main(['--yes', '--no-verify'], a.deps), main(['--yes', '--no-verify'], b.deps)])).sort();
     expect(codes).toEqual([0, 3]);
-    expect(await read(root, 'src/server.js')).toBe(MIGRATE.replace('MIGRATE_ME', 'MIGRATED_v1_server'));
-    expect((await read(root, 'package.json')).match(/@modelcontextprotocol\/sdk/g)).toHaveLength(1);
+    expect(await read(root, 'src/server.js')).toBe(MIGRATE.replace('MIGRATE_ME', 'MIGRATED_v2_server'));
+    expect((await read(root, 'package.json')).match(/@modelcontextprotocol\/server/g)).toHaveLength(1);
   });
 });
 

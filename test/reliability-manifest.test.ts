@@ -55,6 +55,6 @@ describe('package.json edge cases', () => {
     const h = makeHarness(root);
     expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
     expect(h.stderr()).not.toContain('internal error');
-    expect(JSON.parse(await read(root, 'package.json')).dependencies).toMatchObject({ 'left-pad': '1.0.0', '@modelcontextprotocol/sdk': expect.any(String) });
+    expect(JSON.parse(await read(root, 'package.json')).dependencies).toMatchObject({ 'left-pad': '1.0.0', '@modelcontextprotocol/server': expect.any(String) });
   });
 });

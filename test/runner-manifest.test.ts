@@ -81,16 +81,22 @@ describe('dependency lookup', () => {
     expect(detectIndent('{"a": 1}')).toBe('  ');
   });
 
-  it('picks v2 only when the package depends on @modelcontextprotocol/server', async () => {
+  it('picks v1 only when the package depends on @modelcontextprotocol/sdk and not on v2; else the current generation, v2', async () => {
     const root = await makeTree({
       'v2/package.json': '{"dependencies": {"@modelcontextprotocol/server": "^2"}}',
       'v2/src/deep/x.js': '',
       'v1/package.json': '{"dependencies": {"@modelcontextprotocol/sdk": "^1"}}',
+      'dev/package.json': '{"devDependencies": {"@modelcontextprotocol/sdk": "^1"}}',
+      'both/package.json': '{"dependencies": {"@modelcontextprotocol/sdk": "^1", "@modelcontextprotocol/server": "^2"}}',
+      'none/package.json': '{"dependencies": {"express": "^4"}}',
     });
     const cache = new ManifestCache();
     expect(resolveSdkTarget(await cache.getNearest(join(root, 'v2/src/deep')))).toBe('v2');
     expect(resolveSdkTarget(await cache.getNearest(join(root, 'v1')))).toBe('v1');
-    expect(resolveSdkTarget(null)).toBe('v1');
+    expect(resolveSdkTarget(await cache.getNearest(join(root, 'dev')))).toBe('v1');
+    expect(resolveSdkTarget(await cache.getNearest(join(root, 'both')))).toBe('v2');
+    expect(resolveSdkTarget(await cache.getNearest(join(root, 'none')))).toBe('v2');
+    expect(resolveSdkTarget(null)).toBe('v2');
     expect((await cache.getNearest(join(root, 'v2/src/deep')))?.path).toBe(join(root, 'v2/package.json'));
   });
 });
@@ -151,6 +157,6 @@ describe('where the install command runs', () => {
     execFileSync('git', ['init', '-q', root]);
     const h = makeHarness(root, { process: processSource });
     expect(await main(['--dry-run', '.'], h.deps)).toBe(0);
-    expect(h.stdout()).toContain('run `npm install` in tools/mcp to install @modelcontextprotocol/sdk, zod.');
+    expect(h.stdout()).toContain('run `npm install` in tools/mcp to install @modelcontextprotocol/server, zod.');
   });
 });

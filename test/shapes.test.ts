@@ -23,11 +23,11 @@ const readModule = (path: string): string | null => {
   }
 };
 
-function migrate(name: string) {
+function migrate(name: string, sdk: 'v1' | 'v2' = 'v1') {
   const dir = join(SHAPES, name);
   const kase = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as ShapeCase;
   const entry = resolve(dir, kase.run.find((part) => /\.[cm]?[jt]s$/.test(part))!);
-  return { kase, entry, result: processSource(entry, readFileSync(entry, 'utf8'), { sdk: 'v1', style: 'server' }, readModule) };
+  return { kase, entry, result: processSource(entry, readFileSync(entry, 'utf8'), { sdk, style: 'server' }, readModule) };
 }
 
 const names = readdirSync(SHAPES, { withFileTypes: true })
@@ -63,6 +63,16 @@ describe('public server shapes', () => {
 });
 
 describe('what a shape keeps or drops', () => {
+  it('v2: a dispatcher in another module than the SDK server throws ProtocolError, imported there too', () => {
+    const { result } = migrate('exported-writer-module', 'v2');
+    expect(result.decision).toMatchObject({ kind: 'sdk', sdk: 'v2' });
+    // the entry holds the dispatch and its error replies; the wire module creates the server
+    expect(result.after).toContain("const { ProtocolError } = require('@modelcontextprotocol/server');");
+    expect(result.after).toContain('throw new ProtocolError(-32602, `Unknown tool: ${params.name}`);');
+    const wire = result.related?.find((r) => r.path.endsWith('wire.js'));
+    expect(wire?.after).toContain("const { ProtocolError, Server } = require('@modelcontextprotocol/server');");
+  });
+
   it('a writer only `exports.write = write` still names goes with that line, though its name is a word in strings and a member of process.stderr', () => {
     const { result } = migrate('exported-writer-module');
     const wire = result.related?.find((r) => r.path.endsWith('wire.js'));

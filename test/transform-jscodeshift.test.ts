@@ -51,8 +51,10 @@ describe('transform: what jscodeshift cannot write', () => {
   it('writes a one-file SDK rewrite without a report', () => {
     const { api, reports } = recordingApi();
     const after = transform({ path: join(CORPUS, '01-cjs-readline-bare-ifs', 'server.js'), source: SDK_CASE }, api, {});
-    expect(after).toContain('new StdioServerTransport()');
+    // (its package has no SDK: the current generation, as the CLI's auto picks it)
+    expect(after).toContain('serveStdio(() => {');
     expect(reports).toEqual([]);
+    expect(transform({ path: join(CORPUS, '01-cjs-readline-bare-ifs', 'server.js'), source: SDK_CASE }, api, { sdk: 'v1' })).toContain('new StdioServerTransport()');
   });
 
   it('writes a rewrite that drops logging only initialize ran, and reports what it dropped', () => {
@@ -60,7 +62,7 @@ describe('transform: what jscodeshift cannot write', () => {
     const source = SDK_CASE.replace(/(if \(msg\.method === 'initialize'\) \{)/, "$1\n    console.error('hello');");
     expect(source).not.toBe(SDK_CASE);
     const after = transform({ path: join(CORPUS, '01-cjs-readline-bare-ifs', 'server.js'), source }, api, {});
-    expect(after).toContain('new StdioServerTransport()');
+    expect(after).toContain('serveStdio(() => {');
     expect(after).not.toContain("console.error('hello')");
     expect(reports).toEqual([expect.stringMatching(/^mcp-migrate dropped: line \d+: `console\.error\('hello'\)`, run only for initialize: /)]);
   });
@@ -76,7 +78,7 @@ describe('jscodeshift runner', () => {
     await symlink(join(ROOT, 'node_modules', 'jscodeshift', 'bin', 'jscodeshift.js'), join(root, 'node_modules', '.bin', 'jscodeshift'));
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const command = /`(npx jscodeshift -t [^`]+)`/.exec(readme)?.[1];
-    expect(command).toBe('npx jscodeshift -t node_modules/mcp-migrate/dist/transforms/mcp-migrate.cjs src/ --sdk=v1');
+    expect(command).toBe('npx jscodeshift -t node_modules/mcp-migrate/dist/transforms/mcp-migrate.cjs src/');
     const run = spawnSync(command!, { cwd: root, shell: true, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', npm_config_offline: 'true' } });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout, run.stdout).toMatch(/^1 ok$/m);
@@ -84,7 +86,7 @@ describe('jscodeshift runner', () => {
     expect(run.stdout).toMatch(/REP .*envelope\/server\.js mcp-migrate declined: the rewrite needs a new file next to it \(mcp-envelope\.c?js/);
     expect(await read(root, 'src/envelope/server.js')).toBe(ENVELOPE_CASE);
     const migrated = await read(root, 'src/sdk/server.js');
-    expect(migrated).toContain('new StdioServerTransport()');
+    expect(migrated).toContain('serveStdio(() => {');
     expect(spawnSync(process.execPath, ['--check', join(root, 'src', 'sdk', 'server.js')]).status).toBe(0);
   });
 });

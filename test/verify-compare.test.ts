@@ -242,6 +242,26 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
     expect(compareContracts(checked({ exchanges: [a.contract.exchanges[0]!] }), loose, ['SCHEMAS_REPUBLISHED']).differences.map((d) => d.what)).toEqual(['tools/list: tool pick: inputSchema']);
   });
 
+  it('v2: takes a bad line ignored (BAD_JSON_IGNORED) and -32002 become -32602 on a read (RESOURCE_NOT_FOUND_CODE) only when listed, and only those', () => {
+    const rules = (parseAnswered: boolean) => VERIFY_RULE_IDS.map((rule) => ({ rule, ok: rule === 'parse-error-unanswered' ? parseAnswered : true, detail: 'x' }));
+    const read = (code: number) => ({ key: 'resources/read mcp-migrate://no-such-resource', method: 'resources/read', outcome: { kind: 'error' as const, error: { code, message: 'Resource not found' } } });
+    const call = (code: number) => ({ key: 'tools/call pick', method: 'tools/call', outcome: { kind: 'error' as const, error: { code, message: 'bad' } } });
+    const a = checked({ results: rules(true), exchanges: [read(-32002), call(-32002)] });
+    const b = checked({ results: rules(false), exchanges: [read(-32602), call(-32602)] });
+    expect(compareContracts(a, b).differences.map((d) => [d.what, d.aspect])).toEqual([
+      ['resources/read mcp-migrate://no-such-resource', 'error code'],
+      ['tools/call pick', 'error code'],
+      ['parse-error-unanswered', 'rule'],
+    ]);
+    const diff = compareContracts(a, b, ['BAD_JSON_IGNORED', 'RESOURCE_NOT_FOUND_CODE']);
+    expect(diff.expected.map((e) => [e.what, e.change])).toEqual([
+      ['resources/read mcp-migrate://no-such-resource', 'RESOURCE_NOT_FOUND_CODE'],
+      ['parse-error-unanswered', 'BAD_JSON_IGNORED'],
+    ]);
+    // the same code change on a tool call is no resource not found
+    expect(diff.differences.map((d) => d.what)).toEqual(['tools/call pick']);
+  });
+
   it('isSame ignores key order only', () => {
     expect(isSame({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
     expect(isSame([1, 2], [2, 1])).toBe(false);

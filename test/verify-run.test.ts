@@ -47,14 +47,28 @@ function pipelineTo(after: string): (path: string, source: string, options: Pipe
 }
 
 describe.concurrent('--verify in a migration run', () => {
-  it('--yes --verify writes a migration that answers like the original (the real pipeline)', async () => {
+  it('--yes --verify writes a migration that answers like the original (the real pipeline, SDK v1)', async () => {
     const pkg = await makePackage(HONEST);
     const h = makeHarness(pkg, { process: undefined });
-    const code = await main(['--yes', '--force', '--verify', pkg], h.deps);
+    const code = await main(['--yes', '--force', '--verify', '--sdk', 'v1', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     expect(h.stdout()).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(9 requests compared; fixes: reply-to-notification, ping-unanswered\) \[\d+\.\d s\]$/m);
     expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
     expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/sdk');
+  });
+
+  it('v2 (the default): a dispatcher-level rewrite that would answer a missing resource -32602 for 2025-era clients gives way to the boundary, which keeps -32002', async () => {
+    const pkg = await makePackage(HONEST);
+    const h = makeHarness(pkg, { process: undefined });
+    const code = await main(['--yes', '--force', pkg], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    const out = h.stdout();
+    expect(out).toMatch(/^ {2}DIFFERS {2}honest\.cjs: the SDK rewrite is not offered, it answers differently from the original/m);
+    expect(out).toContain('        resources/read mcp-migrate://no-such-resource (error code)\n          original: -32002\n          migrated: -32602\n');
+    expect(out).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(9 requests compared; fixes: reply-to-notification, ping-unanswered\)/m);
+    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("const { createBoundary } = require('./mcp-boundary.cjs');");
+    expect(readFileSync(join(pkg, 'mcp-boundary.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
+    expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/server');
   });
 
   it('--yes proves and writes the rewrite of a server whose replies lack their newline (no client could read it; the proof can)', async () => {
@@ -63,7 +77,7 @@ describe.concurrent('--verify in a migration run', () => {
     const code = await main(['--yes', '--force', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     expect(h.stdout()).toMatch(/^ {2}same {5}unterminated\.cjs: answers like the original \(\d+ requests compared; fixes: [^)]*stdout-pollution[^)]*\)/m);
-    expect(readFileSync(join(pkg, 'unterminated.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+    expect(readFileSync(join(pkg, 'unterminated.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
   });
 
   it('--yes --verify=calls refuses a migration whose tools/call throws ReferenceError: nothing written, exit 1, the diff said', async () => {
@@ -238,7 +252,8 @@ describe.concurrent('--verify: what cannot be verified is said, and kept', () =>
     const code = await main(['--yes', '--force', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     expect(h.stdout()).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(\d+ requests compared; fixes: /m);
-    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+    // (the boundary: see above) its module imports @modelcontextprotocol/server, lent for the proof
+    expect(readFileSync(join(pkg, 'mcp-boundary.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
     expect(existsSync(join(pkg, 'node_modules'))).toBe(false);
     expect(existsSync(join(pkg, '..', 'node_modules'))).toBe(false);
   });

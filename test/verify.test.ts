@@ -159,7 +159,7 @@ describe('verify on a migrated server', () => {
     // The real pipeline (no injected `process`), as `node bin/mcp-migrate.js --yes <dir>` would run it.
     const h = makeHarness(dir, { process: undefined });
     expect(await main(['--yes', dir], h.deps), h.stderr()).toBe(0);
-    expect(await readFile(join(dir, 'server.js'), 'utf8')).toContain('StdioServerTransport');
+    expect(await readFile(join(dir, 'server.js'), 'utf8')).toContain('serveStdio');
   });
 
   it('passes every probe (exit 0)', async () => {

@@ -2,6 +2,11 @@
 // module of the program imports one already, that is, whether the tool has rewritten this server before.
 // Read by detection (a server already on the envelope stays on it) and by the rewrites (idempotence).
 
+/** What a companion file is, by its first line (each of the tool's modules says what it is there). */
+export function describeCompanionRole(content: string): string {
+  return content.startsWith(`// ${BOUNDARY_BASENAME}:`) ? 'the SDK boundary module' : 'the JSON-RPC envelope helper';
+}
+
 /** The companion modules' names, without extension. */
 export const ENVELOPE_BASENAME = 'mcp-envelope';
 export const BOUNDARY_BASENAME = 'mcp-boundary';

@@ -1,6 +1,7 @@
 // Text for humans: colors, unified diffs (plain for logs and pipes; numbered, word-highlighted hunks for the
 // interactive review), and the header shown above each file's diff. Returns strings; the caller decides
 // where they go.
+import { describeCompanionRole } from '../analysis/companions.js';
 import { loadDiff } from '../text-diff.js';
 import { escapeCodeLine } from './escape.js';
 import { assertNever } from '../model/assert-never.js';
@@ -75,10 +76,7 @@ export function isStdoutOnlyRewrite(decision: Decision): boolean {
   return decision.kind === 'sdk' && decision.notes.some((note) => note.startsWith('already on the SDK'));
 }
 
-/** What a companion file the tool writes is, by its first line (the two modules say what they are there). */
-export function describeCompanionRole(content: string): string {
-  return content.startsWith('// mcp-boundary:') ? 'the SDK boundary module' : 'the JSON-RPC envelope helper';
-}
+export { describeCompanionRole };
 
 /** Who fixes what a rewrite fixes, for the header's `fixed by ...` lines. */
 export function getFixer(decision: Decision): string {

@@ -453,7 +453,7 @@ function getPipelineOptions(ctx: ReviewContext, result: FileResult): PipelineOpt
   if (result.decision.kind === 'sdk') return { sdk: result.decision.sdk, style: result.decision.style, guardStdout: ctx.options?.guardStdout ?? true };
   if (result.decision.kind === 'boundary') return { sdk: result.decision.sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
   const sdk = ctx.options?.sdk;
-  return { sdk: sdk === undefined || sdk === 'auto' ? 'v1' : sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
+  return { sdk: sdk === undefined || sdk === 'auto' ? 'v2' : sdk, style: ctx.options?.style ?? 'server', guardStdout: ctx.options?.guardStdout ?? true };
 }
 
 /**

@@ -6,20 +6,22 @@ export type Capability = 'tools' | 'resources' | 'prompts' | 'completions' | 'lo
 export interface McpMethodEntry {
   /** Schema exported by `@modelcontextprotocol/sdk/types.js` (v1). */
   schema: string;
+  /** The result type `@modelcontextprotocol/server` exports for it (v2 types each handler's result). */
+  result: string;
   capability: Capability;
 }
 
 /** Requests the server implements itself; one `setRequestHandler` each. */
 export const MCP_REQUESTS = {
-  'tools/list': { schema: 'ListToolsRequestSchema', capability: 'tools' },
-  'tools/call': { schema: 'CallToolRequestSchema', capability: 'tools' },
-  'resources/list': { schema: 'ListResourcesRequestSchema', capability: 'resources' },
-  'resources/read': { schema: 'ReadResourceRequestSchema', capability: 'resources' },
-  'resources/templates/list': { schema: 'ListResourceTemplatesRequestSchema', capability: 'resources' },
-  'prompts/list': { schema: 'ListPromptsRequestSchema', capability: 'prompts' },
-  'prompts/get': { schema: 'GetPromptRequestSchema', capability: 'prompts' },
-  'completion/complete': { schema: 'CompleteRequestSchema', capability: 'completions' },
-  'logging/setLevel': { schema: 'SetLevelRequestSchema', capability: 'logging' },
+  'tools/list': { schema: 'ListToolsRequestSchema', result: 'ListToolsResult', capability: 'tools' },
+  'tools/call': { schema: 'CallToolRequestSchema', result: 'CallToolResult', capability: 'tools' },
+  'resources/list': { schema: 'ListResourcesRequestSchema', result: 'ListResourcesResult', capability: 'resources' },
+  'resources/read': { schema: 'ReadResourceRequestSchema', result: 'ReadResourceResult', capability: 'resources' },
+  'resources/templates/list': { schema: 'ListResourceTemplatesRequestSchema', result: 'ListResourceTemplatesResult', capability: 'resources' },
+  'prompts/list': { schema: 'ListPromptsRequestSchema', result: 'ListPromptsResult', capability: 'prompts' },
+  'prompts/get': { schema: 'GetPromptRequestSchema', result: 'GetPromptResult', capability: 'prompts' },
+  'completion/complete': { schema: 'CompleteRequestSchema', result: 'CompleteResult', capability: 'completions' },
+  'logging/setLevel': { schema: 'SetLevelRequestSchema', result: 'EmptyResult', capability: 'logging' },
 } as const satisfies Record<string, McpMethodEntry>;
 
 export type McpRequestMethod = keyof typeof MCP_REQUESTS;

@@ -44,7 +44,7 @@ export type Decision =
    * The SDK at the boundary: the SDK owns the wire and hands each request to the server's own handling.
    * `reason`: why the dispatcher-level rewrite was not made.
    */
-  | { kind: 'boundary'; sdk: SdkTarget; reason: string; hint: string; line?: number; notes: string[] }
+  | { kind: 'boundary'; sdk: SdkTarget; reason: string; hint: string; line?: number; notes: string[]; wireChanges?: WireChange[] }
   | { kind: 'envelope'; reason: string; hint: string; line?: number }
   | { kind: 'leave'; reason: string; hint: string; line?: number }
   | { kind: 'none' };

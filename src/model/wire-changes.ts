@@ -1,7 +1,8 @@
-// What `--style mcp-server` changes on the wire, as McpServer (SDK 1.32 `server/mcp.js`, v2
-// `@modelcontextprotocol/server` 2.4) answers: one table. The diff header lists each change a file's
-// rewrite makes (its text); the proof (src/verify/compare.ts) takes exactly those, and nothing else,
-// as expected differences of that file. The server style (`Server` + `setRequestHandler`) makes none.
+// What a rewrite changes on the wire beyond the compliance fixes, one table: what `--style mcp-server`
+// changes, as McpServer (SDK 1.32 `server/mcp.js`, v2 `@modelcontextprotocol/server` 2.4) answers, and
+// what the v2 generation prescribes whatever the style (the current protocol revision's codes). The diff
+// header lists each change a file's rewrite makes (its text); the proof (src/verify/compare.ts) takes
+// exactly those, and nothing else, as expected differences of that file.
 import type { SdkTarget } from './types.js';
 
 export const WIRE_CHANGES = {
@@ -34,6 +35,16 @@ export const WIRE_CHANGES = {
   TOOLS_LIST_CHANGED: {
     v1: 'initialize declares tools.listChanged: true (McpServer can change its tool list)',
     v2: 'initialize declares tools.listChanged: true (McpServer can change its tool list)',
+  },
+  /** v2's stdio transport skips a line that does not parse (ReadBuffer.readMessage), reporting nothing. */
+  BAD_JSON_IGNORED: {
+    v1: 'v1: the rewrite answers a line that is not JSON with -32700',
+    v2: 'a line that is not JSON is ignored, as the SDK v2 stdio transport does (the server answered it -32700)',
+  },
+  /** v2 encodes -32002 as -32602 in both eras (its codecs' encodeErrorCode): the 2026-07-28 revision's code. */
+  RESOURCE_NOT_FOUND_CODE: {
+    v1: 'v1 sends the code the server throws',
+    v2: 'a resource that does not exist is answered with -32602, the code the current protocol revision prescribes, where the server answered -32002',
   },
 } as const satisfies Record<string, Record<SdkTarget, string>>;
 

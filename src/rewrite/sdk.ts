@@ -211,6 +211,19 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     insertAtImports(edit(anchorMod), anchorMod, buildImports(ctx, style, anchorMod, names), style.eol);
     if (guard) insertAtImports(edit(entry), entry, guard, getStyle(ctx, entry).eol);
   }
+  // v2 throws ProtocolError where an error reply was written: a module of the dispatch other than the
+  // anchor's imports it too (the handler class of one module, its dispatcher in another)
+  if (ctx.sdk === 'v2') {
+    for (const mod of getThrowingModules(ctx)) {
+      if (mod === anchorMod) continue;
+      if (declaresName(mod, 'ProtocolError')) return { failed: `${mod.path.split(/[\\/]/).pop()} declares a ProtocolError of its own, which the SDK's would shadow`, line: 0 };
+      const modStyle = getStyle(ctx, mod);
+      const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
+      const from = quoted(modStyle, SDK_TARGETS.v2.serverModule);
+      const line = useImport ? `import { ProtocolError } from ${from}${semi(modStyle)}` : `const { ProtocolError } = require(${from})${semi(modStyle)}`;
+      insertAtImports(edit(mod), mod, line + modStyle.eol + (hasTopImports(mod) ? '' : modStyle.eol), modStyle.eol);
+    }
+  }
 
   // 5. Apply, prune what only the removed code used, re-parse.
   const changes = new Map<string, { before: string; after: string }>();
@@ -320,10 +333,24 @@ function isTypeScriptPath(path: string): boolean {
 }
 
 /** `(request, extra) => handle(...)` -> `async (request, extra) => (await handle(...)) as ServerResult` (TypeScript). */
-function asServerResult(handler: string): string {
+function asServerResult(handler: string, type = 'ServerResult'): string {
   const arrow = /^(\([^)]*\)) => ([\s\S]*)$/.exec(handler);
-  if (!arrow) return `async (request, extra) => (await ${handler}(request, extra)) as ServerResult`;
-  return `async ${arrow[1]} => (await ${arrow[2]}) as ServerResult`;
+  if (!arrow) return `async (request, extra) => (await ${handler}(request, extra)) as ${type}`;
+  return `async ${arrow[1]} => (await ${arrow[2]}) as ${type}`;
+}
+
+/**
+ * The type a TypeScript handler's result is cast to: v1's `ServerResult` union; v2 types each method's
+ * handler, so the method's own result type (`ListToolsResult`), and `Result` for the fallback.
+ */
+function getResultType(sdk: SdkTarget, method: string | null): string {
+  if (sdk === 'v1') return 'ServerResult';
+  // (through unknown: the dispatcher's own result type, a union of literals, need not overlap the SDK's)
+  return `unknown as ${getResultTypeName(method)}`;
+}
+
+function getResultTypeName(method: string | null): string {
+  return method !== null && isMcpRequestMethod(method) ? MCP_REQUESTS[method].result : 'Result';
 }
 
 // mcp-migrate: stdout carries the MCP protocol; console.log/info/debug (a dependency's logger too) go to stderr
@@ -746,7 +773,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   const unit = style.indent;
   // TypeScript: what the dispatcher returns is typed by the original (often `unknown`): the SDK wants a ServerResult
   const typed = isTypeScriptPath(shape.anchor.mod.path);
-  const result = (call: string): string => (typed ? `(await ${call}) as ServerResult` : call);
+  const result = (call: string): string => (typed ? `(await ${call}) as ${getResultType(sdk, null)}` : call);
   const eol = style.eol;
   const q = (v: string) => quoted(style, v);
   const lines: string[] = [];
@@ -782,13 +809,13 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
         `${indent}${names.server}.setRequestHandler(${key}, ${open}async (request, extra) => {`,
         `${indent}${unit}const result = ${typed ? `(await ${call}) as { contents: object[] }` : `await ${call}`}${s}`,
         `${indent}${unit}// each content names the resource it belongs to (MCP requires it; the original left it out)`,
-        `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${typed ? ' as ServerResult' : ''}${s}`,
+        `${indent}${unit}return { ...result, contents: result.contents.map((content) => ({ uri: request.params.uri, ...content })) }${typed ? ` as ${getResultType(sdk, method)}` : ''}${s}`,
         `${indent}}${close})${s}`,
       );
       ctx.fixes.push('resources/read contents carry the uri they belong to (clients reject them without it)');
       continue;
     }
-    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${serial(typed ? asServerResult(shape.handler) : shape.handler)})${s}`);
+    lines.push(`${indent}${names.server}.setRequestHandler(${key}, ${serial(typed ? asServerResult(shape.handler, getResultType(sdk, method)) : shape.handler)})${s}`);
   }
   if (shape.fallback && shape.customMethods.length > 0 && !shape.runtimeMethods) {
     // server.fallbackRequestHandler = async (request, extra) => {
@@ -808,7 +835,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
     );
     ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   } else if (shape.fallback) {
-    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${serial(typed ? asServerResult(shape.handler) : shape.handler)}${s}`);
+    lines.push(`${indent}${names.server}.fallbackRequestHandler = ${serial(typed ? asServerResult(shape.handler, getResultType(sdk, null)) : shape.handler)}${s}`);
     if (shape.customMethods.length > 0) ctx.notes.push(`custom methods ${shape.customMethods.join(', ')} keep answering through fallbackRequestHandler`);
   }
   // server.setNotificationHandler(CancelledNotificationSchema, handleMessage);   (the server's own handling)
@@ -840,6 +867,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   }
   if (sdk === 'v2') {
     // serveStdio(() => { const server = ...; return server; }): one factory serves 2025-era and 2026-07-28 clients
+    // (its transport ignores a line that is not JSON: listed in the header as a wire change, BAD_JSON_IGNORED)
     const body = lines.map((l) => l.split(eol).map((part) => unit + part).join(eol).replace(/\(request, extra\)/g, '(request, ctx)').replace(/extra\.requestId/g, 'ctx.mcpReq.id'));
     return [`${indent}serveStdio(() => {`, ...body, `${indent}${unit}return ${names.server}${s}`, `${indent}})${s}`].join(eol);
   }
@@ -956,7 +984,11 @@ function getSdkImports(ctx: Ctx, local: Names): [string[], string][] {
   const server = local.serverClass === 'Server' ? 'Server' : `Server as ${local.serverClass}`;
   if (ctx.sdk === 'v2') {
     const names = usesProtocolError(ctx) ? ['ProtocolError', server] : [server];
-    if (isTypeScriptPath(ctx.shape.anchor.mod.path)) names.push('type ServerResult');
+    if (isTypeScriptPath(ctx.shape.anchor.mod.path)) {
+      const types = new Set(ctx.shape.registrations.map((m) => getResultTypeName(m)));
+      if (ctx.shape.fallback) types.add(getResultTypeName(null));
+      names.push(...[...types].sort().map((type) => `type ${type}`));
+    }
     return [[names, target.serverModule], [['serveStdio'], target.stdioModule]];
   }
   const transport = local.transportClass === 'StdioServerTransport' ? 'StdioServerTransport' : `StdioServerTransport as ${local.transportClass}`;
@@ -978,6 +1010,20 @@ function asDestructured(specifier: string): string {
 
 function usesProtocolError(ctx: Ctx): boolean {
   return ctx.shape.sites.some((s) => s.reply.kind === 'error' || s.reply.kind === 'error-held') || ctx.shape.noReplyEnds.length > 0;
+}
+
+/** The modules where an error reply becomes a thrown ProtocolError (v2). */
+function getThrowingModules(ctx: Ctx): Set<ModuleUnit> {
+  const mods = new Set<ModuleUnit>();
+  for (const site of ctx.shape.sites) if (site.reply.kind === 'error' || (site.reply.kind === 'error-held' && site.reply.shape !== 'computed')) mods.add(site.mod);
+  for (const end of ctx.shape.noReplyEnds) mods.add(end.mod);
+  return mods;
+}
+
+/** Whether some scope of the module declares `name`. */
+function declaresName(mod: ModuleUnit, name: string): boolean {
+  for (const scope of mod.index.scopes.values()) if (scope.has(name)) return true;
+  return false;
 }
 
 export { getMemberName };

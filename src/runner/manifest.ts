@@ -89,10 +89,19 @@ export async function readManifest(path: string): Promise<Manifest | null> {
   return manifest;
 }
 
-/** `--sdk auto`: v2 when the package already depends on `@modelcontextprotocol/server`, else v1. */
+/**
+ * `--sdk auto`: the current generation (v2: `serveStdio` serves 2025-era and 2026-07-28 clients) for a
+ * package with no SDK yet or on v2 already; v1 for a package that depends on `@modelcontextprotocol/sdk`
+ * and not on v2 (its other code uses v1: one SDK per package).
+ */
 export function resolveSdkTarget(manifest: Manifest | null): SdkTarget {
-  if (manifest?.json && hasDependency(manifest.json, '@modelcontextprotocol/server')) return 'v2';
-  return 'v1';
+  return manifest?.json ? resolveSdkTargetOf(manifest.json) : 'v2';
+}
+
+/** resolveSdkTarget from a package.json's parsed object. */
+export function resolveSdkTargetOf(json: Record<string, unknown>): SdkTarget {
+  if (hasDependency(json, '@modelcontextprotocol/server')) return 'v2';
+  return hasDependency(json, '@modelcontextprotocol/sdk') ? 'v1' : 'v2';
 }
 
 export function hasDependency(json: Record<string, unknown>, name: string): boolean {

@@ -154,7 +154,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       signal: options.signal,
     });
     // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
-    const expected = result.decision.kind === 'sdk' ? (result.decision.wireChanges ?? []) : [];
+    const expected = result.decision.kind === 'sdk' || result.decision.kind === 'boundary' ? (result.decision.wireChanges ?? []) : [];
     let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,

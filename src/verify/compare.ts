@@ -111,8 +111,6 @@ export function compareContracts(original: Checked, migrated: Checked, expected:
     diff.differences.push({ what: exchange.key, aspect: 'answer', original: 'not asked', migrated: describeOutcome(exchange.outcome) });
   }
 
-  sortOutExpected(diff, expected, original, migrated);
-
   const rules = new Map(migrated.results.map((r) => [r.rule, r]));
   for (const rule of VERIFY_RULE_IDS) {
     const before = original.results.find((r) => r.rule === rule);
@@ -122,6 +120,9 @@ export function compareContracts(original: Checked, migrated: Checked, expected:
     else if (before.ok && !after.ok) diff.differences.push({ what: rule, aspect: 'rule', original: `passes: ${before.detail}`, migrated: `fails: ${after.detail}` });
     else if (!before.ok && !after.ok) diff.unfixed.push({ rule, original: before.detail, migrated: after.detail });
   }
+
+  // (last: a listed change may explain a rule that no longer holds, BAD_JSON_IGNORED)
+  sortOutExpected(diff, expected, original, migrated);
   return diff;
 }
 
@@ -136,7 +137,9 @@ export function compareContracts(original: Checked, migrated: Checked, expected:
  *   TOOL_ERRORS_AS_RESULTS a tool call the original answered with an error, now an isError result whose
  *                          text holds the original message;
  *   ARGUMENTS_VALIDATED    a call with invalid arguments now answered with McpServer's isError result
- *                          "Input validation error: ...".
+ *                          "Input validation error: ...";
+ *   RESOURCE_NOT_FOUND_CODE a resources/read the original answered -32002, now -32602 (v2);
+ *   BAD_JSON_IGNORED       the original answered a line that is not JSON with -32700; v2's transport skips it.
  */
 function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], original: Checked, migrated: Checked): void {
   if (expected.length === 0) return;
@@ -148,6 +151,11 @@ function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], or
     return tools.filter(isJsonObject).find((tool) => tool.name === name);
   };
   const explain = (d: Difference): WireChange | null => {
+    if (d.aspect === 'rule' && d.what === 'parse-error-unanswered' && expected.includes('BAD_JSON_IGNORED')) return 'BAD_JSON_IGNORED';
+    if (d.aspect === 'error code' && expected.includes('RESOURCE_NOT_FOUND_CODE')) {
+      const [a, b] = [before.get(d.what), after.get(d.what)];
+      if (a?.method === 'resources/read' && a.outcome.kind === 'error' && b?.outcome.kind === 'error' && readError(a.outcome.error).code === -32002 && readError(b.outcome.error).code === -32602) return 'RESOURCE_NOT_FOUND_CODE';
+    }
     if (d.what === 'initialize: capabilities.tools' && expected.includes('TOOLS_LIST_CHANGED')) {
       const [a, b] = [original.contract.initialize?.capabilities, migrated.contract.initialize?.capabilities];
       const [x, y] = [isJsonObject(a) ? a.tools : undefined, isJsonObject(b) ? b.tools : undefined];

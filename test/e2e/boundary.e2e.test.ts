@@ -116,8 +116,8 @@ describe('the SDK boundary at run time', () => {
     }
   }, 60_000);
 
-  it('holds every JSON-RPC rule with a raw client (id 0 and string ids, notifications unanswered, bad JSON, clean stdout)', async () => {
-    const dir = await makeServer(CONCURRENT);
+  it.each(['v1', 'v2'] as const)('holds every JSON-RPC rule with a raw client (id 0 and string ids, notifications unanswered, bad JSON, clean stdout): %s', async (sdk) => {
+    const dir = await makeServer(CONCURRENT, sdk);
     const kase: CaseSpec = { description: '', run: ['node', 'server.js'], env: {}, framing: 'ndjson', expect: 'sdk', calls: [], resources: [], prompts: [], requests: [] };
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
   }, 60_000);
@@ -213,6 +213,37 @@ print(TOOLS.map((t) => t.name));
       expect(text(await legacy.client.callTool({ name: 'wait', arguments: { ms: 5 } }))).toBe('waited 5');
     } finally {
       await legacy.client.close();
+    }
+  }, 60_000);
+
+  it('v2: a missing resource the server answers -32002 keeps that code for a 2025-era client, and is -32602 for a 2026-07-28 one', async () => {
+    const dir = await makeServer(
+      `'use strict';
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary();
+const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+require('readline').createInterface({ input: boundary.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { resources: {} }, serverInfo: { name: 'docs', version: '1.0.0' } } });
+  if (msg.method === 'resources/read' && msg.params.uri === 'docs://a') return send({ jsonrpc: '2.0', id: msg.id, result: { contents: [{ uri: 'docs://a', text: 'A' }] } });
+  if (msg.method === 'resources/read') return send({ jsonrpc: '2.0', id: msg.id, error: { code: -32002, message: 'Resource not found: ' + msg.params.uri } });
+  if (msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`,
+      'v2',
+    );
+    const legacy = await connect(dir);
+    try {
+      expect((await legacy.client.readResource({ uri: 'docs://a' })).contents).toEqual([{ uri: 'docs://a', text: 'A' }]);
+      await expect(legacy.client.readResource({ uri: 'docs://b' })).rejects.toMatchObject({ code: -32002, message: expect.stringContaining('Resource not found: docs://b') });
+    } finally {
+      await legacy.client.close();
+    }
+    const modern = await connect(dir, { pin: '2026-07-28' });
+    try {
+      await expect(modern.client.readResource({ uri: 'docs://b' })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Resource not found: docs://b') });
+    } finally {
+      await modern.client.close();
     }
   }, 60_000);
 });

@@ -45,7 +45,11 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk' || s.expect ===
     expect(cli.stdout).toContain(form === 'boundary' ? 'moved to the SDK at the boundary' : 'moved to the SDK (');
     const replay = await replayWithSdkClient(dir, kase, { sdk: 'v1' });
     expect(compareTranscripts(original, replay), replay.stderr).toEqual([]);
-    expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
+    // (the default is SDK v2: at the dispatcher its stdio transport ignores a line that is not JSON, a wire
+    // change the header lists; the boundary answers it -32700 itself)
+    const tolerated = form === 'sdk' ? ['parse-error'] : [];
+    if (form === 'sdk') expect(cli.stdout).toContain('wire change: a line that is not JSON is ignored');
+    expect(getFailedRules(await probeRaw(dir, kase)).filter((rule) => !tolerated.includes(rule))).toEqual([]);
     // a second entry file that starts the same server (`alsoRun`): the shared module rewritten once must
     // serve from it too, answering as the original did from the first entry
     const alsoRun = (JSON.parse(readFileSync(join(SHAPES, name, 'case.json'), 'utf8')) as { alsoRun?: string[] }).alsoRun;
@@ -53,7 +57,7 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk' || s.expect ===
       const other = { ...kase, run: alsoRun };
       const replayOther = await replayWithSdkClient(dir, other, { sdk: 'v1' });
       expect(compareTranscripts(original, replayOther), replayOther.stderr).toEqual([]);
-      expect(getFailedRules(await probeRaw(dir, other))).toEqual([]);
+      expect(getFailedRules(await probeRaw(dir, other)).filter((rule) => !tolerated.includes(rule))).toEqual([]);
     }
   }, TIMEOUT_MS);
 });

@@ -24,14 +24,14 @@ export function getBoundaryModule(serverPath: string, syntax: 'esm' | 'cjs'): Co
 const IMPORTS: Record<SdkTarget, [string[], string][]> = {
   v1: [
     [['AsyncLocalStorage'], 'node:async_hooks'],
-    [['Readable', 'Writable'], 'node:stream'],
+    [['Readable', 'Transform', 'Writable'], 'node:stream'],
     [['format'], 'node:util'],
     [['Server'], '@modelcontextprotocol/sdk/server/index.js'],
     [['StdioServerTransport'], '@modelcontextprotocol/sdk/server/stdio.js'],
   ],
   v2: [
     [['AsyncLocalStorage'], 'node:async_hooks'],
-    [['Readable', 'Writable'], 'node:stream'],
+    [['Readable', 'Transform', 'Writable'], 'node:stream'],
     [['format'], 'node:util'],
     [['Server'], '@modelcontextprotocol/server'],
     [['serveStdio', 'StdioServerTransport'], '@modelcontextprotocol/server/stdio'],
@@ -72,6 +72,8 @@ const HEADER = String.raw`// mcp-boundary: written by mcp-migrate (the SDK at th
 //     client as it is, once the client has initialized; the client's answer to such a request is
 //     handed back to the server like any message.
 //   - Text that is not a message (a log line) goes to stderr.
+//   - A missing resource the server answers with -32002 keeps that code for a 2025-era client (SDK v2
+//     sends -32602, the code the 2026-07-28 revision prescribes, to every client otherwise).
 //   - At start-up the server's own code answers an initialize request of the boundary's: its
 //     serverInfo, capabilities and instructions are what the SDK announces, and whatever the server
 //     does for initialize and notifications/initialized still runs.
@@ -176,6 +178,12 @@ function withoutProtocolMeta(params: unknown): unknown {
   return copy;
 }
 
+/** A request of the 2026-07-28 era: it carries its envelope (v2 lifts it into ctx.mcpReq.envelope) or its protocol version in _meta. */
+function isModernRequest(params: unknown, extra: unknown): boolean {
+  if (isObject(extra) && isObject(extra['mcpReq']) && extra['mcpReq']['envelope'] !== undefined) return true;
+  return isObject(params) && isObject(params['_meta']) && params['_meta']['io.modelcontextprotocol/protocolVersion'] !== undefined;
+}
+
 /** The signal the SDK aborts when the client cancels a request (v1: extra.signal, v2: ctx.mcpReq.signal). */
 function getSignal(extra: unknown): AbortSignal | undefined {
   if (!isObject(extra)) return undefined;
@@ -202,6 +210,7 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
   const queue: Array<{ scope: Scope; bytes: Buffer }> = []; // messages the server has not read yet
   const held: JsonObject[] = []; // the server's own messages, until the client has initialized
   const ownRequests = new Set<Id>(); // ids of the server's own requests to the client
+  const resourceMisses = new Set<Id>(); // 2025-era requests the server answered -32002 (resource not found)
   const decoder = new TextDecoder();
   let transport: StdioServerTransport | null = null;
   let open = false;
@@ -293,6 +302,12 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     // written outside the handling of any message: the request waiting for it, if only one is
     if (waiting.size === 1) return waiting.values().next().value!.settle(message);
     errorOutput('mcp-boundary: a reply no request is waiting for was not sent: ' + JSON.stringify(message) + '\n');
+  }
+
+  // The error the SDK writes for a request the server answered -32002, with that code again.
+  function keepResourceMiss(message: unknown): unknown {
+    if (!isObject(message) || !isId(message['id']) || !resourceMisses.delete(message['id']) || !isObject(message['error'])) return message;
+    return Object.assign({}, message, { error: Object.assign({}, message['error'], { code: -32002 }) });
   }
 
   function sendText(text: string): void {
@@ -401,6 +416,39 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     return capabilities;
   }
 
+  // The SDK's stdin, line by line: a line that is not JSON is answered here with -32700 and id null, as
+  // JSON-RPC 2.0 requires (the SDK's stdio transport skips it, or reports it without answering).
+  function answerParseErrors(input: NodeJS.ReadableStream): Readable {
+    const lineDecoder = new TextDecoder();
+    let rest = '';
+    const pass = (line: string): void => {
+      const text = line.replace(/\r$/, '');
+      if (!text.trim()) return;
+      try {
+        JSON.parse(text);
+      } catch {
+        realStdout.write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }) + '\n');
+        return;
+      }
+      lines.push(text + '\n');
+    };
+    const lines = new Transform({
+      transform(chunk: Buffer | string, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
+        rest += typeof chunk === 'string' ? chunk : lineDecoder.decode(chunk, { stream: true });
+        const parts = rest.split('\n');
+        rest = parts.pop()!;
+        for (const part of parts) pass(part);
+        done();
+      },
+      flush(done: (error?: Error | null) => void) {
+        if (rest) pass(rest);
+        done();
+      },
+    });
+    input.pipe(lines);
+    return lines;
+  }
+
   function flush(): void {
     if (open) return;
     open = true;
@@ -420,20 +468,22 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
       server.fallbackRequestHandler = async (req, extra) => {
         flush();
         if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
-        return request(req.method, withoutProtocolMeta(req.params), getSignal(extra));
+        try {
+          return await request(req.method, withoutProtocolMeta(req.params), getSignal(extra));
+        } catch (error) {
+          // a 2025-era client keeps the server's -32002 for a missing resource (v2 sends -32602 in every era)
+          if (isObject(error) && error['code'] === -32002 && !isModernRequest(req.params, extra)) resourceMisses.add(req.id);
+          throw error;
+        }
       };
       server.fallbackNotificationHandler = async (notification) => pass({ jsonrpc: '2.0', method: notification.method, params: withoutProtocolMeta(notification.params) });
       server.oninitialized = flush;
       return server;
     };
-    transport = new StdioServerTransport(realStdin, realStdout);
+    transport = new StdioServerTransport(answerParseErrors(realStdin), realStdout);
     await serve(build, transport);
-    // a line that is not JSON: JSON-RPC answers it with -32700 and id null (the SDK transport alone drops it)
-    const reportError = transport.onerror;
-    transport.onerror = (error) => {
-      if (error instanceof SyntaxError) void transport?.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } } as never).catch(() => undefined);
-      reportError?.(error);
-    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, ...rest) => send(keepResourceMiss(message) as typeof message, ...rest);
     // the client's answers to the server's own requests are handed back to the server
     const deliver = transport.onmessage;
     transport.onmessage = (...args) => {
