@@ -127,8 +127,9 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       if (styled) rewritten.changes = styled.changes;
       const entry = rewritten.changes.get(path);
       const related = [...rewritten.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after }));
-      // (v2's stdio transport ignores a line that is not JSON: a wire change of the generation, listed)
-      const era: WireChange[] = options.sdk === 'v2' ? ['BAD_JSON_IGNORED'] : [];
+      // what v2 prescribes whatever the server did, listed: its transport skips a line that is not JSON,
+      // and its codecs send a resource miss (-32002) as -32602 in both eras
+      const era: WireChange[] = options.sdk !== 'v2' ? [] : ['BAD_JSON_IGNORED', ...(model.methods.includes('resources/read') ? (['RESOURCE_NOT_FOUND_CODE'] as const) : [])];
       const wireChanges: WireChange[] = [...(styled?.wireChanges ?? []), ...era];
       const eraNotes = era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`);
       return {

@@ -38,13 +38,13 @@ export const WIRE_CHANGES = {
   },
   /** v2's stdio transport skips a line that does not parse (ReadBuffer.readMessage), reporting nothing. */
   BAD_JSON_IGNORED: {
-    v1: 'v1: the rewrite answers a line that is not JSON with -32700',
-    v2: 'a line that is not JSON is ignored, as the SDK v2 stdio transport does (the server answered it -32700)',
+    v1: 'a line that is not JSON is answered with -32700',
+    v2: 'a line that is not JSON gets no reply: the SDK v2 stdio transport skips it',
   },
   /** v2 encodes -32002 as -32602 in both eras (its codecs' encodeErrorCode): the 2026-07-28 revision's code. */
   RESOURCE_NOT_FOUND_CODE: {
-    v1: 'v1 sends the code the server throws',
-    v2: 'a resource that does not exist is answered with -32602, the code the current protocol revision prescribes, where the server answered -32002',
+    v1: 'a resource that does not exist is answered with the code the server throws',
+    v2: 'a resource read the server answers -32002 reaches the client as -32602, the code of the 2026-07-28 revision (SDK v2 sends it so in both eras)',
   },
 } as const satisfies Record<string, Record<SdkTarget, string>>;
 
