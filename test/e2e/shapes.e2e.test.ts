@@ -48,7 +48,7 @@ describe.concurrent.each(shapes.filter((s) => s.expect === 'sdk' || s.expect ===
     // (the default is SDK v2: at the dispatcher its stdio transport ignores a line that is not JSON, a wire
     // change the header lists; the boundary answers it -32700 itself)
     const tolerated = form === 'sdk' ? ['parse-error'] : [];
-    if (form === 'sdk') expect(cli.stdout).toContain('wire change: a line that is not JSON is ignored');
+    if (form === 'sdk') expect(cli.stdout).toContain('wire change: a line that is not JSON gets no reply');
     expect(getFailedRules(await probeRaw(dir, kase)).filter((rule) => !tolerated.includes(rule))).toEqual([]);
     // a second entry file that starts the same server (`alsoRun`): the shared module rewritten once must
     // serve from it too, answering as the original did from the first entry
