@@ -20,6 +20,8 @@ import { type EnvelopeRewrite, rewriteEnvelope } from './rewrite/envelope/index.
 import { decideMcpServerStyle } from './rewrite/mcp-server.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
+import { rewriteSdkUpgrade, type SdkUpgrade } from './rewrite/sdk-upgrade.js';
+import type { StdioConnection } from './analysis/sdk-wiring.js';
 
 // the prefilter lives on its own so that the runner can test files without loading the parser
 export { mayContainServer, READS_STDIN, USES_SDK_STDIO } from './prefilter.js';
@@ -90,7 +92,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused), options.sdkDeclined, options.refused);
+  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused, options.upgradeSdk ?? options.sdk === 'v2'), options.sdkDeclined, options.refused);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
   if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;
@@ -99,15 +101,34 @@ export function processSource(path: string, source: string, options: PipelineOpt
 
 type Outcome = Partial<FileResult> & { decision: Decision };
 
+/** A server on SDK v2 wired the 2025 way moves to `serveStdio`; its stdout writes move to stderr with it. */
+function carryOutUpgrade(connection: StdioConnection, line: number, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts, read: ReadModule | null): Outcome {
+  const upgraded = rewriteSdkUpgrade(facts.entry, facts.sinks, connection);
+  const problem = 'failed' in upgraded ? upgraded.failed : checkRewrite({ path, source, ast }, upgraded.changes, read, false, true)?.message ?? null;
+  if (problem !== null) return { decision: leave('STDIO_WIRING_UNREAD', line), diagnostics: [{ code: 'STDIO_WIRING_UNREAD', message: `the upgrade to serveStdio could not be written: ${problem}`, line }] };
+  if (options.refused?.sdk !== undefined) return { decision: leave('VERIFY_DIFFERENT', line), diagnostics: [verifyDifferent('serving it through serveStdio', options.refused.sdk)] };
+  const { changes, notes, fixes } = upgraded as SdkUpgrade;
+  return {
+    after: changes.get(path)?.after,
+    related: [...changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
+    decision: { kind: 'sdk', sdk: 'v2', style: 'server', notes, already: 'era' },
+    fixes,
+  };
+}
+
 function carryOut(plan: Plan, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts, read: ReadModule | null): Outcome {
   switch (plan.kind) {
     case 'none':
       return { decision: { kind: 'none' } };
     case 'sdk-server': {
-      // An SDK server that also writes to stdout corrupts its own transport: those writes go to stderr.
+      if (plan.upgrade !== null) return carryOutUpgrade(plan.upgrade, plan.line, ast, path, source, options, facts, read);
+      // An SDK server that also writes to stdout corrupts its own transport: those writes go to stderr,
+      // whether or not the server can be upgraded to the current era (why not is a note then)
       const moved = rewriteSdkServerStdout(facts.entry, facts.sinks);
+      if (moved && plan.leave !== null) moved.notes.push(`not upgraded to the 2026-07-28 era: ${plan.leave.reason} — ${getHint(plan.leave.reason)}`);
+      if (!moved && plan.leave !== null) return { decision: leave(plan.leave.reason, plan.leave.line) };
       if (moved && options.refused?.sdk !== undefined) return { decision: leave('VERIFY_DIFFERENT', plan.line), diagnostics: [verifyDifferent('moving its stdout writes to stderr', options.refused.sdk)] };
-      if (moved) return { after: moved.after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: moved.notes }, fixes: moved.fixes };
+      if (moved) return { after: moved.after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: moved.notes, already: 'stdout' }, fixes: moved.fixes };
       return { decision: leave('ALREADY_ON_SDK', plan.line) };
     }
     case 'leave':

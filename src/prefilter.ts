@@ -9,10 +9,11 @@
  * to stdout itself. False negatives are bugs; false positives only cost a parse.
  */
 export function mayContainServer(source: string): boolean {
+  // a server already on the SDK (whatever else it says of stdin): upgraded to serveStdio, or left alone
+  // and said so; its own stdout writes moved if it has any
+  if (source.includes(USES_SDK_STDIO)) return true;
   // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
   if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
-  // a server already on the SDK: said so (left alone), and its own stdout writes moved if it has any
-  if (source.includes(USES_SDK_STDIO)) return true;
   // an entry whose server (and stdin loop) live in modules it imports
   return RELATIVE_IMPORT.test(source) && ENTRY_WORDS.test(source);
 }

@@ -14,7 +14,7 @@ const result = (path: string, extra: Partial<FileResult>): FileResult => ({ path
 
 describe('a server already on the SDK whose stdout writes move', () => {
   const onSdk = (path: string): FileResult =>
-    result(path, { after: 'x', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: ['already on the SDK: only its own stdout writes move to stderr'] }, fixes: ['1 write to stdout no longer corrupts the SDK transport (moved to stderr)'] });
+    result(path, { after: 'x', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [], already: 'stdout' }, fixes: ['1 write to stdout no longer corrupts the SDK transport (moved to stderr)'] });
 
   it('is not announced as a move onto the SDK: annotation, header, summary, --summary line', async () => {
     const [notice] = buildAnnotations({ results: [onSdk('/r/s.mjs')], errors: [], applied: new Set(), path: (p) => p.slice(3) });

@@ -189,7 +189,7 @@ describe('servers the SDK rewrite does not take', () => {
       "connect(new Server({ name: 'x', version: '1' }, { capabilities: {} }));",
       '',
     ].join('\n');
-    expect(detect('/virtual/sdk-twice.js', source)).toEqual({ kind: 'sdk-server', line: 4 });
+    expect(detect('/virtual/sdk-twice.js', source)).toMatchObject({ kind: 'sdk-server', line: 4, wiring: { generations: new Set(['v1']), connections: [{ otherUses: 0 }] } });
   });
 
   it('reports a reply written from a timer callback instead of guessing', () => {

@@ -5,6 +5,8 @@
 // comment, or for input no form can take.
 import { describe, expect, it } from 'vitest';
 import type { FileFacts } from '../src/analysis/facts.js';
+import type { ModuleUnit } from '../src/analysis/program.js';
+import type { SdkWiring, StdioConnection } from '../src/analysis/sdk-wiring.js';
 import type { BoundaryFacts, ServerModel } from '../src/model/server-model.js';
 import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined } from '../src/plan/plan.js';
 
@@ -15,11 +17,32 @@ const noBoundary: BoundaryFacts = { available: false, reason: 'CONTENT_LENGTH_FR
 // (a server that answers requests: one that answers none and that nothing starts is a transport, in missed-servers.test.ts)
 const server = (fields: Partial<ServerModel>): ServerModel => ({ facts, ignored: false, line: 3, blockers: [], sdk: null, methods: ['initialize', 'tools/list'], boundary, ...fields }) as ServerModel;
 const shape = {} as NonNullable<ServerModel['sdk']>;
+const mod = {} as ModuleUnit;
+const wiring = (fields: Partial<SdkWiring>): SdkWiring => ({ generations: new Set(['v2']), servesBothEras: false, connections: [], unpaired: [], codemodMarkers: [], ...fields });
+const connection = { mod, transport: { type: 'NewExpression', loc: { start: { line: 7 } } }, callbacks: [], otherUses: 0 } as unknown as StdioConnection;
 
 describe('decidePlan', () => {
   it('passes files that are not servers and servers already on the SDK through', () => {
     expect(decidePlan({ kind: 'none' })).toEqual({ kind: 'none' });
-    expect(decidePlan({ kind: 'sdk-server', line: 4 })).toEqual({ kind: 'sdk-server', line: 4 });
+    expect(decidePlan({ kind: 'sdk-server', line: 4, wiring: wiring({}) })).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null });
+  });
+
+  describe('a server already on the SDK, wired to stdio the 2025 way', () => {
+    const sdkServer = (fields: Partial<SdkWiring>) => ({ kind: 'sdk-server' as const, line: 4, wiring: wiring(fields) });
+    it('is upgraded when one connect on v2 was read, unless the run keeps the SDK as it is (--sdk v1)', () => {
+      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, true)).toEqual({ kind: 'sdk-server', line: 4, upgrade: connection, leave: null });
+      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, false)).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null });
+    });
+    it('stays as it is when it already serves through serveStdio', () => {
+      expect(decidePlan(sdkServer({ connections: [connection], servesBothEras: true }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: null });
+    });
+    it('says why it is not upgraded: v1 (the official codemod first), codemod markers, wiring not read, transport callbacks', () => {
+      expect(decidePlan(sdkServer({ connections: [connection], generations: new Set(['v1']) }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'SDK_V1_WIRING' } });
+      expect(decidePlan(sdkServer({ connections: [connection], codemodMarkers: [{ mod, line: 9 }] }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'CODEMOD_MARKERS', line: 9 } });
+      expect(decidePlan(sdkServer({ connections: [connection, connection] }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'STDIO_WIRING_UNREAD' } });
+      expect(decidePlan(sdkServer({ connections: [connection], unpaired: [{ mod, line: 12 }] }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'STDIO_WIRING_UNREAD', line: 12 } });
+      expect(decidePlan(sdkServer({ connections: [{ ...connection, callbacks: ['onclose'] }] }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'TRANSPORT_CALLBACKS_SET' } });
+    });
   });
 
   it('leaves an ignored server alone, whatever else is known about it', () => {

@@ -42,7 +42,8 @@ function pipelineTo(after: string): (path: string, source: string, options: Pipe
   return (path, source, options) => {
     const base: FileResult = { path, before: source, decision: { kind: 'none' }, fixes: [], findings: [], diagnostics: [] };
     if (!path.endsWith('honest.cjs')) return base;
-    return { ...base, after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: [] }, methods: ['initialize', 'tools/list', 'tools/call', 'stats/get'], fixes: ['answers ping'] };
+    // (the fixtures are migrations onto SDK v1, whatever the run targets)
+    return { ...base, after, decision: { kind: 'sdk', sdk: 'v1', style: options.style, notes: [] }, methods: ['initialize', 'tools/list', 'tools/call', 'stats/get'], fixes: ['answers ping'] };
   };
 }
 

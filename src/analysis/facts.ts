@@ -10,6 +10,7 @@ import { type ModuleUnit, Program, type ReadModule } from './program.js';
 import type { Constraint, Val } from './values.js';
 import { getClassBindingName } from './class-members.js';
 import { STDIN_EVENTS } from './inert.js';
+import { findSdkWiring, type SdkWiring } from './sdk-wiring.js';
 import { findStdioRefs, type StdioRef } from './stdio-refs.js';
 import { speaksMcp } from './vocabulary.js';
 
@@ -58,6 +59,8 @@ export interface FileFacts {
   outbox: OutboxFacts;
   /** The SDK import of the entry, when it already uses the official SDK. */
   sdkImport: t.Node | null;
+  /** How a program already on the SDK is wired to stdio (null when it does not import the SDK). */
+  sdkWiring: SdkWiring | null;
   /** Every interpreted path, from every consumer. */
   paths: PathResult[];
   /** The interpreter gave up somewhere (too many paths): the paths are not the whole story. */
@@ -73,7 +76,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const modules = program.loadReachable();
   const interp = new Interpreter(program);
   if (isInert(program, modules)) {
-    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, paths: [], incomplete: false, runWithMethod: () => [] };
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, sdkWiring: null, paths: [], incomplete: false, runWithMethod: () => [] };
   }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
@@ -158,7 +161,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
   const outbox: OutboxFacts = { pushes, flushCalls: findFlushCalls(modules, interp) };
-  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, paths, incomplete, runWithMethod };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, sdkWiring: sdkImport === null ? null : findSdkWiring(modules), paths, incomplete, runWithMethod };
 }
 
 /** Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`. */

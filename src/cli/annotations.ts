@@ -12,7 +12,7 @@ import { relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import type { FileResult } from '../model/types.js';
 import { toPosix, type Problem } from '../runner/discover.js';
-import { isStdoutOnlyRewrite } from './render.js';
+import { isEraUpgrade, isStdoutOnlyRewrite } from './render.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
 
@@ -127,6 +127,10 @@ function buildDecisionAnnotation(result: FileResult, file: string, pending: bool
       if (isStdoutOnlyRewrite(decision)) {
         const lines = [`This server already uses the official MCP SDK, but writes to stdout itself, past its transport; those writes can move to stderr. ${run}`, ...fixes];
         return { level: 'notice', file, line: 1, title: 'mcp-migrate: stdout writes to move', message: lines.join('\n') };
+      }
+      if (isEraUpgrade(decision)) {
+        const lines = [`This server is on @modelcontextprotocol/server but wired to stdio the 2025 way (connect + StdioServerTransport), so clients of the 2026-07-28 revision cannot reach it; serveStdio serves both eras. ${run}`, ...fixes];
+        return { level: 'notice', file, line: 1, title: 'mcp-migrate: protocol era upgrade pending', message: lines.join('\n') };
       }
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';

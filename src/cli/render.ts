@@ -68,12 +68,14 @@ export function renderDiff(path: string, before: string | null, after: string, p
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * A server already on the SDK whose only change is its own stdout writes moving to stderr
- * (src/rewrite/sdk-stdout.ts says so in its note): it is not moved onto the SDK, it is there already.
- */
+/** A server already on the SDK whose only change is its own stdout writes moving to stderr: it is on the SDK already. */
 export function isStdoutOnlyRewrite(decision: Decision): boolean {
-  return decision.kind === 'sdk' && decision.notes.some((note) => note.startsWith('already on the SDK'));
+  return decision.kind === 'sdk' && decision.already === 'stdout';
+}
+
+/** A server already on SDK v2 whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras). */
+export function isEraUpgrade(decision: Decision): boolean {
+  return decision.kind === 'sdk' && decision.already === 'era';
 }
 
 export { describeCompanionRole };
@@ -88,6 +90,7 @@ export function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
       if (isStdoutOnlyRewrite(decision)) return 'sdk: already on the SDK; its own stdout writes move to stderr';
+      if (isEraUpgrade(decision)) return 'sdk: already on @modelcontextprotocol/server; upgraded to the 2026-07-28 era (serveStdio serves 2025-era and 2026-07-28 clients)';
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';
       return `sdk: moved onto ${pkg} (${style})`;
@@ -110,8 +113,7 @@ export function describeDecision(decision: Decision): string {
 /** The lines above a file's diff: path, decision and reasons, what was detected, what the rewrite fixes. */
 export function renderFileHeader(path: string, result: FileResult, paint: Paint, display: (path: string) => string = (p) => p): string {
   const lines = [paint.bold(`━━ ${path}`), `   ${describeDecision(result.decision)}`];
-  if (result.decision.kind === 'sdk') for (const note of result.decision.notes) if (!isStdoutOnlyRewrite(result.decision) || !note.startsWith('already on the SDK')) lines.push(`   note: ${note}`);
-  if (result.decision.kind === 'boundary') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
+  if (result.decision.kind === 'sdk' || result.decision.kind === 'boundary') for (const note of result.decision.notes) lines.push(`   note: ${note}`);
   if (result.detected !== undefined && result.detected !== '') lines.push(`   detected: ${escapeCodeLine(result.detected)}`);
   // User code the rewrite removes (a `notifications/initialized` branch that did more than return) is named.
   for (const dropped of result.dropped ?? []) lines.push(paint.warn(`   dropped: ${escapeCodeLine(dropped)}`));

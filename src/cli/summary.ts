@@ -5,7 +5,7 @@ import { isInside, type ExcludedDirectory, type Problem } from '../runner/discov
 import type { ScanResult } from '../runner/scan.js';
 import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
-import { describeDecision, isStdoutOnlyRewrite, type Paint } from './render.js';
+import { describeDecision, isEraUpgrade, isStdoutOnlyRewrite, type Paint } from './render.js';
 import type { ReviewOutcome } from './review.js';
 
 /** The files a run would change (their rewrite is pending). */
@@ -71,7 +71,8 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
   const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
   const applied = new Set(outcome?.applied ?? []);
   const pending = scan.results.filter((r) => r.after !== undefined);
-  const sdk = pending.filter((r) => r.decision.kind === 'sdk' && !isStdoutOnlyRewrite(r.decision));
+  const sdk = pending.filter((r) => r.decision.kind === 'sdk' && r.decision.already === undefined);
+  const upgraded = pending.filter((r) => isEraUpgrade(r.decision));
   const stdoutOnly = pending.filter((r) => isStdoutOnlyRewrite(r.decision));
   const boundary = pending.filter((r) => r.decision.kind === 'boundary');
   const envelope = pending.filter((r) => r.decision.kind === 'envelope');
@@ -89,6 +90,7 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
     if (shown.length > 0) lines.push(`  ${label} (${shown.length}): ${list(shown.map((f) => f.path))}`);
   };
   counted(dry ? 'would move to the SDK' : 'moved to the SDK', sdk);
+  counted(dry ? 'would be upgraded to the 2026-07-28 era' : 'upgraded to the 2026-07-28 era', upgraded);
   counted(dry ? 'already on the SDK, stdout writes would move to stderr' : 'already on the SDK, stdout writes moved to stderr', stdoutOnly);
   counted(dry ? 'would move to the SDK at the boundary' : 'moved to the SDK at the boundary', boundary);
   counted(dry ? 'would get the JSON-RPC envelope' : 'got the JSON-RPC envelope', envelope);
@@ -184,7 +186,9 @@ export function renderFileLines({ scan, mode, outcome, errors, display, paint }:
         case 'sdk':
           what = isStdoutOnlyRewrite(result.decision)
             ? `already on the SDK: stdout writes ${done ? 'moved' : `${state}move`} to stderr`
-            : `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
+            : isEraUpgrade(result.decision)
+              ? `${done ? 'upgraded' : `${state}upgrade`} to the 2026-07-28 era (serveStdio)`
+              : `${done ? 'moved' : `${state}move`} to the SDK (${result.decision.sdk}, ${result.decision.style === 'server' ? 'Server' : 'McpServer'})`;
           break;
         case 'boundary':
           what = `${done ? 'moved' : `${state}move`} to the SDK at the boundary (${result.decision.sdk}, ${result.decision.reason})`;

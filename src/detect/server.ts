@@ -11,6 +11,7 @@ import { findHeaderRead } from '../analysis/input-framing.js';
 import { namesMcpVocabulary, withoutComments } from '../analysis/vocabulary.js';
 import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFrame, type MessagePath } from '../analysis/messages.js';
 import type { ModuleUnit } from '../analysis/program.js';
+import type { SdkWiring } from '../analysis/sdk-wiring.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
@@ -36,7 +37,7 @@ export const IGNORE_COMMENT = 'mcp-migrate-ignore';
 
 export type Detection =
   | { kind: 'none' }
-  | { kind: 'sdk-server'; line: number }
+  | { kind: 'sdk-server'; line: number; wiring: SdkWiring }
   /** Reads stdin through Deno or Bun and speaks MCP: a server, in a runtime the tool does not rewrite. */
   | { kind: 'foreign-runtime'; runtime: 'Deno' | 'Bun'; line: number }
   /**
@@ -51,7 +52,7 @@ export type Detection =
 
 export function detectServer(facts: FileFacts): Detection {
   const entry = facts.entry;
-  if (facts.sdkImport) return { kind: 'sdk-server', line: getLine(facts.sdkImport, 1) };
+  if (facts.sdkImport && facts.sdkWiring) return { kind: 'sdk-server', line: getLine(facts.sdkImport, 1), wiring: facts.sdkWiring };
   if (facts.consumers.length === 0) {
     return findForeignRuntime(facts) ?? findUnfollowedInput(facts) ?? { kind: 'none' };
   }

@@ -145,6 +145,22 @@ export const REASONS = {
   },
   // ---- left alone
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
+  SDK_V1_WIRING: {
+    kind: 'leave',
+    hint: 'The server is on SDK v1 (@modelcontextprotocol/sdk), which speaks only the 2025 protocol era. The official codemod moves v1 code to v2: run `npx @modelcontextprotocol/codemod@latest v1-to-v2 <dir>`, then mcp-migrate again to serve it through serveStdio (2025-era and 2026-07-28 clients). `--sdk v1` keeps it on v1 and says nothing.',
+  },
+  CODEMOD_MARKERS: {
+    kind: 'leave',
+    hint: 'The official codemod left `@mcp-codemod-error` comments where it could not rewrite v1 code: finish those by hand first; the era upgrade (serveStdio) is made only on code the codemod completed.',
+  },
+  TRANSPORT_CALLBACKS_SET: {
+    kind: 'leave',
+    hint: 'The server is on @modelcontextprotocol/server and sets `onclose`/`onerror`/`onmessage` on its StdioServerTransport; serveStdio owns those callbacks and would replace them, so the era upgrade is not made. Move that code to the server (its `onclose`/`onerror`, or serveStdio\'s `onerror` option) and run again.',
+  },
+  STDIO_WIRING_UNREAD: {
+    kind: 'leave',
+    hint: 'The server is on @modelcontextprotocol/server but the tool did not find exactly one `connect(new StdioServerTransport())` it can follow (the transport is created in one place and connected in another, or several servers are wired); to serve both protocol eras, call `serveStdio(() => server)` from @modelcontextprotocol/server/stdio instead by hand.',
+  },
   IGNORED: { kind: 'leave', hint: 'A `// mcp-migrate-ignore` comment asks the tool to leave this server alone.' },
   UNSUPPORTED_RUNTIME: { kind: 'leave', hint: 'The server runs on Deno or Bun APIs the tool does not rewrite; move it by hand.' },
   UNFOLLOWED_INPUT: {

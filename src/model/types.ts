@@ -38,8 +38,10 @@ export type Decision =
   /**
    * `wireChanges`: how the written style answers differently from the original (McpServer's, listed in
    * the diff header; the proof expects exactly these). `styleReason`: why `--style mcp-server` was not applied.
+   * `already`: the server was on the SDK before: `stdout`, only its own stdout writes move to stderr;
+   * `era`, its 2025-era stdio wiring moves to `serveStdio` (both eras; its stdout writes move too).
    */
-  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason }
+  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason; already?: 'stdout' | 'era' }
   /**
    * The SDK at the boundary: the SDK owns the wire and hands each request to the server's own handling.
    * `reason`: why the dispatcher-level rewrite was not made.
@@ -74,6 +76,12 @@ export interface PipelineOptions {
    * rewrite would take gets the envelope instead, with this reason. The detail says why.
    */
   sdkDeclined?: { reason: 'ENTRIES_DIFFER'; detail: string };
+  /**
+   * Servers already on the SDK are brought to the current protocol era (v2 wired the 2025 way moves to
+   * `serveStdio`; v1 is pointed at the official codemod). Every run but `--sdk v1` (the runner sets it);
+   * default: `sdk` is v2.
+   */
+  upgradeSdk?: boolean;
 }
 
 export interface RefusedRewrites {

@@ -7,6 +7,8 @@
 // no form can take, and stdio code nothing in the scanned files starts that answers no request (a
 // transport).
 import type { FileFacts } from '../analysis/facts.js';
+import type { StdioConnection } from '../analysis/sdk-wiring.js';
+import { getLine } from '../analysis/ast.js';
 import { isStartedByImporter } from '../analysis/facts.js';
 import type { Detection } from '../detect/server.js';
 import { type Blocker, type BoundaryReason, type EnvelopeReason, isBoundaryReason, type LeaveReason } from '../model/reasons.js';
@@ -15,8 +17,11 @@ import type { PipelineOptions, RefusedRewrites, Style } from '../model/types.js'
 
 export type Plan =
   | { kind: 'none' }
-  /** Already on the SDK: only its own stdout writes move to stderr. */
-  | { kind: 'sdk-server'; line: number }
+  /**
+   * Already on the SDK: its own stdout writes move to stderr, and `upgrade`, when set, moves its 2025-era
+   * stdio wiring to `serveStdio`. `leave`: why it is not upgraded, when that is worth saying.
+   */
+  | { kind: 'sdk-server'; line: number; upgrade: StdioConnection | null; leave: { reason: LeaveReason; line: number } | null }
   | { kind: 'leave'; reason: LeaveReason; line: number; model: ServerModel | null }
   /** `style`: the requested one; the pipeline writes mcp-server only where the tool split is proven. */
   | { kind: 'sdk'; model: ServerModel; style: Style }
@@ -26,12 +31,12 @@ export type Plan =
   | { kind: 'envelope'; blocker: Blocker; reason: { code: EnvelopeReason; detail: string }; model: ServerModel };
 
 /** `refused`: the rewrites a side-by-side run already showed to answer worse; the chain goes on past them. */
-export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}): Plan {
+export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}, upgradeSdk = false): Plan {
   switch (detection.kind) {
     case 'none':
       return { kind: 'none' };
     case 'sdk-server':
-      return { kind: 'sdk-server', line: detection.line };
+      return decideSdkServer(detection, upgradeSdk);
     case 'foreign-runtime':
       return { kind: 'leave', reason: 'UNSUPPORTED_RUNTIME', line: detection.line, model: null };
     case 'unfollowed-input': {
@@ -54,6 +59,27 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       return decideBelowSdk(model.blockers[0] ?? { code: 'NO_DISPATCH', line: model.line, detail: 'no dispatch was found' }, model, refused);
     }
   }
+}
+
+/**
+ * A server already on the SDK. `upgradeSdk` (every run but `--sdk v1`): one wired the 2025 way on v2 (one
+ * `connect(new StdioServerTransport())` the analysis read) moves to `serveStdio`; a v1 server is pointed at
+ * the official codemod, which moves v1 code to v2 (the upgrade follows on a second run); code the codemod
+ * marked as unfinished, or wiring not read, is said so. A server that already serves through `serveStdio`
+ * (or has no stdio transport) only has its stdout writes moved, if any.
+ */
+function decideSdkServer(detection: Extract<Detection, { kind: 'sdk-server' }>, upgradeSdk: boolean): Plan {
+  const { wiring, line } = detection;
+  const stay = (leave: { reason: LeaveReason; line: number } | null): Plan => ({ kind: 'sdk-server', line, upgrade: null, leave });
+  if (!upgradeSdk || wiring.servesBothEras || (wiring.connections.length === 0 && wiring.unpaired.length === 0)) return stay(null);
+  const marker = wiring.codemodMarkers[0];
+  if (marker !== undefined) return stay({ reason: 'CODEMOD_MARKERS', line: marker.line });
+  if (wiring.generations.has('v1')) return stay({ reason: 'SDK_V1_WIRING', line });
+  const connection = wiring.connections[0];
+  if (wiring.connections.length !== 1 || wiring.unpaired.length > 0 || connection === undefined) return stay({ reason: 'STDIO_WIRING_UNREAD', line: wiring.unpaired[0]?.line ?? line });
+  // serveStdio owns the transport's callbacks: one the code sets would be replaced, silently
+  if (connection.callbacks.length > 0) return stay({ reason: 'TRANSPORT_CALLBACKS_SET', line: getLine(connection.transport, line) });
+  return { kind: 'sdk-server', line, upgrade: connection, leave: null };
 }
 
 /**

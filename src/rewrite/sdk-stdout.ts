@@ -8,9 +8,16 @@ import { EditList } from './edits.js';
 
 export function rewriteSdkServerStdout(entry: ModuleUnit, sinks: SinkCall[]): { after: string; notes: string[]; fixes: string[] } | null {
   const edits = new EditList();
+  const lines = addStdoutMoves(entry, sinks, edits);
+  if (lines === 0) return null;
+  return { after: edits.apply(entry.source), notes: [], fixes: [describeStdoutMoves(lines)] };
+}
+
+/** Adds to `edits` the moves of `mod`'s own stdout writes to stderr; how many writes moved. */
+export function addStdoutMoves(mod: ModuleUnit, sinks: SinkCall[], edits: EditList): number {
   let lines = 0;
   for (const sink of sinks) {
-    if (sink.mod !== entry) continue;
+    if (sink.mod !== mod) continue;
     const callee = unwrapExpression(sink.call.callee);
     if (callee.type !== 'MemberExpression') continue;
     if (sink.channel === 'console' && callee.property.type === 'Identifier') {
@@ -20,10 +27,9 @@ export function rewriteSdkServerStdout(entry: ModuleUnit, sinks: SinkCall[]): { 
     } else continue;
     lines++;
   }
-  if (edits.size === 0) return null;
-  return {
-    after: edits.apply(entry.source),
-    notes: ['already on the SDK: only its own stdout writes move to stderr'],
-    fixes: [`${lines} write${lines === 1 ? '' : 's'} to stdout no longer corrupt the SDK transport (moved to stderr)`],
-  };
+  return lines;
+}
+
+export function describeStdoutMoves(lines: number): string {
+  return `${lines === 1 ? '1 write to stdout no longer corrupts' : `${lines} writes to stdout no longer corrupt`} the SDK transport (moved to stderr)`;
 }

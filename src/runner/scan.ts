@@ -152,7 +152,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
     const manifest = await manifests.getNearest(dirname(path));
     const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
     const moduleKind = resolveModuleKind(path, manifest);
-    const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, ...refusedFor(options.refused, path) };
+    const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, upgradeSdk: options.sdk !== 'v1', ...refusedFor(options.refused, path) };
     const run = await getRun();
     const result = normalizeResult(path, source, await runSafely(run, path, source, { ...fileOptions, ...extra }));
     checks.prepare(result, manifest);
@@ -716,6 +716,8 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
   const invalid = new Set<string>();
   for (const result of results) {
     if (result.after === undefined || (result.decision.kind !== 'sdk' && result.decision.kind !== 'boundary')) continue;
+    // a server already on the SDK imports nothing new: its manifest gains nothing
+    if (result.decision.kind === 'sdk' && result.decision.already !== undefined) continue;
     const manifest = await cache.getNearest(dirname(result.path));
     if (manifest === null) {
       const names = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).join(' and ');

@@ -18,6 +18,7 @@ import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
+import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
@@ -32,7 +33,8 @@ export const MAX_COPY_BYTES = 200 * 1024 * 1024;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
 export type VerifyVerdict =
-  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number }
+  /** `modern`: the listings a client pinned to the 2026-07-28 revision was offered as a 2025-era one (set when the rewrite serves that era). */
+  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number; modern?: string[] }
   | { kind: 'different'; path: string; diff: ContractDiff | null; why: string; ms: number }
   | { kind: 'not-verified'; path: string; reason: string; ms: number };
 
@@ -81,6 +83,11 @@ export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
   return verdicts.filter((v) => v !== undefined);
+}
+
+/** The rewrite serves both protocol eras (SDK v2's serveStdio): the dispatcher-level and boundary rewrites onto v2, and the era upgrade. */
+export function targetsModernEra(result: FileResult): boolean {
+  return (result.decision.kind === 'sdk' && result.decision.sdk === 'v2' && result.decision.already !== 'stdout') || (result.decision.kind === 'boundary' && result.decision.sdk === 'v2');
 }
 
 /** A verdict some side's silence makes: initialize unanswered on either side, or a difference where only the migrated server left a request unanswered. */
@@ -197,9 +204,15 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         if (compared.compared === 0 && compared.equal) return notVerified(`no request was answered by both servers within the wait (${options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS} ms per reply, --verify-timeout): nothing was compared`);
         // the original never answered initialize, even with the longer wait: there is nothing to compare with
         if (compared.original.contract.initialize === null) return notVerified(`the original did not answer initialize within ${base * 9} ms: nothing to compare with`);
-        return compared.equal
-          ? { kind: 'equal', path, diff: compared, ms }
-          : { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
+        if (!compared.equal) return { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
+        // a rewrite that serves the 2026-07-28 era too is asked again by a client pinned to it
+        if (targetsModernEra(result)) {
+          const era = await checkModernEra(side(migrated), compared.migrated.contract, base, options.signal);
+          if (era.kind === 'aborted') return notVerified('interrupted');
+          if (era.kind === 'refused') return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+          return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };
+        }
+        return { kind: 'equal', path, diff: compared, ms };
       }
     }
   } catch (err) {
@@ -222,7 +235,8 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
     switch (verdict.kind) {
       case 'equal': {
         const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
-        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `run side by side with the original: answers like it (${verdict.diff.compared} requests compared${fixes})` }];
+        const modern = verdict.modern === undefined ? '' : `; a client of the ${MODERN_REVISION} revision connects${verdict.modern.length === 0 ? '' : ` and is offered the same ${verdict.modern.join(', ')}`}`;
+        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `run side by side with the original: answers like it (${verdict.diff.compared} requests compared${fixes})${modern}` }];
         break;
       }
       case 'not-verified':

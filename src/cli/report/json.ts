@@ -28,6 +28,8 @@ export interface JsonDecision {
   sdk: 'v1' | 'v2' | null;
   style: 'server' | 'mcp-server' | null;
   notes: string[];
+  /** An `sdk` decision for a server that was on the SDK before: `stdout` (its stdout writes move), `era` (upgraded to serveStdio). */
+  already: 'stdout' | 'era' | null;
 }
 
 export interface JsonFile {
@@ -117,10 +119,10 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
 }
 
 function buildDecision(decision: Decision): JsonDecision {
-  const out: JsonDecision = { kind: decision.kind, reason: null, hint: null, line: null, sdk: null, style: null, notes: [] };
+  const out: JsonDecision = { kind: decision.kind, reason: null, hint: null, line: null, sdk: null, style: null, notes: [], already: null };
   switch (decision.kind) {
     case 'sdk':
-      return { ...out, sdk: decision.sdk, style: decision.style, notes: decision.notes };
+      return { ...out, sdk: decision.sdk, style: decision.style, notes: decision.notes, already: decision.already ?? null };
     case 'boundary':
       return { ...out, sdk: decision.sdk, reason: decision.reason, hint: decision.hint, line: decision.line ?? null, notes: decision.notes };
     case 'envelope':

@@ -6,7 +6,7 @@ import { isRuleId, RULES } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
 import { buildFilePatch } from '../patch.js';
-import { describeCompanionRole, getFixer, isStdoutOnlyRewrite } from '../render.js';
+import { describeCompanionRole, getFixer, isEraUpgrade, isStdoutOnlyRewrite } from '../render.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';
 
 /** GitHub rejects comments over 65,536 characters; stop adding file sections well before. */
@@ -191,6 +191,7 @@ function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
       if (isStdoutOnlyRewrite(decision)) return '**Already on the SDK**: its own stdout writes move to stderr';
+      if (isEraUpgrade(decision)) return '**Upgraded to the 2026-07-28 era**: already on `@modelcontextprotocol/server`, served through `serveStdio` (2025-era and 2026-07-28 clients)';
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? '`Server` + `setRequestHandler`' : '`McpServer.registerTool`';
       return `**SDK rewrite** onto ${codeSpan(pkg, false)} (${style})`;

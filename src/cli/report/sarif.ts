@@ -9,7 +9,7 @@ import type * as Sarif from 'sarif';
 import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, RunSummary } from '../../model/types.js';
-import { isStdoutOnlyRewrite } from '../render.js';
+import { isEraUpgrade, isStdoutOnlyRewrite } from '../render.js';
 import { getFileStatus, getToolVersion, TOOL_NAME, toPosix } from './model.js';
 
 /** The tool's page: code scanning links the tool name to it (SARIF `tool.driver.informationUri`). */
@@ -128,6 +128,7 @@ function describePending(decision: Decision, file: FileResult): string {
   switch (decision.kind) {
     case 'sdk':
       if (isStdoutOnlyRewrite(decision)) return `This server is already on the SDK; mcp-migrate would move its own stdout writes to stderr.${fixes}`;
+      if (isEraUpgrade(decision)) return `This server is on @modelcontextprotocol/server but wired to stdio the 2025 way; mcp-migrate would serve it through serveStdio, for 2025-era and 2026-07-28 clients.${fixes}`;
       return `mcp-migrate would move this server onto ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'}.${fixes}`;
     case 'boundary':
       return `mcp-migrate would put ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'} at this server's boundary: the SDK on the wire, the server's own handling behind it (${decision.reason}: ${decision.hint}).${fixes}`;

@@ -1,0 +1,122 @@
+// The 2026-07-28 protocol era, checked on a migrated server that says it serves it (`serveStdio`): the
+// official v2 Client, pinned to that revision (it opens with `server/discover` and puts the version in
+// every request's `_meta`; no fallback to the 2025 handshake), connects over the server's stdio, and
+// asks each listing the 2025-era exploration saw answered: the same names must come back. The process
+// is started and stopped by ./connection.ts like every other run of the proof (its whole tree, bounded).
+// Deliberately not: the 2025-era contract (./probe.ts and ./compare.ts), which decides "answers like the original".
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { ServerConnection, type JsonObject, type StartOptions } from './connection.js';
+import type { Contract } from './probe.js';
+
+export const MODERN_REVISION = '2026-07-28';
+
+export type EraCheck =
+  /** `asked`: the listings compared. */
+  | { kind: 'served'; asked: string[] }
+  | { kind: 'refused'; why: string }
+  | { kind: 'aborted' };
+
+/** The listings the era check asks again, with the key each item is named by. */
+const LISTINGS = [
+  { method: 'tools/list', field: 'tools', key: 'name' },
+  { method: 'prompts/list', field: 'prompts', key: 'name' },
+  { method: 'resources/list', field: 'resources', key: 'uri' },
+  { method: 'resources/templates/list', field: 'resourceTemplates', key: 'uriTemplate' },
+] as const;
+
+/** Connects a client pinned to the 2026-07-28 revision and compares its listings with the 2025-era contract's. */
+export async function checkModernEra(start: StartOptions, contract: Contract, timeoutMs: number, signal?: AbortSignal): Promise<EraCheck> {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const connection = new ServerConnection({ ...start, framing: 'ndjson' });
+  const transport = new ConnectionTransport(connection);
+  const client = new Client({ name: 'mcp-migrate-verify', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } });
+  const asked: string[] = [];
+  try {
+    try {
+      await client.connect(transport, { timeout: timeoutMs * 3, signal });
+    } catch (err) {
+      if (signal?.aborted === true) return { kind: 'aborted' };
+      return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision could not connect: ${describeError(err)}${describeStderr(connection)}` };
+    }
+    for (const listing of LISTINGS) {
+      const before = contract.exchanges.find((e) => e.key === listing.method && e.outcome.kind === 'result');
+      if (before === undefined || before.outcome.kind !== 'result') continue;
+      const expected = getNames(before.outcome.value, listing.field, listing.key);
+      if (expected === null) continue;
+      let answered: unknown;
+      try {
+        answered = await client.request({ method: listing.method, params: {} }, { timeout: timeoutMs, signal });
+      } catch (err) {
+        if (signal?.aborted === true) return { kind: 'aborted' };
+        return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision asked ${listing.method} and got no answer: ${describeError(err)}` };
+      }
+      asked.push(listing.method);
+      const names = getNames(answered, listing.field, listing.key) ?? [];
+      const missing = expected.filter((name) => !names.includes(name));
+      if (missing.length > 0) return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision is not offered ${missing.join(', ')} in ${listing.method} (a 2025-era client is)` };
+    }
+    return { kind: 'served', asked };
+  } finally {
+    await client.close().catch(() => undefined);
+    await connection.close();
+  }
+}
+
+/** The names (or uris) of a listing's items, or null when the answer is no listing. */
+function getNames(value: unknown, field: string, key: string): string[] | null {
+  const items = (value as JsonObject | null)?.[field];
+  if (!Array.isArray(items)) return null;
+  return items.map((item) => (item as JsonObject | null)?.[key]).filter((name): name is string => typeof name === 'string');
+}
+
+function describeError(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+}
+
+function describeStderr(connection: ServerConnection): string {
+  const tail = connection.getStderrTail(3).trim();
+  return tail === '' ? '' : `; its stderr ended with: ${tail.split('\n').join(' / ')}`;
+}
+
+/** The SDK Client's Transport over a ServerConnection: what the server writes is handed on in order. */
+class ConnectionTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private next = 0;
+  private closed = false;
+
+  constructor(private readonly connection: ServerConnection) {}
+
+  async start(): Promise<void> {
+    if (this.connection.startError !== null) throw this.connection.startError;
+    void this.pump();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.connection.send(message as JsonObject);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.connection.close();
+    this.onclose?.();
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.closed) {
+      const message = await this.connection.waitFor(this.next, () => true, 1_000);
+      if (message !== null) {
+        this.next++;
+        this.onmessage?.(message as JSONRPCMessage);
+      } else if (this.connection.isGone()) {
+        if (!this.closed) {
+          this.closed = true;
+          this.onclose?.();
+        }
+        return;
+      }
+    }
+  }
+}
