@@ -92,7 +92,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const detection = detectServer(facts);
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
-  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused, options.upgradeSdk ?? options.sdk === 'v2'), options.sdkDeclined, options.refused);
+  const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused, options.upgradeSdk ?? options.sdk === 'v2', options.sdk), options.sdkDeclined, options.refused);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
   if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;

@@ -27,6 +27,14 @@ describe('decidePlan', () => {
     expect(decidePlan({ kind: 'sdk-server', line: 4, wiring: wiring({}) })).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null });
   });
 
+  it('SDK v2 at the dispatcher would send a -32002 resource miss as -32602: the boundary keeps it where it can be put; v1 keeps the dispatcher', () => {
+    const model = server({ sdk: shape, methods: ['initialize', 'resources/read'], facts: { namesResourceMissCode: true } as FileFacts });
+    expect(decidePlan({ kind: 'server', model }, 'server', {}, false, 'v2')).toMatchObject({ kind: 'boundary', blocker: { code: 'RESOURCE_MISS_CODE' } });
+    expect(decidePlan({ kind: 'server', model }, 'server', {}, false, 'v1')).toEqual({ kind: 'sdk', model, style: 'server' });
+    expect(decidePlan({ kind: 'server', model: { ...model, boundary: noBoundary } }, 'server', {}, false, 'v2')).toMatchObject({ kind: 'sdk' });
+    expect(decidePlan({ kind: 'server', model: { ...model, facts: { namesResourceMissCode: false } as FileFacts } }, 'server', {}, false, 'v2')).toMatchObject({ kind: 'sdk' });
+  });
+
   describe('a server already on the SDK, wired to stdio the 2025 way', () => {
     const sdkServer = (fields: Partial<SdkWiring>) => ({ kind: 'sdk-server' as const, line: 4, wiring: wiring(fields) });
     it('is upgraded when one connect on v2 was read, unless the run keeps the SDK as it is (--sdk v1)', () => {

@@ -58,17 +58,19 @@ describe.concurrent('--verify in a migration run', () => {
     expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/sdk');
   });
 
-  it('v2 (the default): a missing resource the server answers -32002 goes out as -32602, a wire change the header lists and the proof takes as expected', async () => {
+  it('v2 (the default): a server that answers a missing resource -32002 gets the SDK at the boundary, which keeps that code for 2025-era clients; proven in both eras', async () => {
     const pkg = await makePackage(HONEST);
     const h = makeHarness(pkg, { process: undefined });
     const code = await main(['--yes', '--force', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     const out = h.stdout();
-    expect(out).toContain('note: wire change: a resource read the server answers -32002 reaches the client as -32602');
-    expect(out).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(9 requests compared; fixes: reply-to-notification, ping-unanswered; 1 expected: the wire changes its header lists\)/m);
-    const migrated = readFileSync(join(pkg, 'honest.cjs'), 'utf8');
-    expect(migrated).toContain("const { serveStdio } = require('@modelcontextprotocol/server/stdio');");
-    expect(migrated).not.toContain('mcp-boundary');
+    expect(out).toContain('not at the dispatcher: RESOURCE_MISS_CODE');
+    expect(out).not.toContain('wire change: a resource read');
+    // (nothing expected: the 2025-era answers are the original's, -32002 included)
+    expect(out).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(9 requests compared; fixes: reply-to-notification, ping-unanswered\) /m);
+    expect(out).toContain('a client of the 2026-07-28 revision connects and is offered the same tools/list');
+    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('./mcp-boundary.cjs')");
+    expect(readFileSync(join(pkg, 'mcp-boundary.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server/stdio')");
     expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/server');
   });
 
@@ -253,8 +255,8 @@ describe.concurrent('--verify: what cannot be verified is said, and kept', () =>
     const code = await main(['--yes', '--force', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     expect(h.stdout()).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(\d+ requests compared; fixes: /m);
-    // the server imports @modelcontextprotocol/server, lent for the proof
-    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
+    // the boundary module imports @modelcontextprotocol/server, lent for the proof
+    expect(readFileSync(join(pkg, 'mcp-boundary.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
     expect(existsSync(join(pkg, 'node_modules'))).toBe(false);
     expect(existsSync(join(pkg, '..', 'node_modules'))).toBe(false);
   });

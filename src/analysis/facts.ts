@@ -59,6 +59,8 @@ export interface FileFacts {
   outbox: OutboxFacts;
   /** The SDK import of the entry, when it already uses the official SDK. */
   sdkImport: t.Node | null;
+  /** A module of the program names the resource-not-found code -32002 (the server answers a resource miss with it). */
+  namesResourceMissCode: boolean;
   /** How a program already on the SDK is wired to stdio (null when it does not import the SDK). */
   sdkWiring: SdkWiring | null;
   /** Every interpreted path, from every consumer. */
@@ -76,7 +78,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   const modules = program.loadReachable();
   const interp = new Interpreter(program);
   if (isInert(program, modules)) {
-    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, sdkWiring: null, paths: [], incomplete: false, runWithMethod: () => [] };
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, namesResourceMissCode: false, sdkWiring: null, paths: [], incomplete: false, runWithMethod: () => [] };
   }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
@@ -161,8 +163,10 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
   const outbox: OutboxFacts = { pushes, flushCalls: findFlushCalls(modules, interp) };
-  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, sdkWiring: sdkImport === null ? null : findSdkWiring(modules), paths, incomplete, runWithMethod };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, namesResourceMissCode: modules.some((mod) => RESOURCE_MISS_CODE.test(mod.source)), sdkWiring: sdkImport === null ? null : findSdkWiring(modules), paths, incomplete, runWithMethod };
 }
+
+const RESOURCE_MISS_CODE = /-\s*32002\b/;
 
 /** Where stdin enters: `.on('data' | 'readable' | 'line', handler)` on stdin or a readline over it, `for await`. */
 function findConsumers(modules: readonly ModuleUnit[], interp: Interpreter): StdinConsumer[] {

@@ -93,6 +93,10 @@ export const REASONS = {
     kind: 'boundary',
     hint: "run side by side with the original, the dispatcher-level rewrite answered a request worse than the original did (the differences are in this file's diagnostics)",
   },
+  RESOURCE_MISS_CODE: {
+    kind: 'boundary',
+    hint: "the server answers a missing resource with -32002, which SDK v2's dispatcher sends as -32602 on every revision; behind the boundary a 2025-era client still gets the server's -32002 (--sdk v1 keeps it at the dispatcher)",
+  },
   SDK_VERSION_UNSUPPORTED: {
     kind: 'boundary',
     hint: 'the requested SDK target or style cannot express the dispatch of this server',

@@ -13,7 +13,7 @@ import { isStartedByImporter } from '../analysis/facts.js';
 import type { Detection } from '../detect/server.js';
 import { type Blocker, type BoundaryReason, type EnvelopeReason, isBoundaryReason, type LeaveReason } from '../model/reasons.js';
 import type { BoundaryFacts, ServerModel } from '../model/server-model.js';
-import type { PipelineOptions, RefusedRewrites, Style } from '../model/types.js';
+import type { PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 
 export type Plan =
   | { kind: 'none' }
@@ -31,7 +31,7 @@ export type Plan =
   | { kind: 'envelope'; blocker: Blocker; reason: { code: EnvelopeReason; detail: string }; model: ServerModel };
 
 /** `refused`: the rewrites a side-by-side run already showed to answer worse; the chain goes on past them. */
-export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}, upgradeSdk = false): Plan {
+export function decidePlan(detection: Detection, requestedStyle: Style = 'server', refused: RefusedRewrites = {}, upgradeSdk = false, sdk: SdkTarget = 'v1'): Plan {
   switch (detection.kind) {
     case 'none':
       return { kind: 'none' };
@@ -50,6 +50,11 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
       const model = detection.model;
       if (model.ignored) return { kind: 'leave', reason: 'IGNORED', line: model.line, model };
       if (model.sdk && model.blockers.length === 0) {
+        // SDK v2 sends a resource miss as -32602: a server that answers it -32002 keeps that code for
+        // 2025-era clients behind the boundary, where the boundary can be put
+        if (sdk === 'v2' && model.methods.includes('resources/read') && model.facts.namesResourceMissCode && model.boundary.available && refused.boundary === undefined) {
+          return decideBelowSdk({ code: 'RESOURCE_MISS_CODE', line: model.line, detail: 'the server answers a missing resource -32002; SDK v2 at the dispatcher would send -32602' }, model, refused);
+        }
         if (refused.sdk === undefined) return { kind: 'sdk', model, style: requestedStyle };
         return decideBelowSdk({ code: 'SDK_ANSWERS_DIFFERENTLY', line: model.line, detail: `the dispatcher-level rewrite answered worse than the original: ${refused.sdk}` }, model, refused);
       }

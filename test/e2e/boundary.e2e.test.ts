@@ -216,6 +216,41 @@ print(TOOLS.map((t) => t.name));
     }
   }, 60_000);
 
+  it('a cancelled request reaches the server as notifications/cancelled under the id it saw; so does one for a request not in flight', async () => {
+    const dir = await makeServer(
+      `'use strict';
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary();
+const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+const seen = new Map();
+require('readline').createInterface({ input: boundary.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1.0.0' } } });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] } });
+  if (msg.method === 'tools/call') return seen.set(msg.id, setTimeout(() => send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'late' }] } }), 5000));
+  if (msg.method === 'notifications/cancelled') {
+    console.error('cancelled ' + msg.params.requestId + (seen.has(msg.params.requestId) ? ' (mine)' : ' (unknown)') + ' because ' + msg.params.reason);
+    clearTimeout(seen.get(msg.params.requestId));
+  }
+});
+`,
+    );
+    const { client, stderr } = await connect(dir);
+    try {
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'slow', arguments: {} }, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      controller.abort('no longer needed');
+      await expect(call).rejects.toThrow();
+      await client.notification({ method: 'notifications/cancelled', params: { requestId: 999, reason: 'stale' } });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(stderr()).toMatch(/cancelled \d+ \(mine\) because no longer needed/);
+      expect(stderr()).toContain('cancelled 999 (unknown) because stale');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('v2: a missing resource the server answers -32002 keeps that code for a 2025-era client, and is -32602 for a 2026-07-28 one', async () => {
     const dir = await makeServer(
       `'use strict';

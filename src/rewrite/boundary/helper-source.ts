@@ -210,6 +210,7 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
   const queue: Array<{ scope: Scope; bytes: Buffer }> = []; // messages the server has not read yet
   const held: JsonObject[] = []; // the server's own messages, until the client has initialized
   const ownRequests = new Set<Id>(); // ids of the server's own requests to the client
+  const clientRequests = new Set<Id>(); // ids of the client's requests being handled
   const resourceMisses = new Set<Id>(); // 2025-era requests the server answered -32002 (resource not found)
   const decoder = new TextDecoder();
   let transport: StdioServerTransport | null = null;
@@ -268,7 +269,18 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
         },
       };
       waiting.set(id, scope);
-      signal?.addEventListener('abort', () => scope.settle({ error: { code: -32800, message: 'Request cancelled' } }), { once: true });
+      // the client cancelled it: the SDK answers nothing more, and the server's own handling hears of it
+      // as the client said it (under the id the server saw)
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (scope.answered) return;
+          scope.settle({ error: { code: -32800, message: 'Request cancelled' } });
+          const reason: unknown = signal.reason;
+          pass({ jsonrpc: '2.0', method: 'notifications/cancelled', params: typeof reason === 'string' ? { requestId: id, reason } : { requestId: id } });
+        },
+        { once: true },
+      );
       feed(scope, params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
     });
   }
@@ -468,12 +480,15 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
       server.fallbackRequestHandler = async (req, extra) => {
         flush();
         if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
+        clientRequests.add(req.id);
         try {
           return await request(req.method, withoutProtocolMeta(req.params), getSignal(extra));
         } catch (error) {
           // a 2025-era client keeps the server's -32002 for a missing resource (v2 sends -32602 in every era)
           if (isObject(error) && error['code'] === -32002 && !isModernRequest(req.params, extra)) resourceMisses.add(req.id);
           throw error;
+        } finally {
+          clientRequests.delete(req.id);
         }
       };
       server.fallbackNotificationHandler = async (notification) => pass({ jsonrpc: '2.0', method: notification.method, params: withoutProtocolMeta(notification.params) });
@@ -488,8 +503,12 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     const deliver = transport.onmessage;
     transport.onmessage = (...args) => {
       const message: unknown = args[0];
-      if (isObject(message) && !('method' in message) && isId(message['id']) && ownRequests.delete(message['id'])) pass(message);
-      else deliver?.(...args);
+      if (isObject(message) && !('method' in message) && isId(message['id']) && ownRequests.delete(message['id'])) return pass(message);
+      // a cancellation of a request not in flight (the SDK drops it): the server hears it as it would have,
+      // unless its id is one the server has in flight under the boundary's numbering
+      const params = isObject(message) && message['method'] === 'notifications/cancelled' && isObject(message['params']) ? message['params'] : undefined;
+      if (params !== undefined && isId(params['requestId']) && !clientRequests.has(params['requestId']) && !waiting.has(params['requestId'] as number)) pass({ jsonrpc: '2.0', method: 'notifications/cancelled', params: withoutProtocolMeta(params) });
+      deliver?.(...args);
     };
     realStdin.on('end', () => {
       ended = true;
