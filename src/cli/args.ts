@@ -106,8 +106,9 @@ Options:
                                  uncommitted or untracked), e.g. a pull request's base:
                                  --changed-since origin/main
   --no-verify                    write without proving: by default every rewrite that would be
-                                 written first runs next to its original (a temp copy of the package,
-                                 a temp HOME, safe probes: no tool is called with valid arguments);
+                                 written first runs next to its original (a trial copy of the package
+                                 it alone may write to, no network; no tool is called with valid
+                                 arguments);
                                  one that answers worse falls back (SDK -> envelope -> left alone)
   --verify[=calls]               prove --check and --dry-run too; =calls adds one valid call per tool
                                  (that runs the tools' code)

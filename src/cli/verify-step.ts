@@ -6,6 +6,7 @@
 // unverified, and whether Ctrl-C stopped it.
 import { getVerifyTargets, describeVerdictDifferences, type VerifyVerdict } from '../runner/verify-run.js';
 import { proveRewrites, type ProveOptions } from '../runner/prove.js';
+import { isConfined } from '../runner/sandbox.js';
 import type { FileResult } from '../model/types.js';
 import type { ScanResult } from '../runner/scan.js';
 import { assertNever } from '../model/assert-never.js';
@@ -50,7 +51,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
   const targets = getVerifyTargets(scan);
   if (targets.length === 0) return { scan, verdicts: [], refused: 0, withheld: 0, interrupted: false };
   out(
-    paint.bold(`Proving ${targets.length} rewrite(s): each migrated server runs next to its original in a temp copy of its package, with a temp HOME.\n`) +
+    paint.bold(`Proving ${targets.length} rewrite(s): each migrated server runs next to its original in a trial copy of its package, ${isConfined() ? 'writing only inside the trial, with no network' : 'with a temp HOME and no network (this Node has no permission model: writes are not confined)'}.\n`) +
       paint.dim(
         ctx.calls === 'calls'
           ? 'Their code runs: every tool is called once with arguments made up from its schema (--verify=calls).\n'

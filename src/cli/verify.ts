@@ -142,18 +142,20 @@ interface Baseline {
 
 type JudgedBaseline = Baseline & { verdict: BaselineVerdict };
 
-/** Runs `work` with a signal that aborts on Ctrl-C / SIGTERM (unless the caller brings its own). */
+/** Runs `work` with a signal that aborts on Ctrl-C / SIGTERM / SIGHUP (a closed terminal), unless the caller brings its own. */
 export async function withInterruptSignal<T>(given: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (given !== undefined) return work(given);
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   process.on('SIGINT', abort);
   process.on('SIGTERM', abort);
+  process.on('SIGHUP', abort);
   try {
     return await work(controller.signal);
   } finally {
     process.off('SIGINT', abort);
     process.off('SIGTERM', abort);
+    process.off('SIGHUP', abort);
   }
 }
 

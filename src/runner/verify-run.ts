@@ -10,8 +10,8 @@
 // project has installed. Anything else is "not verified", with the reason, and the rewrite is kept.
 import { existsSync, readFileSync, readdirSync, lstatSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
@@ -22,6 +22,7 @@ import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
+import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, removeStaleTrials } from './sandbox.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
 import type { ScanResult } from './scan.js';
 
@@ -48,7 +49,7 @@ export interface VerifyRunOptions {
   signal?: AbortSignal;
   /** Called when a server's verdict is in, with the result it was given. */
   onVerdict?: (verdict: VerifyVerdict, target: FileResult) => void;
-  /** `safe` (default): no tool is called with valid arguments, so no tool body runs; `calls`: one valid call per tool. */
+  /** `safe` (default): no tool is called with valid arguments; `calls`: one valid call per tool. */
   calls?: 'safe' | 'calls';
   /** Verify only these results (default: every target of the scan). */
   targets?: readonly FileResult[];
@@ -69,6 +70,8 @@ export function getRewriteSignature(scan: ScanResult, target: FileResult): strin
 }
 
 export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions): Promise<VerifyVerdict[]> {
+  // what a run that was killed left behind (its trials, their servers) goes first
+  await removeStaleTrials();
   const targets = options.targets ?? getVerifyTargets(scan);
   const verdicts: VerifyVerdict[] = new Array(targets.length);
   const concurrency = Math.max(1, options.concurrency ?? Math.max(2, availableParallelism()));
@@ -129,13 +132,13 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   const outside = extra.find((file) => !isInside(packageDir, file.path));
   if (outside !== undefined) return notVerified(`its rewrite also writes ${outside.path}, outside its package`);
 
-  const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-verify-'));
+  // the trial: the servers write only inside it (./sandbox.ts)
+  const trial = await createTrial();
+  const root = trial.root;
   try {
-    const home = join(root, 'home');
-    await mkdir(home);
     const copy = async (side: string): Promise<string> => {
       const dir = join(root, side, basename(packageDir));
-      await cp(packageDir, dir, { recursive: true, filter: (source) => !SKIPPED_DIRS.has(basename(source)) || source === packageDir });
+      await copyPackage(packageDir, dir, SKIPPED_DIRS);
       await linkNodeModules(dir, nodeModules);
       if (side === 'migrated') await lendPackages(dir, lent);
       return dir;
@@ -152,7 +155,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       command: runner.command,
       args: [...runner.args, entry],
       cwd,
-      env: getServerEnv(options.env ?? process.env, home),
+      env: getTrialEnv(options.env ?? process.env, trial, cwd),
       framing: getFraming(result),
       timeoutMs: options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS,
       clientInfo: options.clientInfo,
@@ -193,6 +196,9 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       case 'not-started':
         // The original does not start here (it needs arguments, configuration, a service): nothing to
         // compare with. The migrated one does not start while the original does: the rewrite broke it.
+        if (compared.side === 'original' && /ERR_DLOPEN_DISABLED|Cannot load native addon/.test(compared.stderrTail)) {
+          return notVerified('the original loads a native addon, which does not load where the proof confines its writes (Node\'s permission model); --no-verify writes without the proof');
+        }
         return compared.side === 'original'
           ? notVerified(`the original does not start as \`${[runner.label, entry].join(' ')}\`: ${compared.reason}`)
           : { kind: 'different', path, diff: null, why: `the migrated server does not start (the original does): ${compared.reason}${compared.stderrTail === '' ? '' : `; its stderr ended with: ${compared.stderrTail.split('\n').slice(-3).join(' / ')}`}`, ms };
@@ -382,7 +388,7 @@ async function linkNodeModules(copy: string, sources: readonly string[]): Promis
           await mkdir(join(target, name), { recursive: true });
           await symlink(realpathSafe(join(source, name, inner)), join(target, name, inner), 'dir').catch(() => undefined);
         }
-      } else if (!linked.has(name)) {
+      } else if (!linked.has(name) && !isNodeModulesCache(name)) {
         linked.add(name);
         await symlink(realpathSafe(join(source, name)), join(target, name), 'dir').catch(() => undefined);
       }
@@ -433,19 +439,6 @@ function getTsxCli(dir: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** The user's environment with a temp HOME (and XDG directories in it): a tool that writes to ~ writes there. */
-function getServerEnv(env: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
-  return {
-    ...env,
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_DATA_HOME: join(home, '.local', 'share'),
-    XDG_STATE_HOME: join(home, '.local', 'state'),
-  };
 }
 
 /** Content-Length framing for a server the envelope keeps in it (the SDK rewrite never is). */
