@@ -259,6 +259,21 @@ describe('markdown report', () => {
     expect(envelope).not.toContain('+// helper');
   });
 
+  it('a file name with CR, HTML and markdown in it renders no heading, link, image or mention of its own, and no control or bidi character', () => {
+    const base = buildFixtureSummary();
+    const template = base.files[0]!;
+    const names = ['a\r# Heading.js', 'b\r[link](https://evil.example).js', 'c\r<img src=x onerror=alert(1)>.js', 'd\r@octocat.js', 'e\u202eevil.js', 'f\u001b]0;title\u0007.js'];
+    const files: FileResult[] = names.map((path) => ({ ...template, path }));
+    const text = renderReport('markdown', { ...base, files, manifests: [] });
+    const html = new MarkdownIt({ html: true, linkify: true }).render(text);
+    expect(html).not.toMatch(/<h\d>Heading/);
+    expect(html).not.toContain('href="https://evil.example');
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/<p>@octocat|^@octocat/m);
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u202a-\u202e\u2066-\u2069]/);
+    expect(text).toContain('e\\u202eevil.js');
+  });
+
   it('cuts a diff that would pass the comment limit, and says so', () => {
     const base = buildFixtureSummary();
     const template = base.files[0]!;

@@ -9,6 +9,7 @@ import { assertNever } from '../model/assert-never.js';
 import { compareServers, type Checked, type CompareResult, type ContractDiff } from '../verify/compare.js';
 import type { VerifyOptions } from '../verify/probe.js';
 import type { VerifyCliOptions } from './args.js';
+import { escapeServerText } from './escape.js';
 import { createPaint, shouldColor, type Paint } from './render.js';
 import { formatCommand, VERIFY_EXIT, withInterruptSignal, type VerifyCliDeps } from './verify.js';
 import { getToolVersion } from './version.js';
@@ -136,7 +137,7 @@ export function renderCompareJson(report: CompareReport): string {
  */
 export function renderCompareText(options: VerifyCliOptions & { compare: string[] }, result: Extract<CompareResult, { kind: 'compared' }>, paint: Paint): string {
   const describe = (checked: Checked): string =>
-    `${checked.serverInfo === null ? 'no serverInfo' : `${checked.serverInfo.name} ${checked.serverInfo.version}`}, protocol ${checked.protocolVersion ?? '(none)'}`;
+    `${checked.serverInfo === null ? 'no serverInfo' : escapeServerText(`${checked.serverInfo.name} ${checked.serverInfo.version}`)}, protocol ${escapeServerText(checked.protocolVersion ?? '(none)')}`;
   const lines = [
     paint.bold(`Compared ${formatCommand(options.compare)} (original) with ${formatCommand(options.command)} (migrated) (${options.framing}, ${options.timeoutMs} ms per reply)`),
     `  original: ${describe(result.original)}; migrated: ${describe(result.migrated)}`,
@@ -162,19 +163,19 @@ export function renderDiffLines(diff: ContractDiff, paint: Paint, pad: string): 
   if (diff.differences.length > 0) {
     lines.push(paint.removed(`${pad}Differences (${diff.differences.length}):`));
     for (const d of diff.differences) {
-      lines.push(`${pad}  ${d.what} (${d.aspect})`, `${pad}    original: ${d.original}`, `${pad}    migrated: ${d.migrated}`);
+      lines.push(`${pad}  ${escapeServerText(d.what)} (${d.aspect})`, `${pad}    original: ${escapeServerText(d.original)}`, `${pad}    migrated: ${escapeServerText(d.migrated)}`);
     }
   }
   if (diff.fixes.length > 0) {
     lines.push(paint.added(`${pad}Fixes (${diff.fixes.length}), not differences:`));
-    for (const f of diff.fixes) lines.push(`${pad}  ${f.what}`, paint.dim(`${pad}    original: ${f.original}`), paint.dim(`${pad}    migrated: ${f.migrated}`));
+    for (const f of diff.fixes) lines.push(`${pad}  ${escapeServerText(f.what)}`, paint.dim(`${pad}    original: ${escapeServerText(f.original)}`), paint.dim(`${pad}    migrated: ${escapeServerText(f.migrated)}`));
   }
   if (diff.expected.length > 0) {
     lines.push(paint.dim(`${pad}Expected (${diff.expected.length}), wire changes the diff header lists:`));
-    for (const e of diff.expected) lines.push(paint.dim(`${pad}  ${e.what} (${e.change})`));
+    for (const e of diff.expected) lines.push(paint.dim(`${pad}  ${escapeServerText(e.what)} (${e.change})`));
   }
   if (diff.unfixed.length > 0) lines.push(paint.warn(`${pad}Broken in both (${diff.unfixed.length}): ${diff.unfixed.map((u) => u.rule).join(', ')}`));
-  for (const note of diff.notes) lines.push(paint.dim(`${pad}normalised: ${note}`));
+  for (const note of diff.notes) lines.push(paint.dim(`${pad}normalised: ${escapeServerText(note)}`));
   return lines;
 }
 

@@ -10,9 +10,14 @@
  * nothing in it reaches the terminal as a command. A backslash is left as it is (readable Windows-style
  * names); text with no such character comes back unchanged.
  */
+/** What a server said (its stderr, `serverInfo`, a tool name, an error message): escaped, and cut at `max` characters. */
+export function escapeServerText(text: string, max = 400): string {
+  return escapeText(text.length > max ? `${text.slice(0, max)}…` : text);
+}
+
 export function escapeText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (ch) => {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => {
     switch (ch) {
       case '\n':
         return '\\n';

@@ -56,9 +56,22 @@ export function getPatchEntries(scan: ScanResult, path: (absolute: string) => st
   return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** git quotes a path holding a space-like or special byte as a C string ("a/x\ty.js"). */
+/**
+ * A path as git writes it (core.quotePath, its default): unchanged when plain; otherwise a C string in
+ * which `"`, `\\`, the control characters and every byte of a non-ASCII character are escaped
+ * (`"a/f\\033]0.js"`, `"a/\\342\\200\\256x.js"`), so nothing of a name reaches a terminal or a report raw.
+ * (A space quotes the path too: `git apply` reads either form.)
+ */
 function quotePath(path: string): string {
-  if (!/[\s"\\\x00-\x1f\x7f]/.test(path)) return path;
-  const escaped = path.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-  return `"${escaped}"`;
+  if (!/[\s"\\\x00-\x1f\x7f-\uffff]/.test(path)) return path;
+  let out = '';
+  for (const byte of Buffer.from(path, 'utf8')) {
+    const named = GIT_ESCAPES[byte];
+    if (named !== undefined) out += named;
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte.toString(8).padStart(3, '0')}`;
+    else out += String.fromCharCode(byte);
+  }
+  return `"${out}"`;
 }
+
+const GIT_ESCAPES: Record<number, string> = { 0x07: '\\a', 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0b: '\\v', 0x0c: '\\f', 0x0d: '\\r', 0x22: '\\"', 0x5c: '\\\\' };

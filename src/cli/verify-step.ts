@@ -11,6 +11,7 @@ import type { FileResult } from '../model/types.js';
 import type { ScanResult } from '../runner/scan.js';
 import { assertNever } from '../model/assert-never.js';
 import { renderDiffLines } from './compare.js';
+import { escapeServerText } from './escape.js';
 import type { Paint } from './render.js';
 import { withInterruptSignal } from './verify.js';
 import { getToolVersion } from './version.js';
@@ -111,12 +112,12 @@ export function renderVerdict(verdict: VerifyVerdict, paint: Paint, display: (pa
     }
     case 'different': {
       const lines = [`  ${paint.removed('DIFFERS')}  ${display(verdict.path)}: ${rewrite} is not offered, it answers differently from the original${time}`];
-      if (verdict.diff === null) lines.push(`      ${describeVerdictDifferences(verdict)}`);
+      if (verdict.diff === null) lines.push(`      ${escapeServerText(describeVerdictDifferences(verdict), 1000)}`);
       else lines.push(...renderDiffLines(verdict.diff, paint, '      '));
       return `${lines.join('\n')}\n`;
     }
     case 'not-verified':
-      return `  ${paint.warn('unverified')} ${display(verdict.path)}: ${rewrite} could not be run: ${verdict.reason}${time}\n`;
+      return `  ${paint.warn('unverified')} ${display(verdict.path)}: ${rewrite} could not be run: ${escapeServerText(verdict.reason, 1000)}${time}\n`;
     default:
       return assertNever(verdict);
   }

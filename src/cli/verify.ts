@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
+import { escapeServerText } from './escape.js';
 import { applyBaseline, parseBaseline, type BaselineVerdict } from '../verify/baseline.js';
 import { verifyServer, type RuleResult, type VerifyResult } from '../verify/probe.js';
 import { VERIFY_RULES, type VerifyRuleId } from '../verify/rules.js';
@@ -204,13 +205,13 @@ export function renderVerifyText(
   paint: Paint,
   baseline: JudgedBaseline | null = null,
 ): string {
-  const server = result.serverInfo === null ? '' : `: ${result.serverInfo.name} ${result.serverInfo.version}`;
+  const server = result.serverInfo === null ? '' : `: ${escapeServerText(`${result.serverInfo.name} ${result.serverInfo.version}`)}`;
   const lines = [paint.bold(`Checked ${shown} (${options.framing}, ${options.timeoutMs} ms per reply)${server}`)];
   const width = Math.max(...result.results.map((r) => r.rule.length)) + 3;
   const expected = new Set(baseline?.verdict.expected ?? []);
   for (const r of result.results) {
     const status = r.skipped ? paint.dim('SKIP') : r.ok ? paint.added('PASS') : expected.has(r.rule) ? paint.warn('XFAIL') : paint.removed('FAIL');
-    lines.push(`${status} ${(r.ok && !r.skipped ? `no ${r.rule}` : r.rule).padEnd(width)}  ${r.detail}`);
+    lines.push(`${status} ${(r.ok && !r.skipped ? `no ${r.rule}` : r.rule).padEnd(width)}  ${escapeServerText(r.detail)}`);
     if (!r.ok && !r.skipped && !expected.has(r.rule)) {
       lines.push(paint.dim(`     hint: ${VERIFY_RULES[r.rule].hint}`));
       lines.push(paint.dim(`     spec: ${VERIFY_RULES[r.rule].spec}`));

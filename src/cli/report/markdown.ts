@@ -6,6 +6,7 @@ import { isRuleId, RULES } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
 import { buildFilePatch } from '../patch.js';
+import { escapeText as escapeControls } from '../escape.js';
 import { describeCompanionRole, getFixer, isEraUpgrade, isStdoutOnlyRewrite } from '../render.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';
 
@@ -232,8 +233,17 @@ function describeStatus(status: FileStatus): string {
  * A code span that shows `text` exactly: a backtick fence longer than any run inside it, padded when
  * the text starts or ends with a backtick. In a table cell `|` is escaped too (GFM splits cells first).
  */
+/**
+ * One line of text for a Markdown line: every line ending (CR, LF, CRLF, U+2028/9: each ends a Markdown
+ * line and would let a name open a heading, a link or HTML of its own) becomes a space; the other control
+ * characters and the bidi controls are written as visible escapes (`\x1b`, `\u202e`).
+ */
+function flatten(text: string): string {
+  return escapeControls(text.replace(/\r\n|[\r\n\u2028\u2029]/g, ' '));
+}
+
 export function codeSpan(text: string, inTable: boolean): string {
-  const flat = text.replace(/\r?\n/g, ' ');
+  const flat = flatten(text);
   const runs = flat.match(/`+/g) ?? [];
   const fence = '`'.repeat(Math.max(0, ...runs.map((r) => r.length)) + 1);
   const pad = flat.startsWith('`') || flat.endsWith('`') || /^ .* $/.test(flat) ? ' ' : '';
@@ -246,7 +256,7 @@ export function codeSpan(text: string, inTable: boolean): string {
  * are kept, everything else has Markdown's punctuation escaped. Newlines become spaces.
  */
 export function escapeText(text: string, inTable: boolean): string {
-  const flat = text.replace(/\r?\n/g, ' ');
+  const flat = flatten(text);
   let out = '';
   let i = 0;
   while (i < flat.length) {
