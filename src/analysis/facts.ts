@@ -397,11 +397,11 @@ export function isStartedByImporter(facts: FileFacts): boolean {
 }
 
 /**
- * Whether code of the entry runs only when something outside it calls it: it lies in a named function (or
- * class method) at the top of its nesting that the program never names except to export it.
+ * Whether code of the program runs only when something outside it calls it: it lies in a named function
+ * (or class method) at the top of its nesting that no module of the program names except to export it
+ * (in the entry, or in a module it imports: `App.listen()` that only the file which starts the app calls).
  */
 export function isStartedElsewhere(facts: FileFacts, mod: ModuleUnit, node: t.Node): boolean {
-  if (mod !== facts.entry) return false;
   let outer: FunctionNode | null = findEnclosingFunction(mod, node);
   if (outer === null) return false;
   for (let up = findEnclosingFunction(mod, outer); up !== null; up = findEnclosingFunction(mod, up)) outer = up;
@@ -409,10 +409,14 @@ export function isStartedElsewhere(facts: FileFacts, mod: ModuleUnit, node: t.No
   const cls = outer.type === 'ClassMethod' && outer.kind === 'constructor' ? getEnclosingClass(mod.index, outer) : null;
   if (cls !== null) {
     const name = getClassBindingName(cls, mod);
-    return name !== null && !isReferenced(facts, name, cls);
+    return name !== null && !isReferenced(facts, name, cls, mod);
   }
   const name = getFunctionName(mod, outer);
-  return name !== null && !isReferenced(facts, name, outer);
+  return name !== null && !isReferenced(facts, name, outer, mod);
+}
+
+function getImportedName(specifier: t.ImportSpecifier): string {
+  return specifier.imported.type === 'Identifier' ? specifier.imported.name : specifier.imported.value;
 }
 
 /** A function's own name: its declaration, the variable or the method key it is declared under. */
@@ -428,7 +432,7 @@ function getFunctionName(mod: ModuleUnit, fn: FunctionNode): string | null {
  * Whether the name is read anywhere in the program outside the function (or class) itself and its export
  * (a call, a member call, `new`, a reference).
  */
-function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.ClassDeclaration | t.ClassExpression): boolean {
+function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.ClassDeclaration | t.ClassExpression, fnMod: ModuleUnit): boolean {
   for (const mod of facts.program.modules) {
     for (const id of mod.index.identifiers) {
       if (id.name !== name) continue;
@@ -436,6 +440,9 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.Class
       if (!parent) continue;
       // the declaration itself, `export { name }`, a method or property key
       if (parent === fn || (parent.type === 'VariableDeclarator' && parent.id === id)) continue;
+      // imported under its own name (its uses are its local name's), or named in a type (`typeof name`): not started
+      if (parent.type === 'ImportSpecifier' && getImportedName(parent) === parent.local.name) continue;
+      if (parent.type === 'TSTypeQuery' || parent.type === 'TSTypeReference' || parent.type === 'TSQualifiedName') continue;
       // `export { name }`, `export default name`, `module.exports = name`: exported, not started
       if (parent.type === 'ExportSpecifier' || parent.type === 'ExportDefaultDeclaration') continue;
       if (parent.type === 'AssignmentExpression' && parent.right === id && isModuleExports(parent.left)) continue;
@@ -443,7 +450,7 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.Class
         if (parent.type !== 'ObjectProperty' || !parent.shorthand) continue;
       }
       // inside the function (recursion) does not start it
-      if (mod === facts.entry && fn.start !== null && fn.end !== null && id.start !== null && id.start! >= fn.start! && id.end! <= fn.end!) continue;
+      if (mod === fnMod && fn.start !== null && fn.end !== null && id.start !== null && id.start! >= fn.start! && id.end! <= fn.end!) continue;
       // `exports.name = name` / `module.exports = { name }`: exported, not started
       if (parent.type === 'MemberExpression' && parent.property === id) {
         const holder = mod.index.parent.get(parent);

@@ -15,7 +15,7 @@ import type { SdkWiring } from '../analysis/sdk-wiring.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
-import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
+import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_METHOD_NAMES, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, BlockerReason } from '../model/reasons.js';
 import type {
   Anchor,
@@ -1875,8 +1875,12 @@ function getBoundaryFacts(facts: FileFacts, framing: ServerModel['framing'], par
   if (stdin.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no module of the program names process.stdin', line };
   const stdout = facts.stdio.filter((r) => r.stream === 'stdout');
   if (facts.sinks.length === 0 && stdout.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no write to stdout was found in the modules the analysis reads', line };
-  // (`answered`: every method the server answers, given only where it is silent on the others)
-  const known = answered === null ? null : [...new Set([...answered, ...getNamedMethods(facts)])];
+  // What the boundary hands the server: every method it answers where that is known (it is silent on the
+  // others), else every method MCP defines and every method-like string the program names. A request for
+  // a method no code of the program can name (not MCP's, in no string of it) is answered -32601 by the
+  // boundary: a server silent on it leaves the client waiting, one that answers it gives its own error,
+  // and the proof refuses the rewrite of a server that answered such a request with a result.
+  const known = [...new Set([...(answered ?? MCP_METHOD_NAMES.filter((m) => isMcpRequestMethod(m))), ...getNamedMethods(facts)])].sort();
   return { available: true, stdin, stdout, sinks: facts.sinks, parses, methods: methods.filter((m) => isMcpRequestMethod(m)), known };
 }
 

@@ -184,6 +184,15 @@ function isModernRequest(params: unknown, extra: unknown): boolean {
   return isObject(params) && isObject(params['_meta']) && params['_meta']['io.modelcontextprotocol/protocolVersion'] !== undefined;
 }
 
+/** resources/read contents carry the uri they belong to (clients reject them without it): the one requested where the server left it out. */
+function withResourceUris(method: string, params: unknown, result: JsonObject): JsonObject {
+  const uri = isObject(params) ? params['uri'] : undefined;
+  const contents = result['contents'];
+  if (method !== 'resources/read' || typeof uri !== 'string' || !Array.isArray(contents)) return result;
+  if (contents.every((content) => !isObject(content) || typeof content['uri'] === 'string')) return result;
+  return { ...result, contents: contents.map((content) => (isObject(content) && typeof content['uri'] !== 'string' ? { uri, ...content } : content)) };
+}
+
 /** The signal the SDK aborts when the client cancels a request (v1: extra.signal, v2: ctx.mcpReq.signal). */
 function getSignal(extra: unknown): AbortSignal | undefined {
   if (!isObject(extra)) return undefined;
@@ -471,7 +480,9 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     const answer = await initialize();
     pass({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const serverInfo = isObject(answer) && isObject(answer['serverInfo']) ? answer['serverInfo'] : { name: settings.name ?? 'mcp-server', version: '0.0.0' };
-    const capabilities = isObject(answer) && isObject(answer['capabilities']) ? answer['capabilities'] : defaultCapabilities();
+    // the server's own capabilities, with those of the MCP methods it is seen to answer and does not declare
+    // (a client asks only for what is declared: the prompts/list of a server that forgot to declare prompts would be lost)
+    const capabilities = isObject(answer) && isObject(answer['capabilities']) ? { ...defaultCapabilities(), ...answer['capabilities'] } : defaultCapabilities();
     const instructions = isObject(answer) && typeof answer['instructions'] === 'string' ? answer['instructions'] : undefined;
     // (built anew for each connection the SDK pins)
     const build = (): Server => {
@@ -482,7 +493,7 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
         if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
         clientRequests.add(req.id);
         try {
-          return await request(req.method, withoutProtocolMeta(req.params), getSignal(extra));
+          return withResourceUris(req.method, req.params, await request(req.method, withoutProtocolMeta(req.params), getSignal(extra)));
         } catch (error) {
           // a 2025-era client keeps the server's -32002 for a missing resource (v2 sends -32602 in every era)
           if (isObject(error) && error['code'] === -32002 && !isModernRequest(req.params, extra)) resourceMisses.add(req.id);

@@ -120,7 +120,7 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
     const companion = getBoundaryModule(home.path, getModuleSyntax(home, input.moduleKind));
     const list = (methods: string[]): string => `[${methods.map((m) => quoted(detectStyle(home.source), m)).join(', ')}]`;
     const guard = input.guardStdout !== false;
-    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : []), ...(guard ? ['guardConsole: true'] : [])];
+    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), `known: ${list(boundary.known)}`, ...(guard ? ['guardConsole: true'] : [])];
     const options = fields.length > 0 ? `{ ${fields.join(', ')} }` : '';
     for (const [mod, { boundary: local, create }] of names) {
       const style = detectStyle(mod.source);
@@ -191,5 +191,7 @@ function getFixes(): string[] {
     'ping is answered (the SDK does it)',
     'bad JSON is answered with -32700 and id null, and the server keeps serving',
     'text that is not a protocol message goes to stderr',
+    'resources/read contents without a uri carry the one requested (clients reject them without it)',
+    'the capabilities announced include those of the MCP methods the server answers and did not declare',
   ];
 }
