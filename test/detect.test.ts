@@ -821,10 +821,10 @@ process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
   it('is unfollowed at its stdin, and gets the SDK at the boundary there', () => {
     const source = server("'initialize','tools/list'");
     const detection = detect('piped.js', source);
-    expect(detection).toMatchObject({ kind: 'unfollowed-input', line: 14, boundary: { available: true, methods: ['tools/list'] } });
+    // what it answers is not known (known: null); it names no method outside MCP's namespaces, so any such
+    // namespaced method (`mcp-migrate/no-such-method`) is one no code of it can answer (namespaced: [])
+    expect(detection).toMatchObject({ kind: 'unfollowed-input', line: 14, boundary: { available: true, methods: ['tools/list'], known: null, namespaced: [] } });
     if (detection.kind !== 'unfollowed-input' || !detection.boundary.available) throw new Error('expected the boundary facts');
-    // what it answers is not known: every method MCP defines is handed to it (and any the program names)
-    expect(detection.boundary.known).toEqual(expect.arrayContaining(['tools/list', 'tools/call', 'resources/read', 'prompts/get']));
     // the one read of stdin, the one write (its stream goes with it), no parse followed
     expect(detection.boundary.stdin.map((r) => getLine(r.node))).toEqual([14]);
     expect(detection.boundary.sinks.map((s) => getLine(s.call))).toEqual([9]);
@@ -832,6 +832,16 @@ process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
     const result = processSource('piped.js', source, { sdk: 'v1', style: 'server' });
     expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'INPUT_NOT_FOLLOWED', line: 14 });
     expect(result.after).toContain("boundary.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));");
+  });
+
+  it('names the namespaced methods it writes (stats/get), and refuses none where it builds handler names from the method', () => {
+    const named = detect('named.js', server("'tools/list','stats/get'"));
+    expect(named).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: ['stats/get'] } });
+    const built = server("'initialize','tools/list'").replace('function onMessage(msg) {', "const table = {};\nfunction onMessage(msg) {\n  if (table['on_' + msg.method]) return table['on_' + msg.method](msg);");
+    expect(detect('built.js', built)).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: null } });
+    // an index computed from a number is no name: `MONTHS[m - 1]`, `DAYS[d.getDay()]`
+    const indexed = server("'initialize','tools/list'").replace('function onMessage(msg) {', 'const DAYS = [];\nconst day = (d, m) => DAYS[d.getDay()] + DAYS[m - 1];\nfunction onMessage(msg) {');
+    expect(detect('indexed.js', indexed)).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: [] } });
   });
 
   it('a JSON reader that names no MCP method is nothing', () => {

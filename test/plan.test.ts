@@ -11,7 +11,7 @@ import type { BoundaryFacts, ServerModel } from '../src/model/server-model.js';
 import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined } from '../src/plan/plan.js';
 
 const facts = {} as FileFacts;
-const boundary: BoundaryFacts = { available: true, stdin: [], stdout: [], sinks: [], parses: [], methods: ['tools/list'], known: null };
+const boundary: BoundaryFacts = { available: true, stdin: [], stdout: [], sinks: [], parses: [], methods: ['tools/list'], known: null, namespaced: null };
 const noBoundary: BoundaryFacts = { available: false, reason: 'CONTENT_LENGTH_FRAMING', detail: 'framed with headers', line: 5 };
 // Only the fields the planner reads; the rest of a model is never looked at here.
 // (a server that answers requests: one that answers none and that nothing starts is a transport, in missed-servers.test.ts)

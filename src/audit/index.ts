@@ -675,7 +675,7 @@ function isFixed(finding: Finding, decision: Decision, model: ServerModel | null
     case 'boundary':
       // the server's own code answers every method it is handed: an unknown one gets -32601 where the
       // boundary knows every method the server answers, or where the server's own answer says so
-      if (rule === 'unknown-method-unanswered') return model !== null && model.boundary.available;
+      if (rule === 'unknown-method-unanswered') return model !== null && model.boundary.available && (model.boundary.known !== null || model.boundary.namespaced !== null || model.envelope.answersUnknownMethods);
       return fixedBy.includes('boundary');
     case 'envelope':
       if (rule === 'unknown-method-unanswered') return model !== null && (model.envelope.methods !== null || model.envelope.unansweredEnds.length > 0 || model.envelope.answersUnknownMethods);

@@ -15,7 +15,7 @@ import type { SdkWiring } from '../analysis/sdk-wiring.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
 import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
-import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_METHOD_NAMES, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
+import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, BlockerReason } from '../model/reasons.js';
 import type {
   Anchor,
@@ -1875,13 +1875,33 @@ function getBoundaryFacts(facts: FileFacts, framing: ServerModel['framing'], par
   if (stdin.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no module of the program names process.stdin', line };
   const stdout = facts.stdio.filter((r) => r.stream === 'stdout');
   if (facts.sinks.length === 0 && stdout.length === 0) return { available: false, reason: 'STDIN_ELSEWHERE', detail: 'no write to stdout was found in the modules the analysis reads', line };
-  // What the boundary hands the server: every method it answers where that is known (it is silent on the
-  // others), else every method MCP defines and every method-like string the program names. A request for
-  // a method no code of the program can name (not MCP's, in no string of it) is answered -32601 by the
-  // boundary: a server silent on it leaves the client waiting, one that answers it gives its own error,
-  // and the proof refuses the rewrite of a server that answered such a request with a result.
-  const known = [...new Set([...(answered ?? MCP_METHOD_NAMES.filter((m) => isMcpRequestMethod(m))), ...getNamedMethods(facts)])].sort();
-  return { available: true, stdin, stdout, sinks: facts.sinks, parses, methods: methods.filter((m) => isMcpRequestMethod(m)), known };
+  // What the boundary refuses (-32601) rather than hand to the server. Where every method the server
+  // answers is known (it is silent on the others): any other than those and the ones it names. Where that
+  // is not known: a namespaced method outside MCP's namespaces (`mcp-migrate/no-such-method`) that no
+  // string of the program names, which no code of it can answer unless it builds names
+  // (`this['on' + part]`): then nothing is refused.
+  const named = getNamedMethods(facts);
+  const known = answered === null ? null : [...new Set([...answered, ...named])];
+  const namespaced = answered !== null || buildsNames(facts) ? null : named.filter((m) => !isMcpVocabularyMethod(m));
+  return { available: true, stdin, stdout, sinks: facts.sinks, parses, methods: methods.filter((m) => isMcpRequestMethod(m)), known, namespaced };
+}
+
+/** A member read with a key the program builds from text (`obj['on' + name]`, `` this[`handle_${m}`] ``, `obj[name.replace(...)]`): names it never writes. */
+function buildsNames(facts: FileFacts): boolean {
+  return facts.program.modules.some((mod) => mod.index.members.some((member) => member.computed && isBuiltName(member.property)));
+}
+
+const STRING_BUILDERS = new Set(['replace', 'replaceAll', 'join', 'concat', 'toLowerCase', 'toUpperCase', 'slice', 'substring', 'substr', 'trim', 'padStart', 'padEnd']);
+
+function isBuiltName(key: t.Node): boolean {
+  if (key.type === 'TemplateLiteral') return key.expressions.length > 0;
+  // a string operation's result (`name.replace('/', '_')`, `parts.join('')`), not an index (`d.getDay()`)
+  if (key.type === 'CallExpression') {
+    const callee = key.callee;
+    return callee.type === 'MemberExpression' && callee.property.type === 'Identifier' && STRING_BUILDERS.has(callee.property.name);
+  }
+  if (key.type === 'BinaryExpression' && key.operator === '+') return [key.left, key.right].some((side) => side.type === 'StringLiteral' || side.type === 'TemplateLiteral' || isBuiltName(side));
+  return false;
 }
 
 /** Every string of the program that could name a method (`tools/list`, `notes/search`, `ping`): the boundary never refuses one. */

@@ -238,10 +238,15 @@ export type BoundaryFacts =
       /** The MCP methods the server is seen to answer: its capabilities when it does not say them itself. */
       methods: string[];
       /**
-       * The methods the boundary hands the server: those it is known to answer (when the analysis knows
-       * them all), else every method MCP defines; with every method-like string the program names (never
-       * refuse a method the server names). The boundary answers any other request -32601 itself.
+       * When the analysis knows every method the server answers: those and every method-like string the
+       * program names (never answer a method the server names); the boundary answers any other with
+       * -32601 itself. Null when the list is open (a computed dispatch, a table filled at run time).
        */
-      known: string[];
+      known: string[] | null;
+      /**
+       * When the list is open and the program builds no names: the namespaced methods outside MCP's
+       * namespaces it names; the boundary answers any other such method -32601 (no code can answer it).
+       */
+      namespaced: string[] | null;
     }
   | { available: false; reason: EnvelopeReason; detail: string; line: number };

@@ -216,6 +216,31 @@ print(TOOLS.map((t) => t.name));
     }
   }, 60_000);
 
+  it('namespaced: a method outside MCP\'s namespaces the server never names is answered -32601; the ones it names and MCP\'s reach it', async () => {
+    const dir = await makeServer(
+      `'use strict';
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary({ namespaced: ['stats/get'] });
+const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+require('readline').createInterface({ input: boundary.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1.0.0' } } });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
+  if (msg.method === 'stats/get') return send({ jsonrpc: '2.0', id: msg.id, result: { count: 3 } });
+  // silent on anything else
+});
+`,
+    );
+    const { client } = await connect(dir);
+    try {
+      expect((await client.listTools()).tools).toEqual([]);
+      expect(await client.request({ method: 'stats/get', params: {} }, z.object({ count: z.number() }))).toEqual({ count: 3 });
+      await expect(client.request({ method: 'mcp-migrate/no-such-method', params: {} }, z.object({}), { timeout: 5000 })).rejects.toMatchObject({ code: -32601 });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
   it('a cancelled request reaches the server as notifications/cancelled under the id it saw; so does one for a request not in flight', async () => {
     const dir = await makeServer(
       `'use strict';

@@ -100,6 +100,12 @@ export interface BoundaryOptions {
    * boundary answers any other request with -32601 itself (the server would leave it unanswered).
    */
   known?: string[];
+  /**
+   * When what the server answers is not known: the methods outside MCP's namespaces with a namespace of
+   * their own ('stats/get') the server names. The boundary answers any other such method with -32601
+   * itself; MCP's methods and methods without a namespace go to the server.
+   */
+  namespaced?: string[];
   /** Once the SDK takes stdin, console.log/info/debug (a dependency's logger too) go through the boundary. */
   guardConsole?: boolean;
 }
@@ -124,6 +130,9 @@ const START_TIMEOUT_MS = 10000;
 const PROTOCOL_VERSIONS = ['2025-06-18', '2024-11-05'];
 const UNKNOWN_METHOD = /UNKNOWN_METHOD_PATTERN/i;
 const CAPABILITY_OF: Record<string, string> = { tools: 'tools', resources: 'resources', prompts: 'prompts', logging: 'logging', completion: 'completions' };
+
+/** The namespaces of MCP's own methods (a server behind the boundary answers those it answers). */
+const MCP_NAMESPACES = ['tools/', 'resources/', 'prompts/', 'completion/', 'logging/', 'sampling/', 'roots/', 'elicitation/', 'tasks/', 'notifications/'];
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -491,6 +500,9 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
       server.fallbackRequestHandler = async (req, extra) => {
         flush();
         if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
+        if (settings.namespaced !== undefined && req.method.includes('/') && !MCP_NAMESPACES.some((ns) => req.method.startsWith(ns)) && !settings.namespaced.includes(req.method)) {
+          throw Object.assign(new Error('Method not found'), { code: -32601 });
+        }
         clientRequests.add(req.id);
         try {
           return withResourceUris(req.method, req.params, await request(req.method, withoutProtocolMeta(req.params), getSignal(extra)));
