@@ -200,7 +200,7 @@ describe.concurrent.each(['01-cjs-readline-bare-ifs', '10-custom-method-db-stats
     const { Client } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/client/stdio');
     const run = resolveRun(kase.run);
-    const transport = new StdioClientTransport({ command: run.command, args: run.args, cwd: dir, env: { ...getDefaultEnvironment(), ...kase.env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: run.command, args: [...run.args], cwd: dir, env: { ...getDefaultEnvironment(), ...kase.env }, stderr: 'pipe' });
     const client = new Client({ name: 'e2e-2026', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } });
     try {
       await client.connect(transport);
