@@ -17,6 +17,8 @@ export interface CliOptions {
   style: Style;
   /** `--no-guard-stdout`: SDK output without the console guard. */
   guardStdout: boolean;
+  /** `--no-lockfile`: a written package.json's lockfile is not updated (the install command is said instead). */
+  lockfile: boolean;
   report: ReportFormat | null;
   output: string | null;
   /** null: one per core. Never more than the cores (more threads only add memory: 1,000 took 10 GB). */
@@ -98,6 +100,8 @@ Options:
   --style server|mcp-server      low-level Server + setRequestHandler (default), or McpServer.registerTool
   --no-guard-stdout              SDK output without the line that sends console.log/info/debug
                                  (a dependency's logger too) to stderr in the migrated entry point
+  --no-lockfile                  do not update the lockfile of a package.json the run writes (by default
+                                 npm/pnpm/yarn berry update it without installing, so \`npm ci\` passes)
   --report json|markdown|sarif   print a machine-readable report (to stdout, or to --output)
   --output FILE                  write the report to FILE instead of stdout
   --jobs N                       threads for the analysis (default and maximum: the number of cores; the
@@ -226,6 +230,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
         sdk: { type: 'string' },
         style: { type: 'string' },
         'no-guard-stdout': { type: 'boolean' },
+        'no-lockfile': { type: 'boolean' },
         report: { type: 'string' },
         output: { type: 'string' },
         jobs: { type: 'string' },
@@ -305,6 +310,7 @@ export function parseCliArgs(argv: readonly string[], cores: number = Number.POS
       sdk,
       style,
       guardStdout: !(values['no-guard-stdout'] ?? false),
+      lockfile: !(values['no-lockfile'] ?? false),
       report,
       output,
       jobs,
@@ -459,7 +465,7 @@ function badValue(flag: string, value: string, allowed: readonly string[]): { ki
 const VALUE_FLAGS = ['--jobs', '--verify-timeout', '--sdk', '--style', '--report', '--output', '--changed-since', '--ignore', '--include', '--patch'];
 
 /** Every flag of a run, for "did you mean". */
-const RUN_FLAGS = ['--dry-run', '--check', '--yes', '--force', '--sdk', '--style', '--no-guard-stdout', '--report', '--output', '--jobs', '--changed-since', '--verify', '--no-verify', '--allow-unverified', '--verify-timeout', '--ignore', '--include', '--summary', '--full-diff', '--patch', '--help', '--version'];
+const RUN_FLAGS = ['--dry-run', '--check', '--yes', '--force', '--sdk', '--style', '--no-guard-stdout', '--no-lockfile', '--report', '--output', '--jobs', '--changed-since', '--verify', '--no-verify', '--allow-unverified', '--verify-timeout', '--ignore', '--include', '--summary', '--full-diff', '--patch', '--help', '--version'];
 
 /** The known flag closest to `flag` (at most two edits away, or the same letters without dashes), or null. */
 export function suggestFlag(flag: string, known: readonly string[] = RUN_FLAGS): string | null {

@@ -23,6 +23,7 @@ import {
 import { isCandidatePath, isInside, resolveGitRoot, toPosix } from '../runner/discover.js';
 import { escapeText } from './escape.js';
 import { checkCleanTree, createGitClient, getDirtyFiles, type CleanTreeCheck, type GitClient } from '../runner/git.js';
+import { type LockfileRunner, runLockfileCommand, updateLockfiles } from '../runner/lockfile.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
@@ -71,6 +72,8 @@ export interface CliDeps {
   lockWaitMs?: number;
   /** The review's `e` (default: $VISUAL / $EDITOR on the terminal). */
   editor?: Editor;
+  /** Updates a lockfile after its package.json is written (default: runs the package manager). */
+  lockfile?: LockfileRunner;
 }
 
 export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise<number> {
@@ -117,6 +120,7 @@ export async function main(argv: string[], deps: Partial<CliDeps> = {}): Promise
     git: deps.git ?? createGitClient(),
     process: deps.process,
     lockWaitMs: deps.lockWaitMs,
+    lockfile: deps.lockfile,
     // the terminal editor goes with the terminal prompt (an injected prompt brings its own editor, or none)
     editor: deps.editor ?? (deps.prompt === undefined ? createTerminalEditor(deps.env ?? process.env) : undefined),
   };
@@ -317,6 +321,16 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     });
   } finally {
     await lock?.release();
+  }
+
+  // The lockfiles of the package.json files written, brought up to date by their package manager.
+  if (options.mode === 'apply' && options.lockfile && outcome.written.length > 0 && !outcome.interrupted) {
+    const updates = await updateLockfiles(scan.manifests, new Set(outcome.written), deps.lockfile ?? runLockfileCommand);
+    for (const update of updates) {
+      const where = display(update.dir) || '.';
+      if (update.outcome.ok) out(`Updated the lockfile in ${where} (\`${update.command.join(' ')}\`).\n`);
+      else stderr.write(paint.warn(`warning: the lockfile in ${where} was not updated (\`${update.command.join(' ')}\`: ${escapeText(update.outcome.reason)}); run \`${update.installCommand}\` there before \`npm ci\` or a pull request's checks.\n`));
+    }
   }
 
   // 4. Errors, summary, exit code, report.

@@ -162,6 +162,8 @@ export interface InstallPlan {
   command: string;
   /** Where to run it: the directory of the lockfile found, else the package (or workspace root). */
   dir: string;
+  /** When a lockfile was found: the command that brings it up to date with the package.json without installing (run in `dir`). */
+  lockfile?: string[];
 }
 
 /**
@@ -185,7 +187,10 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
   // One directory at a time (stopDir: the same directory), so the plan knows where the lockfile is.
   for (const dir of dirs) {
     const found = await probes.detect(dir, 'lockfile');
-    if (found !== null) return { command: getInstallCommand(found.agent), dir };
+    if (found !== null) {
+      const lockfile = getLockfileUpdate(found.agent);
+      return { command: getInstallCommand(found.agent), dir, ...(lockfile === null ? {} : { lockfile }) };
+    }
   }
   for (const dir of [fallbackDir, ...dirs]) {
     const found = await probes.detect(dir, 'fields');
@@ -253,6 +258,24 @@ async function isReadableManifestDir(dir: string): Promise<boolean> {
 }
 
 /** `npm install`, `pnpm install`, `yarn install`, ... (the detector's `i` spelled out, as docs and people write it). */
+/**
+ * The package manager's own way to update its lockfile from package.json without installing anything
+ * (no scripts run): npm, pnpm and yarn berry have one; yarn classic, bun and the others do not (null).
+ */
+export function getLockfileUpdate(agent: Agent): string[] | null {
+  switch (agent) {
+    case 'npm':
+      return ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'];
+    case 'pnpm':
+    case 'pnpm@6':
+      return ['pnpm', 'install', '--lockfile-only', '--ignore-scripts'];
+    case 'yarn@berry':
+      return ['yarn', 'install', '--mode=update-lockfile'];
+    default:
+      return null;
+  }
+}
+
 export function getInstallCommand(agent: Agent): string {
   const resolved = resolveCommand(agent, 'install', []);
   if (resolved === null) return 'npm install';

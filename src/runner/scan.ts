@@ -65,6 +65,8 @@ export interface PlannedManifest {
   packageDir: string;
   /** Where the install command should run (lockfile directory or workspace root). */
   installDir: string;
+  /** The command that updates the lockfile in installDir after the package.json is written (when there is one). */
+  lockfile?: string[];
   /** Migrated files that need the change, sorted. */
   files: string[];
 }
@@ -757,6 +759,7 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
         change: { path: manifest.path, before: manifest.text, after, added: sortRecord(add), installCommand: install.command },
         packageDir: manifest.dir,
         installDir: install.dir,
+        ...(install.lockfile === undefined ? {} : { lockfile: install.lockfile }),
         files: [...files].sort(),
       };
     }),

@@ -1,0 +1,59 @@
+// After a run writes a package.json, its lockfile is brought up to date by the package manager that owns
+// it (without installing), so `npm ci` passes on the pull request; where that fails, the run says which
+// command to run. `--no-lockfile` leaves it; a package with no lockfile has nothing to update.
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { getLockfileUpdate } from '../src/runner/manifest.js';
+import { makeHarness, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+
+afterAll(removeTrees);
+
+const PKG = '{\n  "name": "srv",\n  "version": "1.0.0"\n}\n';
+// (the fake pipeline moves a file that says MIGRATE_ME onto the SDK)
+const SERVER = `${SERVER_HINT}// MIGRATE_ME\n`;
+
+describe('the lockfile of a written package.json', () => {
+  it('npm: `npm install --package-lock-only` runs once in the lockfile\'s folder after the write, and the run says so', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'package-lock.json': '{}\n', 'server.js': SERVER });
+    const calls: { command: readonly string[]; dir: string; manifest: string }[] = [];
+    const h = makeHarness(root, {
+      // what the package manager sees when it runs: the package.json already written
+      lockfile: async (command, dir) => {
+        calls.push({ command, dir, manifest: readFileSync(join(dir, 'package.json'), 'utf8') });
+        return { ok: true };
+      },
+    });
+    expect(await main(['--yes', '--no-verify'], h.deps), h.stdout() + h.stderr()).toBe(0);
+    expect(calls.map((c) => [c.command.join(' '), realpathSync(c.dir)])).toEqual([['npm install --package-lock-only --ignore-scripts --no-audit --no-fund', realpathSync(root)]]);
+    expect(calls[0]!.manifest).toContain('@modelcontextprotocol/');
+    expect(h.stdout()).toContain('Updated the lockfile in . (`npm install --package-lock-only --ignore-scripts --no-audit --no-fund`).');
+  });
+
+  it('a failed update is a warning that names the command to run; --no-lockfile runs nothing; no lockfile, nothing to update', async () => {
+    const failing = await makeTree({ 'package.json': PKG, 'package-lock.json': '{}\n', 'server.js': SERVER });
+    const h = makeHarness(failing, { lockfile: async () => ({ ok: false, reason: 'npm error code ENOTFOUND' }) });
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
+    expect(h.stderr()).toContain('warning: the lockfile in . was not updated (`npm install --package-lock-only --ignore-scripts --no-audit --no-fund`: npm error code ENOTFOUND); run `npm install` there before `npm ci`');
+
+    for (const [files, args] of [
+      [{ 'package.json': PKG, 'package-lock.json': '{}\n', 'server.js': SERVER }, ['--yes', '--no-verify', '--no-lockfile']],
+      [{ 'package.json': PKG, 'server.js': SERVER }, ['--yes', '--no-verify']],
+    ] as const) {
+      const root = await makeTree(files);
+      let ran = 0;
+      const quiet = makeHarness(root, { lockfile: async () => ((ran += 1), { ok: true }) });
+      expect(await main([...args], quiet.deps)).toBe(0);
+      expect(ran).toBe(0);
+      expect(quiet.stdout()).not.toContain('Updated the lockfile');
+    }
+  });
+
+  it('names the lock-only command of each package manager that has one', () => {
+    expect(getLockfileUpdate('pnpm')).toEqual(['pnpm', 'install', '--lockfile-only', '--ignore-scripts']);
+    expect(getLockfileUpdate('yarn@berry')).toEqual(['yarn', 'install', '--mode=update-lockfile']);
+    expect(getLockfileUpdate('yarn')).toBeNull();
+    expect(getLockfileUpdate('bun')).toBeNull();
+  });
+});
