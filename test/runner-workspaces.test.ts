@@ -1,7 +1,7 @@
 import { afterAll, describe, it, expect } from 'vitest';
 import { join } from 'node:path';
 import { rm } from 'node:fs/promises';
-import { resolveWorkspace, parsePnpmWorkspacePackages, WorkspaceCache } from '../src/runner/workspaces.js';
+import { expandWorkspacePatterns, resolveWorkspace, parsePnpmWorkspacePackages, WorkspaceCache } from '../src/runner/workspaces.js';
 import { scanFiles } from '../src/runner/scan.js';
 import { createFakePipeline, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
@@ -96,4 +96,15 @@ describe('workspaces', () => {
     ]);
     expect(scan.warnings).toEqual([`workspace pattern "missing/*" in ${root} matches no package`]);
   });
+
+  it('matches a glob of many stars and an exclusion in time linear in the name (no backtracking): 12 stars over a 40-character folder', async () => {
+    const name = 'a'.repeat(40);
+    const root = await makeTree({ [`packages/${name}/package.json`]: '{"name": "long"}', 'packages/ab/package.json': '{"name": "ab"}' });
+    const stars = `packages/${'*a'.repeat(12)}*b`;
+    // (a regular expression backtracked for over 120 s on this: the test's own timeout is the guard)
+    const { packages } = await expandWorkspacePatterns(root, [stars, 'packages/*', `!packages/${'*a'.repeat(12)}*c`]);
+    expect(packages.map((p) => p.name).sort()).toEqual(['ab', 'long']);
+    const excluded = await expandWorkspacePatterns(root, ['packages/*', '!packages/**/a*a']);
+    expect(excluded.packages.map((p) => p.name)).toEqual(['ab']);
+  }, 10_000);
 });

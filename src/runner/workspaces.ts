@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { isInside, SKIPPED_DIRECTORIES, toPosix } from './discover.js';
+import { compileGlob, matchGlob } from './gitignore.js';
 import { MAX_MANIFEST_BYTES, readManifest } from './manifest.js';
 import { readRegularFileSync } from './safe-read.js';
 
@@ -129,7 +130,7 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
   const warnings: string[] = [];
   // member directory -> its package.json's name (each read once)
   const included = new Map<string, string | null>();
-  const exclusions = patterns.filter((p) => p.startsWith('!')).map((p) => patternToRegex(normalizePattern(p.slice(1))));
+  const exclusions = patterns.filter((p) => p.startsWith('!')).map((p) => compileGlob(normalizePattern(p.slice(1))));
   const realRoot = realPath(root);
   const budget = { left: MAX_WORKSPACE_DIRECTORIES };
   for (const raw of patterns) {
@@ -156,7 +157,7 @@ export async function expandWorkspacePatterns(root: string, patterns: readonly s
   const packages: WorkspacePackage[] = [];
   for (const [dir, name] of [...included].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const rel = toPosix(relative(root, dir));
-    if (exclusions.some((regex) => regex.test(rel))) continue;
+    if (exclusions.some((glob) => matchGlob(glob, rel))) continue;
     packages.push({ name, dir });
   }
   return { packages, warnings };
@@ -175,19 +176,8 @@ function normalizePattern(pattern: string): string {
   return pattern.replace(/^\.\//, '').replace(/\/+$/, '');
 }
 
-function segmentToRegex(segment: string): RegExp {
-  const body = segment.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
-  return new RegExp(`^${body}$`);
-}
-
-function patternToRegex(pattern: string): RegExp {
-  const body = pattern
-    .split('/')
-    .map((segment) => (segment === '**' ? '.*' : segmentToRegex(segment).source.slice(1, -1)))
-    .join('/');
-  return new RegExp(`^${body.replace(/\.\*\//g, '(?:.*/)?')}$`);
-}
-
+// Globs are matched by the .gitignore matcher's simulation (./gitignore.ts): time linear in the name and
+// the pattern, whatever the stars (`packages/*a*a*a*a*a*b` backtracks a regular expression for minutes).
 async function listDirectories(dir: string): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -211,10 +201,10 @@ async function matchDirectories(dir: string, segments: string[], budget: { left:
     return out;
   }
   if (!/[*?]/.test(head)) return matchDirectories(join(dir, head), rest, budget);
-  const regex = segmentToRegex(head);
+  const glob = compileGlob(head);
   const out: string[] = [];
   for (const child of await listDirectories(dir)) {
-    if (regex.test(child.slice(dir.length + 1))) out.push(...(await matchDirectories(child, rest, budget)));
+    if (matchGlob(glob, child.slice(dir.length + 1))) out.push(...(await matchDirectories(child, rest, budget)));
   }
   return out;
 }
