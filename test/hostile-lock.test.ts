@@ -42,6 +42,31 @@ describe('one tree, one writer (item 10)', () => {
   });
 });
 
+describe('a lock no run holds', () => {
+  const otherHost = (since: string): string => JSON.stringify({ tool: 'mcp-migrate', pid: 1, host: 'build-agent-7', since, nonce: 'x' }) + '\n';
+
+  it('a lock committed to git is not a lock: the run writes', async () => {
+    const root = await makeTree({ 'server.js': MIGRATE, '.mcp-migrate.lock': otherHost(new Date().toISOString()) });
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root }).toString();
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'the lock committed by mistake');
+    const h = makeHarness(root, { lockWaitMs: 300 });
+    expect(await main(['--yes', '--no-verify', '--force'], h.deps), h.stderr()).toBe(0);
+    expect(await read(root, 'server.js')).not.toBe(MIGRATE);
+  });
+
+  it('a lock from another host is a lock for 6 hours, then left over; the message says so', async () => {
+    const fresh = await makeTree({ 'server.js': MIGRATE, '.mcp-migrate.lock': otherHost(new Date().toISOString()) });
+    const busy = makeHarness(fresh, { lockWaitMs: 300 });
+    expect(await main(['--yes', '--no-verify'], busy.deps)).toBe(3);
+    expect(busy.stderr()).toContain('a lock from another host counts as left over after 6 hours');
+    const old = await makeTree({ 'server.js': MIGRATE, '.mcp-migrate.lock': otherHost(new Date(Date.now() - 7 * 3600_000).toISOString()) });
+    expect(await main(['--yes', '--no-verify'], makeHarness(old, { lockWaitMs: 300 }).deps)).toBe(0);
+    expect(await read(old, 'server.js')).not.toBe(MIGRATE);
+  });
+});
+
 describe('where the lock lives (item 8)', () => {
   it('not in the directory a .git file names when git refuses it', async () => {
     const elsewhere = await makeTree({ 'keep': '' });

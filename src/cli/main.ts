@@ -278,7 +278,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
         if (!(err instanceof LockBusyError)) throw err;
         stderr.write(
           `mcp-migrate: another run is writing in this tree: ${escapeText(err.message)}. Nothing was written.\n` +
-            `Run again once it has finished (if no run is going on, delete ${escapeText(err.lockPath)}).\n`,
+            `Run again once it has finished (if no run is going on, delete ${escapeText(err.lockPath)}; a lock from another host counts as left over after 6 hours).\n`,
         );
         return EXIT_FAILED;
       }

@@ -489,11 +489,30 @@ export async function removeStaleLock(lockPath: string): Promise<LockOwner | nul
   return owner;
 }
 
-/** A killed owner on this host, or a lock with no readable owner that is older than a write could take to fill it in. */
+/**
+ * A lock no live run holds: a killed owner on this host; an owner on another host (a shared folder) whose
+ * lock is older than any run takes (OTHER_HOST_LOCK_AGE_MS); a lock file git tracks (committed by mistake:
+ * a run never commits its lock); a lock with no readable owner older than a write could take to fill it in.
+ */
 async function isStaleLock(lockPath: string, current: LockOwner | null, host: string): Promise<boolean> {
-  if (current !== null) return current.host === host && !isProcessAlive(current.pid);
+  if (current !== null && current.host === host) return !isProcessAlive(current.pid);
+  if (await isTrackedByGit(lockPath)) return true;
+  if (current !== null) return Date.now() - Date.parse(current.since) > OTHER_HOST_LOCK_AGE_MS;
   const stats = await stat(lockPath).catch(() => null);
   return stats !== null && Date.now() - stats.mtimeMs > UNREADABLE_LOCK_AGE_MS;
+}
+
+/** A lock held from another host this long is left over: no run writes for six hours. */
+export const OTHER_HOST_LOCK_AGE_MS = 6 * 60 * 60 * 1000;
+
+async function isTrackedByGit(path: string): Promise<boolean> {
+  const root = await resolveGitRoot(dirname(path));
+  if (root === null) return false;
+  try {
+    return (await runGit(root, ['ls-files', '--error-unmatch', '--', path])).trim() !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** An unreadable lock file this old is left over (a run killed between creating it and writing its owner). */
