@@ -615,12 +615,6 @@ export function getEnclosingFunction(index: AstIndex, node: t.Node): FunctionNod
   return fn >= 0 ? (index.nodes[fn] as FunctionNode) : null;
 }
 
-/** The source text of a node on one line, shortened for messages. */
-export function getSnippet(index: AstIndex, node: t.Node, max = 60): string {
-  if (node.start == null || node.end == null) return node.type;
-  const text = index.source.slice(node.start, node.end).replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
 
 /**
  * Where a node starts, kept small. Babel gives every node a `loc` of three objects (~130 bytes; a 1 MB

@@ -7,7 +7,6 @@ import {
   type Binding,
   type FunctionNode,
   getEnclosingClass,
-  getMemberName,
   getStaticKey,
   resolveIdentifier,
   unwrapExpression,

@@ -14,7 +14,7 @@ import {
   resolveIdentifier,
   unwrapExpression,
 } from './ast.js';
-import { type ClassNode, type Lit, lit, type Val } from './values.js';
+import { type ClassNode, type Lit, type Val } from './values.js';
 import { type PathState, type WriteData } from './interp-types.js';
 import type { ModuleUnit } from './program.js';
 import { sketchString } from './render.js';

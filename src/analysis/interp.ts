@@ -53,7 +53,6 @@ import { getCallsOfMember, getMemberAssignmentsOf } from './lookups.js';
 import { ModuleValues } from './module-values.js';
 import type { ModuleUnit, Program } from './program.js';
 import { getRequiredSpecifier } from './program.js';
-import { sketchString } from './render.js';
 import {
   type ClassNode,
   type Constraint,

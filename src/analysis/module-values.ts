@@ -1,7 +1,6 @@
 // Module values for the interpreter: what an import or a require of a relative module or a Node
 // builtin evaluates to, and what a module exports under a name (ES exports, `module.exports`, `exports.x`).
 // Deliberately not: packages (only Node's built-in modules are known, by name).
-import type * as t from '@babel/types';
 import { getMemberName, isModuleExports } from './ast.js';
 import { UNKNOWN, type Val } from './values.js';
 import { getBuiltinName } from './interp-helpers.js';

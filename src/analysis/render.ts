@@ -235,10 +235,6 @@ export function shorten(text: string, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Whether a function (or the top level) declares or can see `name` at `node` as the given binding. */
-export function isVisibleAt(mod: ModuleUnit, node: t.Node, name: string, binding: Binding | null): boolean {
-  return resolveName(mod.index, node, name) === binding;
-}
 
 export type { FunctionNode };
 export { unwrapExpression };

@@ -22,7 +22,7 @@ import {
 } from '../runner/commit.js';
 import { isCandidatePath, isInside, resolveGitRoot, toPosix } from '../runner/discover.js';
 import { escapeText } from './escape.js';
-import { checkCleanTree, createGitClient, getDirtyFiles, type CleanTreeCheck, type GitClient } from '../runner/git.js';
+import { checkCleanTree, createGitClient, type CleanTreeCheck, type GitClient } from '../runner/git.js';
 import { type LockfileRunner, runLockfileCommand, updateLockfiles } from '../runner/lockfile.js';
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';

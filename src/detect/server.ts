@@ -5,7 +5,7 @@
 import { t } from '../babel.js';
 import { type Binding, forEachChild, type FunctionNode, getEnclosingClass, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
-import { findEnclosingFunction, type Event, type PathResult, type WriteData } from '../analysis/interp.js';
+import { findEnclosingFunction, type Event, type WriteData } from '../analysis/interp.js';
 import { ENVELOPE_BASENAME, importsCompanion } from '../analysis/companions.js';
 import { findHeaderRead } from '../analysis/input-framing.js';
 import { namesMcpVocabulary, withoutComments } from '../analysis/vocabulary.js';

@@ -1,11 +1,11 @@
 // The compliance rules of the audit: one row per JSON-RPC 2.0 / MCP stdio envelope rule.
 // The audit, the planner (`markFixed`) and every report read this table; nothing else hard-codes a rule.
-// This module is a table: the checks themselves live in ./checks/.
+// This module is a table: the checks themselves live in src/audit/index.ts.
 
 /** SARIF's levels, used as-is by every report. */
 export type Severity = 'error' | 'warning' | 'note';
 
-/** The rewrites that can fix a finding (see PRODUCT.md "The rewrites, in order of preference"). */
+/** The rewrites that can fix a finding (the README's chain: the SDK at the dispatcher, at the boundary, the envelope). */
 export type Fixer = 'sdk' | 'boundary' | 'envelope';
 
 export interface RuleEntry {

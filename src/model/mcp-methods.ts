@@ -77,11 +77,3 @@ export function isMcpRequestMethod(method: string): method is McpRequestMethod {
  */
 export const UNKNOWN_METHOD_MESSAGE = /\b(method not found|(unknown|unsupported|no such) method)\b|\bmethod\s+['"\u0060]?[\w/.$-]+['"\u0060]?\s+(is\s+)?(not found|not supported|unknown|not implemented)\b/i;
 
-/** JSON-RPC 2.0 standard error codes. */
-export const RPC_ERRORS = {
-  parseError: -32700,
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  internalError: -32603,
-} as const;

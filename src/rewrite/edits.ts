@@ -83,24 +83,3 @@ export class EditList {
   }
 }
 
-/** A single edit as a value, for code that collects edits before applying them. */
-export type TextEdit = Edit;
-
-export function buildInsertion(offset: number, text: string): TextEdit {
-  return { start: offset, end: offset, text };
-}
-
-export function buildReplacement(range: { start?: number | null; end?: number | null }, text: string): TextEdit {
-  if (range.start == null || range.end == null) throw new Error('node without a source range');
-  return { start: range.start, end: range.end, text };
-}
-
-/**
- * Applies edits given in any order. At one offset, insertions come before a replacement that starts
- * there, in the order they were given. Overlapping replacements are a bug in the caller: throws.
- */
-export function applyEdits(source: string, edits: readonly TextEdit[]): string {
-  const list = new EditList();
-  for (const edit of edits) list.replace(edit.start, edit.end, edit.text);
-  return list.apply(source);
-}

@@ -928,7 +928,6 @@ function getNeededCapabilities(methods: string[]): Capability[] {
 }
 
 function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
-  const target = SDK_TARGETS[ctx.sdk];
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
   const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
@@ -953,7 +952,6 @@ function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names)
 // tsx runs a .cts file through Node's ESM loader, whose require() cannot load the SDK's CommonJS build
 // (its circular requires fail on Node 20); a require made with createRequire is Node's own.
 function buildCtsImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
-  const target = SDK_TARGETS[ctx.sdk];
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
   const taken = new Set<string>();

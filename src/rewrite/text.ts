@@ -105,18 +105,6 @@ export function reindentExpression(text: string, from: string, to: string): stri
   return renderRange(text, 0, text.length, from, to, protectedStarts);
 }
 
-/** Re-indents every line after the first of `text` by replacing the prefix `from` with `to`. */
-export function reindentText(text: string, from: string, to: string): string {
-  if (from === to) return text;
-  return text
-    .split('\n')
-    .map((line, index) => {
-      if (index === 0) return line;
-      if (line.trim() === '') return line.replace(/^[ \t]+/, '');
-      return line.startsWith(from) ? to + line.slice(from.length) : to + line.replace(/^[ \t]+/, '');
-    })
-    .join('\n');
-}
 
 
 /**

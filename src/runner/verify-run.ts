@@ -1,13 +1,14 @@
-// `--verify`: before anything is written, each rewritten server is run twice — as it is and as the
-// rewrite would leave it — each in a temporary copy of its package with a temporary HOME, and the two
-// are compared request by request (src/verify/compare.ts). A rewrite whose server answers differently
-// is then refused: its file (and the files its rewrite also changes) is left alone with the diff as the
-// reason. Files in, verdicts out; nothing is printed here, and nothing outside the temp directory is
-// written.
+// The proof: before anything is written, each rewritten server is run twice — as it is and as the
+// rewrite would leave it — each in a trial copy of its package (./sandbox.ts: writes confined to the
+// trial, no network), and the two are compared request by request (src/verify/compare.ts); a rewrite
+// that serves the 2026-07-28 era is asked again by a client pinned to it (src/verify/era.ts). A rewrite
+// whose server answers differently is refused, and the chain goes on past it (runner/prove.ts: SDK at
+// the dispatcher -> at the boundary -> envelope -> left alone). Files in, verdicts out; nothing is
+// printed here, and nothing outside the trial is written.
 //
 // It deliberately runs only what it can run as the project would: `node <file>` for JavaScript, the
 // project's own tsx for TypeScript (never `npx`, which may download one), with the dependencies the
-// project has installed. Anything else is "not verified", with the reason, and the rewrite is kept.
+// project has installed. Anything else is "not verified", with the reason.
 import { existsSync, readFileSync, readdirSync, lstatSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';

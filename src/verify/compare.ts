@@ -7,7 +7,7 @@
 //   unanswered that is now answered, a non-standard error made standard with the same message;
 // - normalised: the protocol version (negotiated, so it legitimately changes), key order anywhere,
 //   list order of listings, `isError: false` against no `isError`.
-// Returns data; it prints nothing (src/cli/compare.ts and src/cli/verify-run.ts say it).
+// Returns data; it prints nothing (src/cli/compare.ts and src/cli/verify-step.ts say it).
 import { assertNever } from '../model/assert-never.js';
 import type { WireChange } from '../model/wire-changes.js';
 import { isJsonObject, type JsonObject } from './connection.js';
