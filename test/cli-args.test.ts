@@ -5,7 +5,7 @@ describe('parseCliArgs', () => {
   it('has the documented defaults', () => {
     expect(parseCliArgs([])).toEqual({
       kind: 'run',
-      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, report: null, output: null, jobs: null, changedSince: null, verify: 'safe', allowUnverified: false, ignore: [], include: [], summary: false, fullDiff: false, patch: null },
+      options: { paths: ['.'], mode: 'apply', yes: false, force: false, sdk: 'auto', style: 'server', guardStdout: true, lockfile: true, report: null, output: null, jobs: null, changedSince: null, verify: 'safe', allowUnverified: false, ignore: [], include: [], summary: false, fullDiff: false, patch: null },
     });
   });
 
@@ -13,7 +13,7 @@ describe('parseCliArgs', () => {
     const parsed = parseCliArgs(['-y', '--force', '--sdk', 'v2', '--style=mcp-server', '--no-guard-stdout', '--report', 'sarif', '--output', 'out.sarif', '--jobs', '3', '--ignore', 'test/**', '--ignore=fixtures/', '--include', 'src/**', '--summary', '--full-diff', '--patch', 'out.patch', 'a', 'b']);
     expect(parsed).toEqual({
       kind: 'run',
-      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null, verify: 'safe', allowUnverified: false, ignore: ['test/**', 'fixtures/'], include: ['src/**'], summary: true, fullDiff: true, patch: 'out.patch' },
+      options: { paths: ['a', 'b'], mode: 'apply', yes: true, force: true, sdk: 'v2', style: 'mcp-server', guardStdout: false, lockfile: true, report: 'sarif', output: 'out.sarif', jobs: 3, changedSince: null, verify: 'safe', allowUnverified: false, ignore: ['test/**', 'fixtures/'], include: ['src/**'], summary: true, fullDiff: true, patch: 'out.patch' },
     });
   });
 

@@ -101,6 +101,8 @@ describe('dependency lookup', () => {
   });
 });
 
+const LOCK_UPDATES: Record<string, string[]> = { 'package-lock.json': ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm-shrinkwrap.json': ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], 'pnpm-lock.yaml': ['pnpm', 'install', '--lockfile-only', '--ignore-scripts'] };
+
 describe('resolveInstallPlan', () => {
   it.each([
     ['pnpm-lock.yaml', 'pnpm install'],
@@ -114,7 +116,9 @@ describe('resolveInstallPlan', () => {
     ['rush.json', 'rush-pnpm install'],
   ])('finds %s in an ancestor up to the stop directory', async (lockfile, command) => {
     const root = await makeTree({ [lockfile]: '', 'packages/a/package.json': '{}' });
-    expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root });
+    // npm's and pnpm's lockfiles are updated by their package manager after a write (yarn classic and the others: said)
+    const update = LOCK_UPDATES[lockfile];
+    expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root, ...(update === undefined ? {} : { lockfile: update }) });
   });
 
   it('does not look above the stop directory and falls back to npm', async () => {

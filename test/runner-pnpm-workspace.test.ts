@@ -53,6 +53,9 @@ describe('pnpm-workspace.yaml', () => {
   });
 });
 
+// the lock-only update of each lockfile (yarn.lock here is yarn 4: berry)
+const LOCK_UPDATES: Record<string, string[]> = { 'package-lock.json': ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm-shrinkwrap.json': ['npm', 'install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], 'pnpm-lock.yaml': ['pnpm', 'install', '--lockfile-only', '--ignore-scripts'], 'yarn.lock': ['yarn', 'install', '--mode=update-lockfile'] };
+
 describe('install command (package-manager-detector)', () => {
   it.each([
     ['deno.lock', {}, 'deno install'],
@@ -63,7 +66,8 @@ describe('install command (package-manager-detector)', () => {
     ['bun.lock', {}, 'bun install'],
   ])('%s (%j) -> %s, run where the lockfile is', async (lockfile, pkg, command) => {
     const root = await makeTree({ [lockfile]: '', 'package.json': JSON.stringify(pkg), 'packages/a/package.json': '{}' });
-    expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root });
+    const update = LOCK_UPDATES[lockfile];
+    expect(await resolveInstallPlan(join(root, 'packages/a'), root)).toEqual({ command, dir: root, ...(update === undefined ? {} : { lockfile: update }) });
   });
 
   it('a pnpm workspace without a lockfile yet installs with pnpm at its root', async () => {

@@ -54,6 +54,6 @@ describe('WriteChecks', () => {
     const checks = new WriteChecks(root);
     const first = checks.getInstallPlan(join(root, 'packages/a'));
     expect(checks.getInstallPlan(join(root, 'packages/a'))).toBe(first);
-    expect(await first).toEqual({ command: 'pnpm install', dir: root });
+    expect(await first).toEqual({ command: 'pnpm install', dir: root, lockfile: ['pnpm', 'install', '--lockfile-only', '--ignore-scripts'] });
   });
 });

@@ -2,7 +2,7 @@
 // edit that adds the SDK dependency. The edit is textual — new entries are spliced into the existing
 // `dependencies` object — so indentation, key order, EOL, trailing newline and every other byte stay
 // as they were. Deliberately does not write anything (commit.ts does) and never runs a package manager.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Agent } from 'package-manager-detector';
 import { resolveCommand } from 'package-manager-detector/commands';
@@ -188,7 +188,8 @@ export async function resolveInstallPlan(packageDir: string, stopDir: string, fa
   for (const dir of dirs) {
     const found = await probes.detect(dir, 'lockfile');
     if (found !== null) {
-      const lockfile = getLockfileUpdate(found.agent);
+      // (a pnpm-workspace.yaml alone says pnpm, but there is no lockfile to update yet)
+      const lockfile = LOCKFILE_NAMES.some((name) => existsSync(join(dir, name))) ? getLockfileUpdate(found.agent) : null;
       return { command: getInstallCommand(found.agent), dir, ...(lockfile === null ? {} : { lockfile }) };
     }
   }
@@ -262,6 +263,8 @@ async function isReadableManifestDir(dir: string): Promise<boolean> {
  * The package manager's own way to update its lockfile from package.json without installing anything
  * (no scripts run): npm, pnpm and yarn berry have one; yarn classic, bun and the others do not (null).
  */
+const LOCKFILE_NAMES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
+
 export function getLockfileUpdate(agent: Agent): string[] | null {
   switch (agent) {
     case 'npm':
