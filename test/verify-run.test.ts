@@ -74,6 +74,25 @@ describe.concurrent('--verify in a migration run', () => {
     expect(readFileSync(join(pkg, 'package.json'), 'utf8')).toContain('@modelcontextprotocol/server');
   });
 
+  it('a rewrite a 2026-07-28 client rejects (tools without inputSchema) is still written, since the original serves that era no client at all; the proof says so', async () => {
+    const server = `'use strict';
+const readline = require('node:readline');
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'loose', version: '1.0.0' } } });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'now', description: 'the time' }] } });
+  if (msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`;
+    const pkg = await makePackage({ 'loose.cjs': server });
+    const h = makeHarness(pkg, { process: undefined });
+    expect(await main(['--yes', '--force', pkg], h.deps), h.stderr()).toBe(0);
+    expect(h.stdout()).toMatch(/same +loose\.cjs: answers like the original/);
+    expect(h.stdout()).toContain('not served as it should be in the 2026-07-28 era (the original serves that era no client at all): a client of the 2026-07-28 revision asked tools/list and got no answer: Invalid result for tools/list');
+    expect(readFileSync(join(pkg, 'loose.cjs'), 'utf8')).not.toBe(server);
+  });
+
   it('--yes proves and writes the rewrite of a server whose replies lack their newline (no client could read it; the proof can)', async () => {
     const pkg = await makePackage({ 'unterminated.cjs': fixture('unterminated.cjs') });
     const h = makeHarness(pkg, { process: undefined });

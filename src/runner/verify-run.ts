@@ -36,7 +36,7 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
 export type VerifyVerdict =
   /** `modern`: the listings a client pinned to the 2026-07-28 revision was offered as a 2025-era one (set when the rewrite serves that era). */
-  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number; modern?: string[] }
+  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number; modern?: string[]; modernProblem?: string }
   | { kind: 'different'; path: string; diff: ContractDiff | null; why: string; ms: number }
   | { kind: 'not-verified'; path: string; reason: string; ms: number };
 
@@ -216,7 +216,12 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         if (targetsModernEra(result)) {
           const era = await checkModernEra(side(migrated), compared.migrated.contract, base, options.signal);
           if (era.kind === 'aborted') return notVerified('interrupted');
-          if (era.kind === 'refused') return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+          // The original serves no 2026-07-28 client at all, so a rewrite that serves one badly answers no
+          // worse: it is written, and says so. Only the era upgrade, which is made for that client alone, is refused.
+          if (era.kind === 'refused') {
+            if (result.decision.kind === 'sdk' && result.decision.already === 'era') return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+            return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why };
+          }
           return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };
         }
         return { kind: 'equal', path, diff: compared, ms };
@@ -242,7 +247,12 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
     switch (verdict.kind) {
       case 'equal': {
         const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
-        const modern = verdict.modern === undefined ? '' : `; a client of the ${MODERN_REVISION} revision connects${verdict.modern.length === 0 ? '' : ` and is offered the same ${verdict.modern.join(', ')}`}`;
+        const modern =
+          verdict.modernProblem !== undefined
+            ? `; not served as it should be in the ${MODERN_REVISION} era (the original serves that era no client at all): ${verdict.modernProblem}`
+            : verdict.modern === undefined
+              ? ''
+              : `; a client of the ${MODERN_REVISION} revision connects${verdict.modern.length === 0 ? '' : ` and is offered the same ${verdict.modern.join(', ')}`}`;
         result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `run side by side with the original: answers like it (${verdict.diff.compared} requests compared${fixes})${modern}` }];
         break;
       }

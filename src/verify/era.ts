@@ -70,7 +70,8 @@ function getNames(value: unknown, field: string, key: string): string[] | null {
 }
 
 function describeError(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+  const text = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
 function describeStderr(connection: ServerConnection): string {
