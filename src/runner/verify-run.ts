@@ -216,10 +216,12 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         if (targetsModernEra(result)) {
           const era = await checkModernEra(side(migrated), compared.migrated.contract, base, options.signal);
           if (era.kind === 'aborted') return notVerified('interrupted');
-          // The original serves no 2026-07-28 client at all, so a rewrite that serves one badly answers no
-          // worse: it is written, and says so. Only the era upgrade, which is made for that client alone, is refused.
+          // A listing the SDK fails or cuts short (it rejects what the server answers, in either era) is a
+          // rewrite that answers worse. A client of the new era that cannot connect is not: the original
+          // serves that era no client at all; the rewrite is written and says so, unless it is the era
+          // upgrade, made for that client alone.
           if (era.kind === 'refused') {
-            if (result.decision.kind === 'sdk' && result.decision.already === 'era') return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+            if (era.stage === 'listing' || (result.decision.kind === 'sdk' && result.decision.already === 'era')) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
             return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why };
           }
           return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };
@@ -249,7 +251,7 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
         const fixes = verdict.diff.fixes.length === 0 ? '' : `; fixes ${verdict.diff.fixes.map((f) => f.what).join(', ')}`;
         const modern =
           verdict.modernProblem !== undefined
-            ? `; not served as it should be in the ${MODERN_REVISION} era (the original serves that era no client at all): ${verdict.modernProblem}`
+            ? `; a client of the ${MODERN_REVISION} era is not served (the original serves that era no client at all): ${verdict.modernProblem}`
             : verdict.modern === undefined
               ? ''
               : `; a client of the ${MODERN_REVISION} revision connects${verdict.modern.length === 0 ? '' : ` and is offered the same ${verdict.modern.join(', ')}`}`;

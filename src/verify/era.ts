@@ -13,7 +13,8 @@ export const MODERN_REVISION = '2026-07-28';
 export type EraCheck =
   /** `asked`: the listings compared. */
   | { kind: 'served'; asked: string[] }
-  | { kind: 'refused'; why: string }
+  /** `stage`: the client could not connect, or a listing failed or offered less (the SDK rejects what the server answers). */
+  | { kind: 'refused'; stage: 'connect' | 'listing'; why: string }
   | { kind: 'aborted' };
 
 /** The listings the era check asks again, with the key each item is named by. */
@@ -36,7 +37,7 @@ export async function checkModernEra(start: StartOptions, contract: Contract, ti
       await client.connect(transport, { timeout: timeoutMs * 3, signal });
     } catch (err) {
       if (signal?.aborted === true) return { kind: 'aborted' };
-      return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision could not connect: ${describeError(err)}${describeStderr(connection)}` };
+      return { kind: 'refused', stage: 'connect', why: `a client of the ${MODERN_REVISION} revision could not connect: ${describeError(err)}${describeStderr(connection)}` };
     }
     for (const listing of LISTINGS) {
       const before = contract.exchanges.find((e) => e.key === listing.method && e.outcome.kind === 'result');
@@ -48,12 +49,12 @@ export async function checkModernEra(start: StartOptions, contract: Contract, ti
         answered = await client.request({ method: listing.method, params: {} }, { timeout: timeoutMs, signal });
       } catch (err) {
         if (signal?.aborted === true) return { kind: 'aborted' };
-        return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision asked ${listing.method} and got no answer: ${describeError(err)}` };
+        return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision asked ${listing.method} and got no answer: ${describeError(err)}` };
       }
       asked.push(listing.method);
       const names = getNames(answered, listing.field, listing.key) ?? [];
       const missing = expected.filter((name) => !names.includes(name));
-      if (missing.length > 0) return { kind: 'refused', why: `a client of the ${MODERN_REVISION} revision is not offered ${missing.join(', ')} in ${listing.method} (a 2025-era client is)` };
+      if (missing.length > 0) return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision is not offered ${missing.join(', ')} in ${listing.method} (a 2025-era client is)` };
     }
     return { kind: 'served', asked };
   } finally {
