@@ -10,7 +10,7 @@
 //   node scripts/hostile.mjs [--only <substring>] [--keep] [--verbose]
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { homedir, hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -180,7 +180,7 @@ await check('1 a clean filter named "a=b" runs during no git call', async () => 
   const later = new Date(Date.now() + 5_000);
   execFileSync('touch', ['-d', later.toISOString(), join(root, 'server.js')]);
   const r = await cli(['--yes', '--no-verify'], { cwd: root });
-  return expectAll(r, [['the filter ran', !existsSync(marker)], ['exit 0', r.code === 0], ['migrated', read(join(root, 'server.js')).includes('StdioServerTransport')]]);
+  return expectAll(r, [['the filter ran', !existsSync(marker)], ['exit 0', r.code === 0], ['migrated', read(join(root, 'server.js')).includes('@modelcontextprotocol/')]]);
 });
 
 // --- 2. writes outside the tree ----------------------------------------------------------------------
@@ -321,7 +321,7 @@ await check('9 a rewrite of two files: one change, written whole or not at all',
     ['shown as one change', dry.stdout.includes('server.js is migrated together with lib/dispatch.js')],
     ['exit 3', r.code === 3],
     ['entry written without its module', !half],
-    ['then both written', again.code === 0 && read(join(root, 'server.js')).includes('StdioServerTransport') && read(join(root, 'lib/dispatch.js')) !== DISPATCH],
+    ['then both written', again.code === 0 && read(join(root, 'server.js')).includes('@modelcontextprotocol/') && read(join(root, 'lib/dispatch.js')) !== DISPATCH],
   ]);
 });
 
@@ -334,7 +334,7 @@ await check('10a a replaced file keeps its owner, group and mode', async () => {
   chmodSync(join(root, 'server.js'), 0o640);
   const r = await cli(['--yes', '--no-verify'], { cwd: root });
   const s = statSync(join(root, 'server.js'));
-  return expectAll(r, [['exit 0', r.code === 0], ['migrated', read(join(root, 'server.js')).includes('StdioServerTransport')], ['owner kept', s.uid === 1234 && s.gid === 2345], ['mode kept', (s.mode & 0o777) === 0o640]]);
+  return expectAll(r, [['exit 0', r.code === 0], ['migrated', read(join(root, 'server.js')).includes('@modelcontextprotocol/')], ['owner kept', s.uid === 1234 && s.gid === 2345], ['mode kept', (s.mode & 0o777) === 0o640]]);
 });
 
 await check('10b outside git, a run on a subtree does not write while a run holds the tree', async () => {
@@ -454,7 +454,7 @@ await check('12c a FIFO the workspace walk reaches does not block the run', asyn
 await check('12d a package.json nested 200,000 levels deep: no stack overflow', async () => {
   const root = tree({ 'server.js': SERVER, 'package.json': `{"name":"deep","x":${'['.repeat(200_000)}${']'.repeat(200_000)}}` });
   const r = await cli(['--yes', '--no-verify'], { cwd: root });
-  return expectAll(r, [['exit 0', r.code === 0], ['no stack overflow', !(r.stdout + r.stderr).includes('Maximum call stack')], ['dependency added', read(join(root, 'package.json')).includes('@modelcontextprotocol/sdk')]]);
+  return expectAll(r, [['exit 0', r.code === 0], ['no stack overflow', !(r.stdout + r.stderr).includes('Maximum call stack')], ['dependency added', read(join(root, 'package.json')).includes('@modelcontextprotocol/server')]]);
 });
 
 await check('12e a 179 MB package.json is not read', async () => {
@@ -471,6 +471,44 @@ await check('13 a backtracking .gitignore glob against a long name answers at on
   const root = tree({ '.gitignore': `${'*a'.repeat(12)}*b\n`, [`${'a'.repeat(60)}.js`]: '1\n', 'server.js': SERVER });
   const r = await cli(['--dry-run'], { cwd: root, timeoutMs: 30_000 });
   return expectAll(r, [['hung', !r.timedOut], ['exit 0', r.code === 0], ['under 20 s', r.ms < 20_000]]);
+});
+
+// --- 14. the proof runs in a sandbox (issue 34) -------------------------------------------------------
+
+await check('14a the proof: start-up code and a tool body that write to the real package, the home, through a link out and node_modules leave them as they were', async () => {
+  const outside = tree({ 'keep.txt': 'kept\n' });
+  const homeFile = join(homedir(), `.mcp-migrate-hostile-${process.pid}.txt`);
+  const root = tree({ 'package.json': PKG, 'node_modules/.cache/.keep': '' });
+  symlinkSync(outside, join(root, 'shared'));
+  const escape = `const fs = require('node:fs');
+function escape(when) {
+  for (const target of [${JSON.stringify(join(root, 'escaped.txt'))}, ${JSON.stringify(homeFile)}, require('node:path').join(__dirname, 'shared', when), require('node:path').join(__dirname, 'node_modules', '.cache', when)]) {
+    try { fs.writeFileSync(target, when); } catch {}
+  }
+}
+escape('startup');
+`;
+  writeFileSync(join(root, 'server.js'), escape + SERVER.replace("else if (msg.method === 'tools/list')", "else if (msg.method === 'tools/call') { escape('tool'); send({ jsonrpc: '2.0', id: msg.id, result: { content: [] } }); }\n  else if (msg.method === 'tools/list')"));
+  const r = await cli(['--yes', '--force'], { cwd: root });
+  const leaked = [existsSync(join(root, 'escaped.txt')), existsSync(homeFile), existsSync(join(outside, 'startup')), existsSync(join(root, 'node_modules/.cache/startup'))];
+  rmSync(homeFile, { force: true });
+  return expectAll(r, [['exit 0', r.code === 0], ['proven', r.stdout.includes('answers like the original')], ['nothing written outside the trial', leaked.every((x) => !x)]]);
+});
+
+await check('14b a workspace glob of 12 stars against a 40-character folder answers at once', async () => {
+  const root = tree({ 'package.json': `{"name":"ws","workspaces":["packages/${'*a'.repeat(12)}*b"]}`, [`packages/${'a'.repeat(40)}/package.json`]: '{"name":"x"}', 'server.js': SERVER });
+  const r = await cli(['--dry-run'], { cwd: root, timeoutMs: 30_000 });
+  return expectAll(r, [['hung', !r.timedOut], ['exit 0', r.code === 0], ['under 5 s', r.ms < 5_000]]);
+});
+
+await check('14c a lock file committed to the repository is no lock', async () => {
+  const root = tree({ 'package.json': PKG, 'server.js': SERVER, '.mcp-migrate.lock': JSON.stringify({ tool: 'mcp-migrate', pid: 1, host: 'elsewhere', since: new Date().toISOString(), nonce: 'x' }) });
+  const git = (...args) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'a lock committed by mistake');
+  const r = await cli(['--yes', '--no-verify'], { cwd: root });
+  return expectAll(r, [['exit 0', r.code === 0], ['migrated', read(join(root, 'server.js')).includes('@modelcontextprotocol/')]]);
 });
 
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
