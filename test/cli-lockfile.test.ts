@@ -57,3 +57,18 @@ describe('the lockfile of a written package.json', () => {
     expect(getLockfileUpdate('bun')).toBeNull();
   });
 });
+
+describe('a dry run says its proposals are not proven yet', () => {
+  it('--dry-run and --check without --verify say that --yes proves first; a run that writes does not', async () => {
+    for (const mode of ['--dry-run', '--check']) {
+      const root = await makeTree({ 'package.json': PKG, 'server.js': SERVER });
+      const h = makeHarness(root);
+      await main([mode], h.deps);
+      expect(h.stdout()).toContain('These proposals are not proven yet: `--yes` runs each migrated server next to its original first');
+    }
+    const root = await makeTree({ 'package.json': PKG, 'server.js': SERVER });
+    const h = makeHarness(root);
+    expect(await main(['--yes', '--no-verify'], h.deps)).toBe(0);
+    expect(h.stdout()).not.toContain('not proven yet');
+  });
+});

@@ -343,7 +343,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;
   const scanned = only === undefined ? options.paths.map((path) => resolve(cwd, path)) : undefined;
-  const summaryInput = { scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned };
+  const summaryInput = { scan, mode: options.mode, outcome: options.mode === 'apply' ? outcome : null, errors, display, paint, scanned, proven: options.verify !== 'off' };
   out(options.summary ? renderFileLines(summaryInput) : renderSummary(summaryInput));
   // Ctrl-C: stop here; no report, no annotations for a run the user broke off.
   if (outcome.interrupted) return EXIT_INTERRUPTED;

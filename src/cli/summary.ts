@@ -63,9 +63,11 @@ export interface SummaryInput {
    * summed up as having nothing to migrate. Left out when only some files were looked at (--changed-since).
    */
   scanned?: readonly string[];
+  /** Whether the proof ran in this run (a dry run or check without --verify shows proposals not yet proven). */
+  proven?: boolean;
 }
 
-export function renderSummary({ scan, mode, outcome, errors, display, paint, scanned }: SummaryInput): string {
+export function renderSummary({ scan, mode, outcome, errors, display, paint, scanned, proven }: SummaryInput): string {
   const lines: string[] = [];
   // A few paths on the label's line; more, one per line under it.
   const list = (paths: string[]): string => (paths.length <= 3 ? paths.map(display).join(', ') : paths.map((p) => `\n    ${display(p)}`).join(''));
@@ -146,6 +148,10 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
     lines.push(`${plural(unfollowed.length, 'file')} ${unfollowed.length === 1 ? 'looks' : 'look'} like a hand-rolled MCP server the tool cannot take (${reasons} above); migrate ${unfollowed.length === 1 ? 'it' : 'them'} by hand or add // mcp-migrate-ignore.`);
   }
   if (mode === 'dry-run' && pending.length > 0) lines.push('Dry run: nothing was written.');
+  // what --yes would write can still change: the proof decides, and it has not run here
+  if (mode !== 'apply' && proven === false && pending.some((r) => r.decision.kind !== 'none')) {
+    lines.push('These proposals are not proven yet: `--yes` runs each migrated server next to its original first and writes only what answers as well (a refused form gives way to the next); `--verify` proves them in this run.');
+  }
   return `${lines.join('\n')}\n`;
 }
 
