@@ -15,7 +15,7 @@
 //     packages, without their caches (`.cache`, `.vite`, ...): a cache a server writes lands in the trial.
 //   - leftovers: each trial folder says which run owns it, and every server of it carries the folder in
 //     its environment; a run removes the trials (and kills the servers) of runs that no longer exist.
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -66,7 +66,9 @@ if (typeof globalThis.fetch === 'function') {
 
 /** A new trial folder in the temp folder, marked as this run's. */
 export async function createTrial(): Promise<Trial> {
-  const root = await mkdtemp(join(tmpdir(), TRIAL_PREFIX));
+  // (its real path: the permission model's allow-list is compared with resolved paths, and the temp
+  // folder is a link on some systems, /var -> /private/var on macOS)
+  const root = realpathSync(await mkdtemp(join(tmpdir(), TRIAL_PREFIX)));
   await writeFile(join(root, OWNER_FILE), JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now() }) + '\n');
   const trial = { root, home: join(root, 'home'), tmp: join(root, 'tmp'), guard: join(root, NET_GUARD_FILE) };
   await Promise.all([mkdir(trial.home), mkdir(trial.tmp), writeFile(trial.guard, NET_GUARD)]);
@@ -180,7 +182,12 @@ export async function removeStaleTrials(): Promise<number> {
     return 0;
   }
   for (const name of names) {
-    const root = join(tmpdir(), name);
+    let root = join(tmpdir(), name);
+    try {
+      root = realpathSync(root);
+    } catch {
+      continue;
+    }
     const owner = readOwner(root);
     if (owner === null || owner.host !== hostname() || isRunning(owner.pid)) continue;
     signalProcesses(findByMarker(undefined, `${TRIAL_MARKER}=${root}`), 'SIGKILL');
