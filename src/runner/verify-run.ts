@@ -23,7 +23,7 @@ import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
-import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, removeStaleTrials } from './sandbox.js';
+import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, removeStaleTrials, type Trial } from './sandbox.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
 import type { ScanResult } from './scan.js';
 
@@ -134,7 +134,13 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   if (outside !== undefined) return notVerified(`its rewrite also writes ${outside.path}, outside its package`);
 
   // the trial: the servers write only inside it (./sandbox.ts)
-  const trial = await createTrial();
+  // (a trial that cannot be made is a server not verified, not a failed run)
+  let trial: Trial;
+  try {
+    trial = await createTrial();
+  } catch (err) {
+    return notVerified(`could not set up the temp copy: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const root = trial.root;
   try {
     const copy = async (side: string): Promise<string> => {
