@@ -1,11 +1,22 @@
 import { afterAll, describe, it, expect } from 'vitest';
-import { chmod, readdir, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, chown, readdir, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ChangeApplier, CommitError, writeFileAtomic } from '../src/runner/commit.js';
 import type { FileResult } from '../src/model/types.js';
 import { makeTree, removeTrees, read } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
+
+/** Hands `root` and everything under it to uid:gid (the tree a test runs another user on). */
+async function chownTree(root: string, uid: number, gid: number): Promise<void> {
+  await chown(root, uid, gid);
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (entry.isDirectory()) await chownTree(join(root, entry.name), uid, gid);
+    else await chown(join(root, entry.name), uid, gid);
+  }
+}
 
 describe('writeFileAtomic', () => {
   it('replaces the file, keeps its mode and leaves no temp file', async () => {
@@ -23,20 +34,39 @@ describe('writeFileAtomic', () => {
     expect(await read(root, 'a.js')).toBe('edited\n');
   });
 
-  it('refuses a read-only file and a read-only directory', async () => {
+  // The refusal is the system's: run it as a user who may not write (nobody, when the tests run as root).
+  it('refuses a file and a directory the user may not write, and leaves them as they were', async () => {
     const root = await makeTree({ 'ro.js': 'old\n', 'dir/a.js': 'old\n' });
     await chmod(join(root, 'ro.js'), 0o444);
-    await expect(writeFileAtomic(join(root, 'ro.js'), 'old\n', 'new\n')).rejects.toThrow('is read-only');
-    expect(await read(root, 'ro.js')).toBe('old\n');
     await chmod(join(root, 'dir'), 0o555);
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    if ('uid' in asUser) await chownTree(root, 65534, 65534);
+    const script = `const { writeFileAtomic } = await import(${JSON.stringify(pathToFileURL(resolve('dist/src/runner/commit.js')).href)});
+      for (const f of process.argv.slice(1)) await writeFileAtomic(f, 'old\\n', 'new\\n').then(() => console.log(f + ': written'), (e) => console.log(f + ': ' + e.message));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, join(root, 'ro.js'), join(root, 'dir/a.js')], { ...asUser, encoding: 'utf8' });
     try {
-      const err = await writeFileAtomic(join(root, 'dir/a.js'), 'old\n', 'new\n').catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(CommitError);
-      expect((err as Error).message).toContain('read-only');
+      expect(out).toContain(`${join(root, 'ro.js')}: is read-only; not changed`);
+      expect(out).toContain(`${join(root, 'dir/a.js')}: cannot replace it: its directory is read-only`);
+      expect(await read(root, 'ro.js')).toBe('old\n');
+      expect(await read(root, 'dir/a.js')).toBe('old\n');
       expect(await readdir(join(root, 'dir'))).toEqual(['a.js']);
     } finally {
       await chmod(join(root, 'dir'), 0o755);
     }
+  });
+
+  // A copy of read-only sources (a tarball, a read-only mount) as root: written like any file, mode kept.
+  it.runIf(process.getuid?.() === 0)('replaces a file without write bits that the user (root) may write, keeping its mode', async () => {
+    const root = await makeTree({ 'ro.js': 'old\n', 'dir/a.js': 'old\n' });
+    await chmod(join(root, 'ro.js'), 0o444);
+    await chmod(join(root, 'dir'), 0o555);
+    await writeFileAtomic(join(root, 'ro.js'), 'old\n', 'new\n');
+    await writeFileAtomic(join(root, 'dir/a.js'), 'old\n', 'new\n');
+    expect(await read(root, 'ro.js')).toBe('new\n');
+    expect((await stat(join(root, 'ro.js'))).mode & 0o7777).toBe(0o444);
+    expect(await read(root, 'dir/a.js')).toBe('new\n');
+    expect(await readdir(join(root, 'dir'))).toEqual(['a.js']);
+    await chmod(join(root, 'dir'), 0o755);
   });
 
   it('creates a new file (and its directory) but never overwrites one', async () => {

@@ -110,8 +110,14 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
       for (const f of r.findings.filter((x) => !x.fixed)) lines.push(`      ${display(f.file ?? r.path)}:${f.line}:${f.column} ${f.rule}: ${f.message}`);
     }
   }
-  // The reasons are on stderr ("error: <path>: <reason>"); here only which paths.
-  if (errors.length > 0) lines.push(paint.error(`  could not be processed (${errors.length}): ${list([...new Set(errors.map((e) => e.path))])}`));
+  // The reasons are on stderr too ("error: <path>: <reason>"); repeated here, since a log's tail is often
+  // all a reader sees of a run (a CI step, a batch runner).
+  if (errors.length > 0) {
+    const reasons = new Map<string, string>();
+    for (const e of errors) if (!reasons.has(e.path)) reasons.set(e.path, e.message);
+    lines.push(paint.error(`  could not be processed (${reasons.size}):`));
+    for (const [path, why] of reasons) lines.push(paint.error(`    ${display(path)}: ${why}`));
+  }
   if (pending.length === 0 && errors.length === 0) lines.push('  Nothing to migrate.');
 
   const packages = scan.packages.filter((p) => p.files.some((f) => isReportableOrError(scan, f)));

@@ -32,10 +32,12 @@ export class CommitError extends Error {
   }
 }
 
-/** Whether a file or directory has no write bit at all (also true for root, who could write anyway). */
+/**
+ * Whether the run may not write `path` (a file, or a directory to create or rename in), as the system
+ * decides for the user running it: a file without write bits that root may write is replaced like any
+ * other (its mode is kept), as `sed -i`, an editor's forced save or a formatter would.
+ */
 async function isReadOnly(path: string): Promise<boolean> {
-  const stats = await stat(path);
-  if ((stats.mode & 0o222) === 0) return true;
   try {
     await access(path, constants.W_OK);
     return false;
