@@ -834,14 +834,67 @@ process.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));
     expect(result.after).toContain("boundary.stdin.pipe(splitter).on('data', (line) => onMessage(JSON.parse(line)));");
   });
 
-  it('names the namespaced methods it writes (stats/get), and refuses none where it builds handler names from the method', () => {
+  it('names the namespaced methods it writes (stats/get); an index computed from a number is no name', () => {
     const named = detect('named.js', server("'tools/list','stats/get'"));
-    expect(named).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: ['stats/get'] } });
-    const built = server("'initialize','tools/list'").replace('function onMessage(msg) {', "const table = {};\nfunction onMessage(msg) {\n  if (table['on_' + msg.method]) return table['on_' + msg.method](msg);");
-    expect(detect('built.js', built)).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: null } });
-    // an index computed from a number is no name: `MONTHS[m - 1]`, `DAYS[d.getDay()]`
+    expect(named).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: ['stats/get'], stems: null } });
+    // `MONTHS[m - 1]`, `DAYS[d.getDay()]`
     const indexed = server("'initialize','tools/list'").replace('function onMessage(msg) {', 'const DAYS = [];\nconst day = (d, m) => DAYS[d.getDay()] + DAYS[m - 1];\nfunction onMessage(msg) {');
-    expect(detect('indexed.js', indexed)).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: [] } });
+    expect(detect('indexed.js', indexed)).toMatchObject({ kind: 'unfollowed-input', boundary: { known: null, namespaced: [], stems: null } });
+  });
+
+  // Handler names built from the method by operations that keep its letters in order reach only the
+  // names of the program whose letters are the key's constant parts around the method's: the stems.
+  const built = (lookup: string, extra = ''): string =>
+    server("'initialize','tools/list'").replace(
+      'function onMessage(msg) {',
+      `const table = { on_tools_list() {}, on_stats_get() {}, onNotesSearch() {}, other() {} };\n${extra}function onMessage(msg) {\n  const { method } = msg;\n  const handler = ${lookup};\n  if (handler) return send({ jsonrpc: '2.0', id: msg.id, result: handler(msg.params) });`,
+    );
+  const stemsOf = (source: string): unknown => {
+    const detection = detect('built.js', source);
+    if (detection.kind !== 'unfollowed-input' || !detection.boundary.available) throw new Error('expected the boundary facts');
+    return { namespaced: detection.boundary.namespaced, stems: detection.boundary.stems };
+  };
+
+  it.each([
+    ["table['on_' + msg.method]", 'a prefix and the method as read'],
+    ["table[`on_${method.replace('/', '_')}`]", 'a template and a replace of punctuation'],
+    ["table['on_' + method.split('/').join('_')]", 'split and join'],
+    ["table['on' + method.split('/').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')]", 'camel case by a map of cut-and-rejoined parts'],
+  ])('%s (%s): the stems of the names it can reach', (lookup) => {
+    expect(stemsOf(built(lookup))).toEqual({ namespaced: [], stems: expect.arrayContaining(['toolslist', 'statsget', 'notessearch']) });
+    expect((stemsOf(built(lookup)) as { stems: string[] }).stems).not.toContain('other');
+  });
+
+  it('a prefix kept in a constant is constant text', () => {
+    expect(stemsOf(built('table[PREFIX + method]', "const PREFIX = 'on_';\n"))).toEqual({ namespaced: [], stems: expect.arrayContaining(['toolslist', 'statsget']) });
+  });
+
+  it('follows a constant that holds the key, and a constant the method is kept in', () => {
+    expect(stemsOf(built('table[key]', '').replace('const handler = table[key];', "const name = method.replace(/\\//g, '_');\n  const key = 'on_' + name;\n  const handler = table[key];"))).toEqual({ namespaced: [], stems: expect.arrayContaining(['toolslist', 'statsget']) });
+  });
+
+  it.each([
+    ["table['on_' + method.split('/')[1]]", 'an index of the parts drops letters'],
+    ["table['on_' + method.slice(6)]", 'a slice drops letters'],
+    ["table['on_' + method.replace(/\\/(\\w)/g, (_, c) => c.toUpperCase())]", 'a replacement function'],
+    ["table['on_' + method.replace('s', 'z')]", 'letters replaced'],
+    ["table[method.replace(/./g, '_')]", 'a wildcard pattern'],
+    ["table['on_' + ALIASES[method]]", 'a value looked up elsewhere'],
+    ["table[prefix + method]", 'two values'],
+  ])('%s (%s): open, nothing refused', (lookup) => {
+    const source = built(lookup, "const ALIASES = {};\nlet prefix = 'on';\nprefix = 'on_';\n").replace('const { method } = msg;', 'const { method } = msg;');
+    expect(stemsOf(source)).toEqual({ namespaced: null, stems: null });
+  });
+
+  it('a method kept in a variable that is assigned again is open', () => {
+    const source = built("table['on_' + m]").replace('const { method } = msg;', 'let m = msg.method;\n  m = m.split("/")[1];');
+    expect(stemsOf(source)).toEqual({ namespaced: null, stems: null });
+  });
+
+  it('the rewrite passes the stems to the boundary', () => {
+    const result = processSource('built.js', built("table['on_' + method.split('/').join('_')]"), { sdk: 'v1', style: 'server' });
+    expect(result.decision).toMatchObject({ kind: 'boundary' });
+    expect(result.after).toMatch(/createBoundary\(\{ methods: \['tools\/list'\], namespaced: \[\], stems: \[[^\]]*'statsget'[^\]]*\]/);
   });
 
   it('a JSON reader that names no MCP method is nothing', () => {

@@ -248,5 +248,11 @@ export type BoundaryFacts =
        * namespaces it names; the boundary answers any other such method -32601 (no code can answer it).
        */
       namespaced: string[] | null;
+      /**
+       * When the program looks members up by names it builds from text (`this['handle_' + m.replace('/', '_')]`)
+       * in ways that keep letters in order: the letters and digits, lower-cased, of every method such a
+       * name can reach; the boundary refuses, as with `namespaced`, a method none reaches.
+       */
+      stems: string[] | null;
     }
   | { available: false; reason: EnvelopeReason; detail: string; line: number };

@@ -216,17 +216,22 @@ print(TOOLS.map((t) => t.name));
     }
   }, 60_000);
 
-  it('namespaced: a method outside MCP\'s namespaces the server never names is answered -32601; the ones it names and MCP\'s reach it', async () => {
+  it('namespaced: a method outside MCP\'s namespaces the server never names nor reaches through built names is answered -32601; the others reach it', async () => {
     const dir = await makeServer(
       `'use strict';
 const { createBoundary } = require('./mcp-boundary.cjs');
-const boundary = createBoundary({ namespaced: ['stats/get'] });
+const boundary = createBoundary({ namespaced: ['notes/add'], stems: ['initialize', 'toolslist', 'statsget'] });
 const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+const handlers = {
+  on_initialize: () => ({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1.0.0' } }),
+  on_tools_list: () => ({ tools: [] }),
+  on_stats_get: () => ({ count: 3 }),
+};
 require('readline').createInterface({ input: boundary.stdin }).on('line', (line) => {
   const msg = JSON.parse(line);
-  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1.0.0' } } });
-  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } });
-  if (msg.method === 'stats/get') return send({ jsonrpc: '2.0', id: msg.id, result: { count: 3 } });
+  if (msg.method === 'notes/add') return send({ jsonrpc: '2.0', id: msg.id, result: { added: true } });
+  const handler = handlers['on_' + msg.method.replace('/', '_')];
+  if (handler && msg.id !== undefined) send({ jsonrpc: '2.0', id: msg.id, result: handler(msg.params) });
   // silent on anything else
 });
 `,
@@ -234,8 +239,11 @@ require('readline').createInterface({ input: boundary.stdin }).on('line', (line)
     const { client } = await connect(dir);
     try {
       expect((await client.listTools()).tools).toEqual([]);
+      // named by the program; reached through a built name (stem statsget); neither
+      expect(await client.request({ method: 'notes/add', params: {} }, z.object({ added: z.boolean() }))).toEqual({ added: true });
       expect(await client.request({ method: 'stats/get', params: {} }, z.object({ count: z.number() }))).toEqual({ count: 3 });
       await expect(client.request({ method: 'mcp-migrate/no-such-method', params: {} }, z.object({}), { timeout: 5000 })).rejects.toMatchObject({ code: -32601 });
+      await expect(client.request({ method: 'stats/put', params: {} }, z.object({}), { timeout: 5000 })).rejects.toMatchObject({ code: -32601 });
     } finally {
       await client.close();
     }

@@ -106,6 +106,12 @@ export interface BoundaryOptions {
    * itself; MCP's methods and methods without a namespace go to the server.
    */
   namespaced?: string[];
+  /**
+   * When the server looks its handlers up by names it builds from the method (this['handle_' +
+   * method.replace('/', '_')]): the letters and digits, lower-cased, of every method such a name can
+   * reach. A namespaced method outside MCP's namespaces that none reaches is answered -32601 as above.
+   */
+  stems?: string[];
   /** Once the SDK takes stdin, console.log/info/debug (a dependency's logger too) go through the boundary. */
   guardConsole?: boolean;
 }
@@ -136,6 +142,11 @@ const MCP_NAMESPACES = ['tools/', 'resources/', 'prompts/', 'completion/', 'logg
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The letters and digits of a method, lower-cased (what the server's built handler names keep of it). */
+function toStem(method: string): string {
+  return method.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
 function isId(value: unknown): value is Id {
@@ -500,7 +511,7 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
       server.fallbackRequestHandler = async (req, extra) => {
         flush();
         if (settings.known !== undefined && !settings.known.includes(req.method)) throw Object.assign(new Error('Method not found'), { code: -32601 });
-        if (settings.namespaced !== undefined && req.method.includes('/') && !MCP_NAMESPACES.some((ns) => req.method.startsWith(ns)) && !settings.namespaced.includes(req.method)) {
+        if (settings.namespaced !== undefined && req.method.includes('/') && !MCP_NAMESPACES.some((ns) => req.method.startsWith(ns)) && !settings.namespaced.includes(req.method) && !(settings.stems?.includes(toStem(req.method)) ?? false)) {
           throw Object.assign(new Error('Method not found'), { code: -32601 });
         }
         clientRequests.add(req.id);

@@ -120,7 +120,7 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
     const companion = getBoundaryModule(home.path, getModuleSyntax(home, input.moduleKind));
     const list = (methods: string[]): string => `[${methods.map((m) => quoted(detectStyle(home.source), m)).join(', ')}]`;
     const guard = input.guardStdout !== false;
-    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : []), ...(boundary.namespaced !== null ? [`namespaced: ${list(boundary.namespaced)}`] : []), ...(guard ? ['guardConsole: true'] : [])];
+    const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : []), ...(boundary.namespaced !== null ? [`namespaced: ${list(boundary.namespaced)}`] : []), ...(boundary.namespaced !== null && boundary.stems !== null ? [`stems: ${list(boundary.stems)}`] : []), ...(guard ? ['guardConsole: true'] : [])];
     const options = fields.length > 0 ? `{ ${fields.join(', ')} }` : '';
     for (const [mod, { boundary: local, create }] of names) {
       const style = detectStyle(mod.source);
