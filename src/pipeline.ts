@@ -10,7 +10,7 @@ import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
-import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, USES_SDK_STDIO } from './prefilter.js';
+import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, usesSdkStdio } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { describeWireChange, type WireChange } from './model/wire-changes.js';
 import { parseSource, SourceParseError } from './parse.js';
@@ -21,6 +21,7 @@ import { decideMcpServerStyle } from './rewrite/mcp-server.js';
 import { rewriteToSdk } from './rewrite/sdk.js';
 import { rewriteSdkServerStdout } from './rewrite/sdk-stdout.js';
 import { rewriteSdkUpgrade, type SdkUpgrade } from './rewrite/sdk-upgrade.js';
+import { loadCodemod } from './rewrite/codemod.js';
 import type { StdioConnection } from './analysis/sdk-wiring.js';
 
 // the prefilter lives on its own so that the runner can test files without loading the parser
@@ -76,7 +77,7 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const read = readFile === null ? null : readOnce(readFile);
   // a file the prefilter rejects can still be the entry of a server whose loop lives in a module it imports
   if (!mayContainServer(source) && !RELATIVE_IMPORT.test(source)) return empty;
-  if (!reachesStdin(path, source, read) && !source.includes(USES_SDK_STDIO)) return empty;
+  if (!reachesStdin(path, source, read) && !usesSdkStdio(source)) return empty;
   // nothing can come of it, as its modules' texts tell (no MCP vocabulary; no form that takes stdin in, or no JSON parse): not parsed
   if (isInertText(path, source, read)) return empty;
   let ast: File;
@@ -116,12 +117,54 @@ function carryOutUpgrade(connection: StdioConnection, line: number, ast: File, p
   };
 }
 
+/**
+ * A server on SDK v1 moves to v2 by the official codemod (in memory, every module of the program that
+ * imports v1), and the result is taken through the pipeline again: its 2025-era wiring moves to
+ * `serveStdio` as for any server on v2. Where the codemod cannot complete a module, or the moved server
+ * cannot be upgraded, it stays on v1, with the reason.
+ */
+function carryOutV1Move(line: number, path: string, source: string, options: PipelineOptions, entry: string, facts: FileFacts, read: ReadModule | null): Outcome {
+  const stay = (message: string, at = line): Outcome => ({ decision: leave('SDK_V1_WIRING', at), diagnostics: [{ code: 'SDK_V1_WIRING', message, line: at }] });
+  const codemod = loadCodemod(entry);
+  if (typeof codemod === 'string') return stay(`@modelcontextprotocol/codemod is installed but ${codemod}`);
+  const moved = new Map<string, string>();
+  const notes: string[] = [];
+  for (const mod of facts.program.modules) {
+    if (!mod.source.includes('@modelcontextprotocol/sdk')) continue;
+    const outcome = codemod.move(mod.path, mod.source);
+    if ('failed' in outcome) return stay(`${basename(mod.path)}: ${outcome.failed}`, mod.path === path ? outcome.line : line);
+    if (outcome.text !== mod.source) moved.set(mod.path, outcome.text);
+    notes.push(...outcome.notes);
+  }
+  const overlay: ReadModule = (p) => moved.get(p) ?? read?.(p) ?? null;
+  const inner = processSource(path, moved.get(path) ?? source, { ...options, sdk: 'v2', codemod: undefined }, overlay);
+  if (inner.decision.kind !== 'sdk' || inner.decision.already !== 'era' || inner.after === undefined) {
+    const why = inner.decision.kind === 'leave' ? `${inner.decision.reason} — ${inner.decision.hint}` : inner.error ?? 'it is not a server on v2 the tool can upgrade';
+    return stay(`moved to v2 by ${codemod.label}, the server could not be upgraded to the 2026-07-28 era: ${why}`);
+  }
+  const originals = new Map(facts.program.modules.map((m) => [m.path, m.source]));
+  const related = new Map<string, { before: string; after: string }>();
+  for (const [p, text] of moved) if (p !== path) related.set(p, { before: originals.get(p)!, after: text });
+  for (const r of inner.related ?? []) related.set(r.path, { before: originals.get(r.path) ?? r.before, after: r.after });
+  // what v2 answers otherwise than v1 whatever the code: listed, and expected by the proof
+  const readsResources = facts.program.modules.some((m) => /ReadResourceRequestSchema|['"]resources\/read['"]/.test(m.source));
+  const wireChanges: WireChange[] = ['V1_ERROR_PREFIX', 'BAD_JSON_IGNORED', ...(readsResources ? (['RESOURCE_NOT_FOUND_CODE'] as const) : [])];
+  const eraNotes = wireChanges.map((change) => `wire change: ${describeWireChange(change, 'v2')}`);
+  return {
+    after: inner.after,
+    related: [...related].map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
+    decision: { ...inner.decision, notes: [`moved from SDK v1 to v2 by ${codemod.label} (v1-to-v2), in memory`, ...notes, ...inner.decision.notes, ...eraNotes], already: 'v1', wireChanges },
+    fixes: inner.fixes,
+  };
+}
+
 function carryOut(plan: Plan, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts, read: ReadModule | null): Outcome {
   switch (plan.kind) {
     case 'none':
       return { decision: { kind: 'none' } };
     case 'sdk-server': {
       if (plan.upgrade !== null) return carryOutUpgrade(plan.upgrade, plan.line, ast, path, source, options, facts, read);
+      if (plan.leave?.reason === 'SDK_V1_WIRING' && options.codemod !== undefined) return carryOutV1Move(plan.leave.line, path, source, options, options.codemod, facts, read);
       // An SDK server that also writes to stdout corrupts its own transport: those writes go to stderr,
       // whether or not the server can be upgraded to the current era (why not is a note then)
       const moved = rewriteSdkServerStdout(facts.entry, facts.sinks);
@@ -129,7 +172,8 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       if (!moved && plan.leave !== null) return { decision: leave(plan.leave.reason, plan.leave.line) };
       if (moved && options.refused?.sdk !== undefined) return { decision: leave('VERIFY_DIFFERENT', plan.line), diagnostics: [verifyDifferent('moving its stdout writes to stderr', options.refused.sdk)] };
       if (moved) return { after: moved.after, decision: { kind: 'sdk', sdk: options.sdk, style: options.style, notes: moved.notes, already: 'stdout' }, fixes: moved.fixes };
-      return { decision: leave('ALREADY_ON_SDK', plan.line) };
+      // (a server on serveStdio is where the tool would take it: nothing to say)
+      return { decision: plan.current ? { kind: 'none' } : leave('ALREADY_ON_SDK', plan.line) };
     }
     case 'leave':
       return { decision: leave(plan.reason, plan.line), detected: plan.model?.summary };

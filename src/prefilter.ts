@@ -11,7 +11,7 @@
 export function mayContainServer(source: string): boolean {
   // a server already on the SDK (whatever else it says of stdin): upgraded to serveStdio, or left alone
   // and said so; its own stdout writes moved if it has any
-  if (source.includes(USES_SDK_STDIO)) return true;
+  if (usesSdkStdio(source)) return true;
   // an entry that hands stdin to a server class in another module speaks JSON-RPC only there
   if (source.includes(READS_STDIN)) return /jsonrpc|method|Content-Length/i.test(source) || RELATIVE_IMPORT.test(source);
   // an entry whose server (and stdin loop) live in modules it imports
@@ -24,4 +24,11 @@ export const ENTRY_WORDS = /jsonrpc|\bmethod\b/;
 /** The words a file that may hold a server says itself: it reads stdin, or it is on the SDK's stdio transport. */
 export const READS_STDIN = 'stdin';
 export const USES_SDK_STDIO = 'StdioServerTransport';
+/** The current generation's stdio entry (v2): a server on it that writes to stdout itself breaks its transport too. */
+export const SERVES_SDK_STDIO = 'serveStdio';
+
+/** The text names the SDK's stdio transport or serveStdio. */
+export function usesSdkStdio(text: string): boolean {
+  return text.includes(USES_SDK_STDIO) || text.includes(SERVES_SDK_STDIO);
+}
 export const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;

@@ -123,7 +123,7 @@ describe.skipIf(!HAS_SCRIPT)('review in a pseudo-terminal', () => {
     expect(plain).toContain('━━ server.mjs (your edit)');
     expect(plain).toContain('re-checked: it parses and, re-analysed, is the migrated server');
     expect(plain).toContain('proven: run next to the original, it answers as well');
-    expect(plain).toMatch(/27 │\+\/\/ checked by hand/);
+    expect(plain).toMatch(/26 │\+\/\/ checked by hand/);
     expect(plain).toMatch(/Apply your edited version of server\.mjs\? \(file 1\/1\) \[y,n,A,e,q,\?\] y/);
     const written = await read(root, 'server.mjs');
     expect(written).toContain("console.error('starting notes server')");

@@ -24,7 +24,7 @@ const connection = { mod, transport: { type: 'NewExpression', loc: { start: { li
 describe('decidePlan', () => {
   it('passes files that are not servers and servers already on the SDK through', () => {
     expect(decidePlan({ kind: 'none' })).toEqual({ kind: 'none' });
-    expect(decidePlan({ kind: 'sdk-server', line: 4, wiring: wiring({}) })).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null });
+    expect(decidePlan({ kind: 'sdk-server', line: 4, wiring: wiring({}) })).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null, current: false });
   });
 
   it('SDK v2 at the dispatcher would send a -32002 resource miss as -32602: the boundary keeps it where it can be put; v1 keeps the dispatcher', () => {
@@ -38,11 +38,11 @@ describe('decidePlan', () => {
   describe('a server already on the SDK, wired to stdio the 2025 way', () => {
     const sdkServer = (fields: Partial<SdkWiring>) => ({ kind: 'sdk-server' as const, line: 4, wiring: wiring(fields) });
     it('is upgraded when one connect on v2 was read, unless the run keeps the SDK as it is (--sdk v1)', () => {
-      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, true)).toEqual({ kind: 'sdk-server', line: 4, upgrade: connection, leave: null });
-      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, false)).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null });
+      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, true)).toEqual({ kind: 'sdk-server', line: 4, upgrade: connection, leave: null, current: false });
+      expect(decidePlan(sdkServer({ connections: [connection] }), 'server', {}, false)).toEqual({ kind: 'sdk-server', line: 4, upgrade: null, leave: null, current: false });
     });
     it('stays as it is when it already serves through serveStdio', () => {
-      expect(decidePlan(sdkServer({ connections: [connection], servesBothEras: true }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: null });
+      expect(decidePlan(sdkServer({ connections: [connection], servesBothEras: true }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: null, current: true });
     });
     it('says why it is not upgraded: v1 (the official codemod first), codemod markers, wiring not read, transport callbacks', () => {
       expect(decidePlan(sdkServer({ connections: [connection], generations: new Set(['v1']) }), 'server', {}, true)).toMatchObject({ upgrade: null, leave: { reason: 'SDK_V1_WIRING' } });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { processSource } from '../src/pipeline.js';
 import type { FileResult } from '../src/model/types.js';
+import { findCodemod } from '../src/runner/codemod.js';
 
 const V2 = `import { McpServer } from '@modelcontextprotocol/server';\n`;
 
@@ -58,6 +59,11 @@ describe('the era upgrade', () => {
 
   it('a server already on serveStdio, a v1 server and a run that keeps the SDK as it is: no upgrade', () => {
     expect(upgrade(`${V2}import { serveStdio } from '@modelcontextprotocol/server/stdio';\nserveStdio(() => new McpServer({ name: 'a', version: '1' }));\n`).decision.kind).toBe('none');
+    // (one on serveStdio that writes to stdout itself breaks its transport as any: those writes move)
+    const noisy = upgrade(`${V2}import { serveStdio } from '@modelcontextprotocol/server/stdio';\nserveStdio(() => new McpServer({ name: 'a', version: '1' }));\nconsole.log('ready');\n`);
+    expect(noisy.decision).toMatchObject({ kind: 'sdk', already: 'stdout' });
+    expect(noisy.after).toContain("console.error('ready');");
+    expect(noisy.findings.map((f) => f.rule)).toEqual(['sdk-transport-bypassed']);
     const v1 = upgrade(`import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nimport { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nconst server = new Server({ name: 'a', version: '1' }, { capabilities: {} });\nawait server.connect(new StdioServerTransport());\n`);
     expect(v1.decision).toMatchObject({ kind: 'leave', reason: 'SDK_V1_WIRING' });
     const kept = upgrade(`${V2}import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';\nconst server = new McpServer({ name: 'a', version: '1' });\nawait server.connect(new StdioServerTransport());\n`, '/pkg/server.mjs', false);
@@ -77,5 +83,58 @@ describe('code the official codemod could not finish', () => {
     expect(result.decision).toMatchObject({ kind: 'sdk', already: 'stdout' });
     expect(result.after).toContain("console.error('ready');");
     expect((result.decision as { notes: string[] }).notes[0]).toMatch(/^not upgraded to the 2026-07-28 era: SDK_V1_WIRING — .*npx @modelcontextprotocol\/codemod@latest v1-to-v2/);
+  });
+});
+
+// With the official codemod installed (a devDependency here; an optional peer for users), a server on
+// v1 is moved by it, in memory, and then upgraded like any server on v2. What the codemod writes is its
+// own (double quotes, imports merged); the tests read what it is known to do and what the upgrade adds.
+describe('a server on SDK v1, with the official codemod installed', () => {
+  const codemod = findCodemod(process.cwd());
+  const V1 = `import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nimport { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\n`;
+  const move = (source: string, read: (path: string) => string | null = () => null): FileResult =>
+    processSource('/pkg/server.mjs', source, { sdk: 'v2', style: 'server', upgradeSdk: true, codemod: codemod! }, read);
+
+  it('is found where mcp-migrate is installed', () => {
+    expect(codemod).toMatch(/@modelcontextprotocol[\\/]codemod[\\/]/);
+  });
+
+  it('moves to v2 by the codemod, then to serveStdio; what v2 answers otherwise is listed', () => {
+    const result = move(`${V1}import { ListToolsRequestSchema, McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';\nconst server = new Server({ name: 'a', version: '1' }, { capabilities: { tools: {} } });\nserver.setRequestHandler(ListToolsRequestSchema, async () => { throw new McpError(ErrorCode.InternalError, 'no'); });\nawait server.connect(new StdioServerTransport());\nconsole.log('ready');\n`);
+    expect(result.decision).toMatchObject({ kind: 'sdk', sdk: 'v2', already: 'v1', wireChanges: ['V1_ERROR_PREFIX', 'BAD_JSON_IGNORED'] });
+    expect((result.decision as { notes: string[] }).notes[0]).toMatch(/^moved from SDK v1 to v2 by @modelcontextprotocol\/codemod@\d+\.\d+\.\d+ \(v1-to-v2\), in memory$/);
+    expect(result.after).not.toContain('@modelcontextprotocol/sdk');
+    expect(result.after).toContain("server.setRequestHandler('tools/list', async () => { throw new ProtocolError(ProtocolErrorCode.InternalError, 'no'); });");
+    expect(result.after).toContain('await serveStdio(() => server);');
+    expect(result.after).toContain("console.error('ready');");
+  });
+
+  it('a module of the program that imports v1 moves with it', () => {
+    const tools = `import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';\nexport const fail = () => { throw new McpError(ErrorCode.InvalidParams, 'bad'); };\n`;
+    const result = move(`${V1}import { fail } from './tools.mjs';\nconst server = new Server({ name: 'a', version: '1' }, { capabilities: {} });\nserver.fallbackRequestHandler = async () => fail();\nawait server.connect(new StdioServerTransport());\n`, (path) => (path === '/pkg/tools.mjs' ? tools : null));
+    expect(result.decision).toMatchObject({ kind: 'sdk', already: 'v1' });
+    expect(result.related).toHaveLength(1);
+    expect(result.related![0]).toMatchObject({ path: '/pkg/tools.mjs', before: tools });
+    expect(result.related![0]!.after).toContain('throw new ProtocolError(ProtocolErrorCode.InvalidParams, \'bad\')');
+  });
+
+  it('a module the codemod cannot complete (it would mark it @mcp-codemod-error) stays on v1, with the codemod\'s reason and line', () => {
+    const result = move(`${V1}import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';\nconst server = new Server({ name: 'a', version: '1' }, { capabilities: { tools: {} } });\nserver.setRequestHandler(ListToolsRequestSchema, async (request, { signal }) => ({ tools: signal.aborted ? [] : [] }));\nawait server.connect(new StdioServerTransport());\n`);
+    expect(result.after).toBeUndefined();
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'SDK_V1_WIRING', line: 5 });
+    expect(result.diagnostics[0]!.message).toMatch(/^server\.mjs: the codemod could not rewrite it: Destructuring of context parameter in signature/);
+  });
+
+  it('code the codemod moves but leaves unbound (an import it removes) fails the re-check of the moved server: stays on v1', () => {
+    const result = move(`${V1}import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';\nconst server = new Server({ name: 'a', version: '1' }, { capabilities: {} });\nawait server.connect(new StdioServerTransport());\nexport { WebSocketClientTransport };\n`);
+    expect(result.after).toBeUndefined();
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'SDK_V1_WIRING' });
+    expect(result.diagnostics[0]!.message).toMatch(/^moved to v2 by @modelcontextprotocol\/codemod@[\d.]+, the server could not be upgraded to the 2026-07-28 era: does not parse: Export 'WebSocketClientTransport' is not defined/);
+  });
+
+  it('a codemod that cannot be loaded leaves the server on v1 and says why', () => {
+    const result = processSource('/pkg/server.mjs', `${V1}const server = new Server({ name: 'a', version: '1' }, { capabilities: {} });\nawait server.connect(new StdioServerTransport());\n`, { sdk: 'v2', style: 'server', upgradeSdk: true, codemod: '/nowhere/codemod/index.cjs' }, () => null);
+    expect(result.decision).toMatchObject({ kind: 'leave', reason: 'SDK_V1_WIRING' });
+    expect(result.diagnostics[0]!.message).toMatch(/^@modelcontextprotocol\/codemod is installed but it could not be loaded: /);
   });
 });

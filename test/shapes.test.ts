@@ -196,3 +196,60 @@ describe('what a shape keeps or drops', () => {
     expect(result.related?.map((r) => r.path.split('/').pop())).toEqual(['dispatch.js']);
   });
 });
+
+describe('error objects handed to a reply callback', () => {
+  const source = `const readline = require('readline');
+function write(msg) { process.stdout.write(JSON.stringify(msg) + '\\n'); }
+function replyTo(id) {
+  return (err, result) => {
+    if (err) write({ jsonrpc: '2.0', id, error: { code: err.code ?? -32603, message: err.message } });
+    else write({ jsonrpc: '2.0', id, result });
+  };
+}
+function dispatch(msg, reply) {
+  const method = msg.method;
+  if (method === 'initialize') {
+    reply(null, { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'r', version: '1' } });
+  } else if (method === 'tools/list') {
+    reply(null, { tools: [] });
+  } else if (method === 'tools/call') {
+    try {
+      const text = run(msg.params);
+      reply(null, { content: [{ type: 'text', text }] });
+    } catch (err) {
+      reply({ code: err.code ?? -32603, message: err.message });
+    }
+  } else {
+    reply({ code: -32601, message: 'Method not found' });
+  }
+}
+function run(params) {
+  if (!params.name) throw Object.assign(new Error('no name'), { code: -32602 });
+  return String(params.name);
+}
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const msg = JSON.parse(line);
+  dispatch(msg, replyTo(msg.id));
+});
+`;
+
+  it('are thrown with their own fields: a literal code as it is, a fallback the writer repeats once', () => {
+    const result = processSource('/pkg/server.js', source, { sdk: 'v2', style: 'server' }, () => null);
+    expect(result.decision).toMatchObject({ kind: 'sdk' });
+    expect(result.after).toContain("throw new ProtocolError(-32601, 'Method not found');");
+    expect(result.after).toContain('throw new ProtocolError(err.code ?? -32603, err.message);');
+    expect(result.after).not.toMatch(/\}\.code|\?\? -32603\) \?\?|-32601 \?\?/);
+    // the reply channel is spent: the dispatcher is called with the request alone, and the factory and writer go
+    expect(result.after).toContain('dispatch(request)');
+    expect(result.after).not.toMatch(/function replyTo|function write/);
+  });
+
+  it('a channel still used where the rewrite keeps a reply (a catch it leaves: nothing there throws) is passed on as it was', () => {
+    const kept = source.replace("  if (!params.name) throw Object.assign(new Error('no name'), { code: -32602 });\n", '');
+    const result = processSource('/pkg/server.js', kept, { sdk: 'v2', style: 'server' }, () => null);
+    const after = result.after ?? '';
+    // whichever form it gets, a `reply(...)` left in the code still receives its callback
+    expect(after).toContain("reply({ code: err.code ?? -32603, message: err.message });");
+    expect(after).toMatch(/dispatch\((?:msg|request), replyTo\((?:msg|request)\.id\)\)/);
+  });
+});

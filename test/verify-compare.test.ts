@@ -262,6 +262,26 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
     expect(diff.differences.map((d) => d.what)).toEqual(['tools/call pick']);
   });
 
+  it('a move from v1: an error message without McpError\'s "MCP error <code>: " prefix, same code (V1_ERROR_PREFIX), only when listed', () => {
+    const error = (key: string, code: number, message: string) => ({ key, method: 'tools/call', outcome: { kind: 'error' as const, error: { code, message } } });
+    const a = checked({ exchanges: [error('tools/call a', -32602, 'MCP error -32602: Unknown tool: a'), error('tools/call b', -32603, 'MCP error -32603: boom'), error('tools/call c', -32603, 'MCP error -32603: boom')] });
+    const b = checked({ exchanges: [error('tools/call a', -32602, 'Unknown tool: a'), error('tools/call b', -32603, 'other'), error('tools/call c', -32602, 'boom')] });
+    expect(compareContracts(a, b).differences.map((d) => [d.what, d.aspect])).toEqual([
+      ['tools/call a', 'error message'],
+      ['tools/call b', 'error message'],
+      ['tools/call c', 'error code'],
+      ['tools/call c', 'error message'],
+    ]);
+    const diff = compareContracts(a, b, ['V1_ERROR_PREFIX']);
+    expect(diff.expected.map((e) => [e.what, e.change])).toEqual([['tools/call a', 'V1_ERROR_PREFIX']]);
+    // another message, or the prefix dropped with the code changed, stays a difference
+    expect(diff.differences.map((d) => [d.what, d.aspect])).toEqual([
+      ['tools/call b', 'error message'],
+      ['tools/call c', 'error code'],
+      ['tools/call c', 'error message'],
+    ]);
+  });
+
   it('isSame ignores key order only', () => {
     expect(isSame({ a: 1, b: [1, { c: 2, d: 3 }] }, { b: [1, { d: 3, c: 2 }], a: 1 })).toBe(true);
     expect(isSame([1, 2], [2, 1])).toBe(false);

@@ -46,6 +46,35 @@ export function renderNodeAt(node: t.Node, frame: Frame | null, place: RenderPla
       }
       return;
     }
+    // a field of a helper's parameter that was handed an object literal (`err.code` of
+    // `reply({ code: -32602, message })`): the field's own text, not the whole literal again
+    if (n.type === 'MemberExpression' && !n.computed && n.property.type === 'Identifier' && n.object.type === 'Identifier' && isHandedLiteral(n.object, mod, frame, place, node)) {
+      const field = getFieldNode(n.object, frame, mod, n.property.name);
+      if (field !== null) {
+        const text = renderNodeAt(field.node, field.frame, place, depth + 1, field.mod);
+        if (text === null) {
+          failed = true;
+          return;
+        }
+        replacements.push({ start: n.start!, end: n.end!, text: needsParens(text) && !isListPlace(n, mod.index.parent.get(n), node) ? `(${text})` : text });
+        return;
+      }
+    }
+    // `x ?? fallback` where x comes out a number or a string: x; where x is a field handed in as
+    // `y ?? fallback` with the same literal fallback: that field alone
+    if (n.type === 'LogicalExpression' && n.operator === '??') {
+      const inner = n.left.type === 'MemberExpression' && !n.left.computed && n.left.property.type === 'Identifier' && n.left.object.type === 'Identifier' && isHandedLiteral(n.left.object, mod, frame, place, node) ? getFieldNode(n.left.object, frame, mod, n.left.property.name) : null;
+      const same = inner !== null && inner.node.type === 'LogicalExpression' && inner.node.operator === '??' && isSameLiteral(inner.node.right, n.right);
+      const left = same ? renderNodeAt(inner.node, inner.frame, place, depth + 1, inner.mod) : renderNodeAt(n.left, frame, place, depth + 1, mod);
+      if (same && left !== null) {
+        replacements.push({ start: n.start!, end: n.end!, text: needsParens(left) && n !== node ? `(${left})` : left });
+        return;
+      }
+      if (left !== null && /^(?:-?\d+(?:\.\d+)?|'[^'\\\n]*'|"[^"\\\n]*")$/.test(left)) {
+        replacements.push({ start: n.start!, end: n.end!, text: left });
+        return;
+      }
+    }
     if (n.type === 'ThisExpression' && !insideOwnThis(mod, n, node)) {
       if (!sameThis(mod, n, place)) {
         failed = true;
@@ -145,6 +174,22 @@ export function getFieldNode(object: t.Node, frame: Frame | null, mod: ModuleUni
     return { node: prop.value, frame: resolved.frame, mod: resolved.mod };
   }
   return null;
+}
+
+function isSameLiteral(a: t.Node, b: t.Node): boolean {
+  const [x, y] = [unwrapExpression(a), unwrapExpression(b)];
+  if (x.type === 'NumericLiteral' && y.type === 'NumericLiteral') return x.value === y.value;
+  if (x.type === 'StringLiteral' && y.type === 'StringLiteral') return x.value === y.value;
+  if (x.type === 'UnaryExpression' && y.type === 'UnaryExpression' && x.operator === '-' && y.operator === '-') return isSameLiteral(x.argument, y.argument);
+  return false;
+}
+
+/** A helper's parameter that the text stands in for by its argument (not a name visible at the place, not one the rewrite renames). */
+function isHandedLiteral(id: t.Identifier, mod: ModuleUnit, frame: Frame | null, place: RenderPlace, root: t.Node): boolean {
+  if (frame === null || !isReferenceIdentifier(mod.index, id)) return false;
+  const binding = resolveIdentifier(mod.index, id);
+  if (binding === null || binding.kind !== 'param' || isDeclaredWithin(mod, binding, root) || place.names?.get(binding) !== undefined) return false;
+  return !(mod === place.mod && resolveName(place.mod.index, place.node, id.name) === binding);
 }
 
 function isDeclaredWithin(mod: ModuleUnit, binding: Binding, root: t.Node): boolean {

@@ -2,7 +2,7 @@
 // dispatch does not name the methods itself. Read by detection (a server, an input loop worth naming)
 // and by the facts (a program without it and without an input loop is not explored).
 import { MCP_METHOD_NAMESPACES, MCP_PROTOCOL_VERSIONS, MCP_SERVER_CAPABILITIES } from '../model/mcp-methods.js';
-import { USES_SDK_STDIO } from '../prefilter.js';
+import { usesSdkStdio } from '../prefilter.js';
 import type { ModuleUnit } from './program.js';
 
 const QUOTED_MCP_NAME = new RegExp(
@@ -21,7 +21,7 @@ export function namesMcpVocabulary(source: string): boolean {
 
 /** A module's text names the SDK or MCP's vocabulary (even in a comment): a program with one is explored. */
 export function speaksMcp(text: string): boolean {
-  return text.includes('@modelcontextprotocol/') || text.includes(USES_SDK_STDIO) || namesMcpVocabulary(text);
+  return text.includes('@modelcontextprotocol/') || usesSdkStdio(text) || namesMcpVocabulary(text);
 }
 
 /** A module's text with its comments blanked (same length: offsets stay valid). */

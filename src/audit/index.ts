@@ -70,7 +70,7 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
       options.onError?.(rule, error);
     }
   };
-  let transports: t.NewExpression[] = [];
+  let transports: (t.NewExpression | t.CallExpression)[] = [];
   try {
     transports = findStdioTransports(facts);
   } catch (error) {
@@ -607,9 +607,16 @@ const OTHER_TRANSPORTS = new Set(['StreamableHTTPServerTransport', 'SSEServerTra
  * the transport that owns stdout. Found by the imported name, so that the SDK's own builds (relative
  * imports) count; a class of that name declared in the program is not the SDK's.
  */
-function findStdioTransports(facts: FileFacts): t.NewExpression[] {
-  const out: t.NewExpression[] = [];
+/** Where the program puts the SDK on stdio: `new StdioServerTransport()` on the process's streams, or a call of v2's `serveStdio`. */
+function findStdioTransports(facts: FileFacts): (t.NewExpression | t.CallExpression)[] {
+  const out: (t.NewExpression | t.CallExpression)[] = [];
   for (const mod of facts.program.modules) {
+    for (const node of mod.index.calls) {
+      const callee = unwrapExpression(node.callee);
+      const holder = callee.type === 'Identifier' ? callee : callee.type === 'MemberExpression' ? unwrapExpression(callee.object) : null;
+      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
+      if (name === 'serveStdio' && holder?.type === 'Identifier' && isImported(mod, holder)) out.push(node);
+    }
     for (const node of mod.index.news) {
       const callee = unwrapExpression(node.callee);
       // `StdioServerTransport` imported, or `stdio_js_1.StdioServerTransport` on a module namespace
@@ -635,13 +642,13 @@ function isImported(mod: ModuleUnit, id: t.Identifier): boolean {
   return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
 }
 
-function checkSdkBypassed(facts: FileFacts, transports: t.NewExpression[]): RawFinding[] {
+function checkSdkBypassed(facts: FileFacts, transports: (t.NewExpression | t.CallExpression)[]): RawFinding[] {
   if (transports.length === 0) return [];
   // a server that can also run over HTTP logs freely in that mode: there, only the writes next to
   // the stdio transport's construction count, and top-level ones (they run in every mode)
   const otherTransport = facts.program.modules.some((m) => m.index.identifiers.some((id) => OTHER_TRANSPORTS.has(id.name)));
   const stdioScopes = new Set<t.Node | null>([null]);
-  for (const mod of facts.program.modules) for (const node of mod.index.news) if (transports.includes(node)) stdioScopes.add(getEnclosingFunction(mod.index, node));
+  for (const mod of facts.program.modules) for (const node of [...mod.index.news, ...mod.index.calls]) if (transports.includes(node)) stdioScopes.add(getEnclosingFunction(mod.index, node));
   return facts.sinks
     .filter((sink) => !isInteractiveOnly(sink) && (!otherTransport || stdioScopes.has(sink.fn)))
     .map((sink) => ({ rule: 'sdk-transport-bypassed' as const, node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes to stdout past the SDK's StdioServerTransport` }));

@@ -129,7 +129,8 @@ function buildDecisionAnnotation(result: FileResult, file: string, pending: bool
         return { level: 'notice', file, line: 1, title: 'mcp-migrate: stdout writes to move', message: lines.join('\n') };
       }
       if (isEraUpgrade(decision)) {
-        const lines = [`This server is on @modelcontextprotocol/server but wired to stdio the 2025 way (connect + StdioServerTransport), so clients of the 2026-07-28 revision cannot reach it; serveStdio serves both eras. ${run}`, ...fixes];
+        const from = decision.already === 'v1' ? 'on SDK v1 (@modelcontextprotocol/sdk; the official codemod moves it to v2)' : 'on @modelcontextprotocol/server but wired to stdio the 2025 way (connect + StdioServerTransport)';
+        const lines = [`This server is ${from}, so clients of the 2026-07-28 revision cannot reach it; serveStdio serves both eras. ${run}`, ...fixes];
         return { level: 'notice', file, line: 1, title: 'mcp-migrate: protocol era upgrade pending', message: lines.join('\n') };
       }
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';

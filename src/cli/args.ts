@@ -96,7 +96,8 @@ Options:
   --sdk v1|v2|auto               SDK to target (default auto: v2, which serves 2025-era and 2026-07-28
                                  clients; v1 where the package already depends on @modelcontextprotocol/sdk);
                                  a server on v2 wired with connect(StdioServerTransport) is upgraded to
-                                 serveStdio unless --sdk v1
+                                 serveStdio unless --sdk v1; --sdk v2 also moves a server on v1, with
+                                 @modelcontextprotocol/codemod when it is installed
   --style server|mcp-server      low-level Server + setRequestHandler (default), or McpServer.registerTool
   --no-guard-stdout              SDK output without the line that sends console.log/info/debug
                                  (a dependency's logger too) to stderr in the migrated entry point

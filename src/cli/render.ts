@@ -73,9 +73,14 @@ export function isStdoutOnlyRewrite(decision: Decision): boolean {
   return decision.kind === 'sdk' && decision.already === 'stdout';
 }
 
-/** A server already on SDK v2 whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras). */
+/** A server already on the SDK whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras); from v1, through the official codemod. */
 export function isEraUpgrade(decision: Decision): boolean {
-  return decision.kind === 'sdk' && decision.already === 'era';
+  return decision.kind === 'sdk' && (decision.already === 'era' || decision.already === 'v1');
+}
+
+/** What an era upgrade starts from, for its one-line descriptions. */
+export function describeEraStart(decision: Decision): string {
+  return decision.kind === 'sdk' && decision.already === 'v1' ? 'on SDK v1 (@modelcontextprotocol/sdk), moved to v2 by the official codemod' : 'already on @modelcontextprotocol/server';
 }
 
 export { describeCompanionRole };
@@ -90,7 +95,7 @@ export function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
       if (isStdoutOnlyRewrite(decision)) return 'sdk: already on the SDK; its own stdout writes move to stderr';
-      if (isEraUpgrade(decision)) return 'sdk: already on @modelcontextprotocol/server; upgraded to the 2026-07-28 era (serveStdio serves 2025-era and 2026-07-28 clients)';
+      if (isEraUpgrade(decision)) return `sdk: ${describeEraStart(decision)}; upgraded to the 2026-07-28 era (serveStdio serves 2025-era and 2026-07-28 clients)`;
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? 'Server + setRequestHandler' : 'McpServer.registerTool';
       return `sdk: moved onto ${pkg} (${style})`;

@@ -438,8 +438,10 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
   // TypeScript: the dispatcher's parameter type is the whole message, so it gets one (jsonrpc and id included)
   const typed = isTypeScript(anchor.mod.path);
-  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName);
-  const notificationHandler = notifications.size > 0 ? renderHandler(dispatcher, anchor, { id: false, jsonrpc: usesJsonrpc || typed }, handlerName, 'notification') : null;
+  // (what becomes a return or throw, and what goes: the SDK answers those methods)
+  const replaced = goes.map((g) => g.node);
+  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName, 'request', replaced);
+  const notificationHandler = notifications.size > 0 ? renderHandler(dispatcher, anchor, { id: false, jsonrpc: usesJsonrpc || typed }, handlerName, 'notification', replaced) : null;
   if (handler === null) {
     block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
     return { blockers };
@@ -698,15 +700,20 @@ function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): A
  * inside its class), called with the arguments the input side gave it, the message written as `message`.
  * Null when the dispatcher is not visible there by its own name, or an argument cannot be written there.
  */
-function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace, message: string): string | null {
+function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace, message: string, replaced: readonly t.Node[] = []): string | null {
   const ref = getDispatcherRef(d, place);
   if (ref === null) return null;
   const names = new Map<Binding, string>();
   if (d.messageBinding) names.set(d.messageBinding, message);
   const args: string[] = [];
-  for (const arg of d.call.arguments) {
+  for (const [i, arg] of d.call.arguments.entries()) {
     if (arg === d.parseCall || d.messageArgs?.has(arg)) {
       args.push(message);
+      continue;
+    }
+    // a reply channel (`reply` of `dispatch(msg, replyTo(msg.id))`) whose every use became a return or throw
+    if (isSpentReplyChannel(d, i, replaced)) {
+      args.push('undefined');
       continue;
     }
     // the arguments are written where the input side called the dispatcher: only the message and what is visible at `place`
@@ -714,7 +721,39 @@ function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, plac
     if (text === null) return null;
     args.push(text);
   }
+  // (spent channels at the end are left out, not passed as undefined)
+  while (args.length > 0 && args[args.length - 1] === 'undefined' && isSpentReplyChannel(d, args.length - 1, replaced)) args.pop();
   return `${ref}(${args.join(', ')})`;
+}
+
+/**
+ * The dispatcher's parameter `index` is a reply channel the rewrite spends: each of its uses is the callee
+ * of a call inside a reply site that becomes a return or throw, and its argument at the call costs
+ * nothing to leave out (a name, or a call of a local factory whose whole body returns a function).
+ */
+function isSpentReplyChannel(d: Extract<Dispatcher, { kind: 'function' }>, index: number, replaced: readonly t.Node[]): boolean {
+  const param = d.fn.params[index];
+  const arg = d.call.arguments[index];
+  if (replaced.length === 0 || param === undefined || param.type !== 'Identifier' || arg === undefined || !isFreeToLeaveOut(d.callMod, arg)) return false;
+  const binding = resolveName(d.mod.index, d.fn.body, param.name);
+  if (binding === null || binding.kind !== 'param' || binding.fn !== d.fn) return false;
+  const uses = d.mod.index.identifiers.filter((id) => id !== param && id.name === param.name && isReferenceIdentifier(d.mod.index, id) && resolveIdentifier(d.mod.index, id) === binding);
+  return uses.length > 0 && uses.every((id) => {
+    const call = d.mod.index.parent.get(id);
+    return call?.type === 'CallExpression' && call.callee === id && replaced.some((site) => site === call || isInside(d.mod, call, site));
+  });
+}
+
+function isFreeToLeaveOut(mod: ModuleUnit, arg: t.Node): boolean {
+  const node = unwrapExpression(arg);
+  if (node.type === 'Identifier' || node.type === 'ArrowFunctionExpression' || node.type === 'FunctionExpression') return true;
+  if (node.type !== 'CallExpression' || node.callee.type !== 'Identifier') return false;
+  const binding = resolveIdentifier(mod.index, node.callee);
+  const fn = binding?.kind === 'function' ? binding.fn : binding?.kind === 'const' && binding.declarator.init && isFunctionNode(binding.declarator.init) ? binding.declarator.init : null;
+  if (fn === null || !node.arguments.every((a) => { const v = unwrapExpression(a); return v.type === 'Identifier' || ((v.type === 'MemberExpression') && !v.computed); })) return false;
+  // the factory's whole body is `return <function>` (or an arrow whose body is a function)
+  const body = fn.body.type === 'BlockStatement' ? (fn.body.body.length === 1 && fn.body.body[0]!.type === 'ReturnStatement' ? fn.body.body[0]!.argument : null) : fn.body;
+  return body !== null && body !== undefined && isFunctionNode(unwrapExpression(body));
 }
 
 /** How code at `place` names the dispatcher function by its declaration, or null. */
@@ -743,13 +782,13 @@ function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: R
 }
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
-function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string, param = 'request'): string | null {
+function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string, param = 'request', replaced: readonly t.Node[] = []): string | null {
   const place = { mod: anchor.mod, node: anchor.statement };
   const wrapped = reads.id || reads.jsonrpc;
   const message = `{ ...${param}${reads.jsonrpc ? ", jsonrpc: '2.0'" : ''}${reads.id ? ', id: extra.requestId' : ''} }`;
   const params = reads.id ? `(${param}, extra)` : `(${param})`;
   if (d.kind === 'inline') return wrapped ? `${params} => ${inlineName}(${message})` : inlineName;
-  const call = renderDispatcherCall(d, place, wrapped ? message : param);
+  const call = renderDispatcherCall(d, place, wrapped ? message : param, replaced);
   if (call === null) return null;
   // a plain function called with the message alone is handed over as it is
   const ref = getDispatcherRef(d, place);

@@ -151,7 +151,7 @@ export const REASONS = {
   ALREADY_ON_SDK: { kind: 'leave', hint: 'The file already uses the official SDK; nothing to migrate.' },
   SDK_V1_WIRING: {
     kind: 'leave',
-    hint: 'The server is on SDK v1 (@modelcontextprotocol/sdk), which speaks only the 2025 protocol era. The official codemod moves v1 code to v2: run `npx @modelcontextprotocol/codemod@latest v1-to-v2 <dir>`, then mcp-migrate again to serve it through serveStdio (2025-era and 2026-07-28 clients). `--sdk v1` keeps it on v1 and says nothing.',
+    hint: 'The server is on SDK v1 (@modelcontextprotocol/sdk), which speaks only the 2025 protocol era. The official codemod moves v1 code to v2: with @modelcontextprotocol/codemod installed (in the project or next to mcp-migrate), `--sdk v2` runs it and then serves the server through serveStdio (2025-era and 2026-07-28 clients), proven like every rewrite; or run `npx @modelcontextprotocol/codemod@latest v1-to-v2 <dir>`, then mcp-migrate again. Where the codemod cannot complete the move, the reason is given. `--sdk v1` keeps it on v1 and says nothing.',
   },
   CODEMOD_MARKERS: {
     kind: 'leave',

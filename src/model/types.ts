@@ -39,9 +39,10 @@ export type Decision =
    * `wireChanges`: how the written style answers differently from the original (McpServer's, listed in
    * the diff header; the proof expects exactly these). `styleReason`: why `--style mcp-server` was not applied.
    * `already`: the server was on the SDK before: `stdout`, only its own stdout writes move to stderr;
-   * `era`, its 2025-era stdio wiring moves to `serveStdio` (both eras; its stdout writes move too).
+   * `era`, its 2025-era stdio wiring moves to `serveStdio` (both eras; its stdout writes move too);
+   * `v1`, it was on SDK v1: the official codemod moves it to v2, then its wiring moves to `serveStdio`.
    */
-  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason; already?: 'stdout' | 'era' }
+  | { kind: 'sdk'; sdk: SdkTarget; style: Style; notes: string[]; wireChanges?: WireChange[]; styleReason?: StyleReason; already?: 'stdout' | 'era' | 'v1' }
   /**
    * The SDK at the boundary: the SDK owns the wire and hands each request to the server's own handling.
    * `reason`: why the dispatcher-level rewrite was not made.
@@ -82,6 +83,11 @@ export interface PipelineOptions {
    * default: `sdk` is v2.
    */
   upgradeSdk?: boolean;
+  /**
+   * The require entry of the official @modelcontextprotocol/codemod where it is installed (the runner
+   * looks): a server on SDK v1 is moved to v2 by it, in memory, then upgraded to the current era.
+   */
+  codemod?: string;
 }
 
 export interface RefusedRewrites {

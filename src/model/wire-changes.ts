@@ -46,6 +46,11 @@ export const WIRE_CHANGES = {
     v1: 'a resource that does not exist is answered with the code the server throws',
     v2: 'a resource read the server answers -32002 reaches the client as -32602, the code of the 2026-07-28 revision (SDK v2 sends it so in both eras)',
   },
+  /** SDK v1's McpError builds its message as `MCP error <code>: <message>`; v2's ProtocolError keeps the message as given. */
+  V1_ERROR_PREFIX: {
+    v1: 'an error thrown as McpError reaches the client as "MCP error <code>: <message>"',
+    v2: 'an error the server throws as McpError ("MCP error <code>: <message>" in SDK v1) reaches the client as ProtocolError\'s message, without that prefix; its code is kept',
+  },
 } as const satisfies Record<string, Record<SdkTarget, string>>;
 
 export type WireChange = keyof typeof WIRE_CHANGES;

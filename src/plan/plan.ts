@@ -21,7 +21,8 @@ export type Plan =
    * Already on the SDK: its own stdout writes move to stderr, and `upgrade`, when set, moves its 2025-era
    * stdio wiring to `serveStdio`. `leave`: why it is not upgraded, when that is worth saying.
    */
-  | { kind: 'sdk-server'; line: number; upgrade: StdioConnection | null; leave: { reason: LeaveReason; line: number } | null }
+  /** `current`: it serves both protocol eras already (serveStdio): nothing to say of it unless it writes to stdout. */
+  | { kind: 'sdk-server'; line: number; upgrade: StdioConnection | null; leave: { reason: LeaveReason; line: number } | null; current: boolean }
   | { kind: 'leave'; reason: LeaveReason; line: number; model: ServerModel | null }
   /** `style`: the requested one; the pipeline writes mcp-server only where the tool split is proven. */
   | { kind: 'sdk'; model: ServerModel; style: Style }
@@ -75,7 +76,7 @@ export function decidePlan(detection: Detection, requestedStyle: Style = 'server
  */
 function decideSdkServer(detection: Extract<Detection, { kind: 'sdk-server' }>, upgradeSdk: boolean): Plan {
   const { wiring, line } = detection;
-  const stay = (leave: { reason: LeaveReason; line: number } | null): Plan => ({ kind: 'sdk-server', line, upgrade: null, leave });
+  const stay = (leave: { reason: LeaveReason; line: number } | null): Plan => ({ kind: 'sdk-server', line, upgrade: null, leave, current: wiring.servesBothEras });
   if (!upgradeSdk || wiring.servesBothEras || (wiring.connections.length === 0 && wiring.unpaired.length === 0)) return stay(null);
   const marker = wiring.codemodMarkers[0];
   if (marker !== undefined) return stay({ reason: 'CODEMOD_MARKERS', line: marker.line });
@@ -84,7 +85,7 @@ function decideSdkServer(detection: Extract<Detection, { kind: 'sdk-server' }>, 
   if (wiring.connections.length !== 1 || wiring.unpaired.length > 0 || connection === undefined) return stay({ reason: 'STDIO_WIRING_UNREAD', line: wiring.unpaired[0]?.line ?? line });
   // serveStdio owns the transport's callbacks: one the code sets would be replaced, silently
   if (connection.callbacks.length > 0) return stay({ reason: 'TRANSPORT_CALLBACKS_SET', line: getLine(connection.transport, line) });
-  return { kind: 'sdk-server', line, upgrade: connection, leave: null };
+  return { kind: 'sdk-server', line, upgrade: connection, leave: null, current: false };
 }
 
 /**

@@ -6,7 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
-import { ENTRY_WORDS, mayContainServer, READS_STDIN, USES_SDK_STDIO } from '../prefilter.js';
+import { ENTRY_WORDS, mayContainServer, READS_STDIN, SERVES_SDK_STDIO, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
 import { addDependencies, getMissingDependencies, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
@@ -16,6 +16,7 @@ import { createScope, type SkippedTree } from './scope.js';
 import { getWriteRefusal, type WriteBounds } from './confine.js';
 import { WriteChecks } from './write-checks.js';
 import { WorkspaceCache, type Workspace } from './workspaces.js';
+import { findCodemod } from './codemod.js';
 
 /**
  * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
@@ -149,12 +150,23 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
     return (p, s, o) => pool.run(p, s, o);
   };
   const sources = new Map<string, string>();
+  const codemods = new Map<string, string | null>();
+  const getCodemod = (dir: string): string | null => {
+    if (!codemods.has(dir)) codemods.set(dir, findCodemod(dir));
+    return codemods.get(dir)!;
+  };
   const processCandidate = async (path: string, extra: Partial<PipelineOptions> = {}): Promise<FileResult> => {
     const source = sources.get(path) ?? '';
     const manifest = await manifests.getNearest(dirname(path));
     const sdk = options.sdk === 'auto' ? resolveSdkTarget(manifest) : options.sdk;
     const moduleKind = resolveModuleKind(path, manifest);
     const fileOptions: PipelineOptions = { sdk, style: options.style, moduleKind, guardStdout: options.guardStdout ?? true, upgradeSdk: options.sdk !== 'v1', ...refusedFor(options.refused, path) };
+    // `--sdk v2` asks for the current generation everywhere: a server on SDK v1 moves with the official
+    // codemod, where one is installed (asked only of files naming v1). `auto` keeps a package on v1 there.
+    if (options.sdk === 'v2' && source.includes('@modelcontextprotocol/sdk')) {
+      const codemod = getCodemod(manifest?.dir ?? dirname(path));
+      if (codemod !== null) fileOptions.codemod = codemod;
+    }
     const run = await getRun();
     const result = normalizeResult(path, source, await runSafely(run, path, source, { ...fileOptions, ...extra }));
     checks.prepare(result, manifest);
@@ -638,7 +650,7 @@ function readCandidate(path: string): ReadOutcome {
     const specifiers = getRelativeSpecifiers(bytes);
     return specifiers.length > 0 ? { kind: 'importer', specifiers, barrel, readsStdin } : { kind: 'skip', readsStdin };
   };
-  if (!readsStdin && !bytes.includes(USES_SDK_STDIO_BYTES)) return importer();
+  if (!readsStdin && !bytes.includes(USES_SDK_STDIO_BYTES) && !bytes.includes(SERVES_SDK_STDIO_BYTES)) return importer();
   // (`export * from './stdin-loop.js'` says stdin and runs nothing)
   if (isBarrel(bytes)) return importer(true);
   const source = bytes.toString('utf8');
@@ -654,6 +666,7 @@ function readCandidate(path: string): ReadOutcome {
 /** The prefilter's words as bytes (a string needle is encoded again on every search). */
 const READS_STDIN_BYTES = Buffer.from(READS_STDIN);
 const USES_SDK_STDIO_BYTES = Buffer.from(USES_SDK_STDIO);
+const SERVES_SDK_STDIO_BYTES = Buffer.from(SERVES_SDK_STDIO);
 
 /** The buffer every read of the scan fills (grown as needed): the bytes are tested there and decoded only when kept. */
 let shared = Buffer.allocUnsafe(256 * 1024);
@@ -718,8 +731,8 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
   const invalid = new Set<string>();
   for (const result of results) {
     if (result.after === undefined || (result.decision.kind !== 'sdk' && result.decision.kind !== 'boundary')) continue;
-    // a server already on the SDK imports nothing new: its manifest gains nothing
-    if (result.decision.kind === 'sdk' && result.decision.already !== undefined) continue;
+    // a server already on the SDK imports nothing new: its manifest gains nothing (one moved from v1 gains v2)
+    if (result.decision.kind === 'sdk' && result.decision.already !== undefined && result.decision.already !== 'v1') continue;
     const manifest = await cache.getNearest(dirname(result.path));
     if (manifest === null) {
       const names = Object.keys(SDK_DEPENDENCIES[result.decision.sdk]).join(' and ');

@@ -227,7 +227,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           // serves that era no client at all; the rewrite is written and says so, unless it is the era
           // upgrade, made for that client alone.
           if (era.kind === 'refused') {
-            if (era.stage === 'listing' || (result.decision.kind === 'sdk' && result.decision.already === 'era')) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+            if (era.stage === 'listing' || (result.decision.kind === 'sdk' && (result.decision.already === 'era' || result.decision.already === 'v1'))) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
             return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why };
           }
           return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };

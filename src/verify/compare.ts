@@ -139,7 +139,8 @@ export function compareContracts(original: Checked, migrated: Checked, expected:
  *   ARGUMENTS_VALIDATED    a call with invalid arguments now answered with McpServer's isError result
  *                          "Input validation error: ...";
  *   RESOURCE_NOT_FOUND_CODE a resources/read the original answered -32002, now -32602 (v2);
- *   BAD_JSON_IGNORED       the original answered a line that is not JSON with -32700; v2's transport skips it.
+ *   BAD_JSON_IGNORED       the original answered a line that is not JSON with -32700; v2's transport skips it;
+ *   V1_ERROR_PREFIX        an error message the original (SDK v1) sent as "MCP error <code>: <m>", now <m>, same code.
  */
 function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], original: Checked, migrated: Checked): void {
   if (expected.length === 0) return;
@@ -155,6 +156,13 @@ function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], or
     if (d.aspect === 'error code' && expected.includes('RESOURCE_NOT_FOUND_CODE')) {
       const [a, b] = [before.get(d.what), after.get(d.what)];
       if (a?.method === 'resources/read' && a.outcome.kind === 'error' && b?.outcome.kind === 'error' && readError(a.outcome.error).code === -32002 && readError(b.outcome.error).code === -32602) return 'RESOURCE_NOT_FOUND_CODE';
+    }
+    if (d.aspect === 'error message' && expected.includes('V1_ERROR_PREFIX')) {
+      const [a, b] = [before.get(d.what), after.get(d.what)];
+      if (a?.outcome.kind === 'error' && b?.outcome.kind === 'error') {
+        const [x, y] = [readError(a.outcome.error), readError(b.outcome.error)];
+        if (x.code === y.code && y.message !== null && x.message === `MCP error ${x.code}: ${y.message}`) return 'V1_ERROR_PREFIX';
+      }
     }
     if (d.what === 'initialize: capabilities.tools' && expected.includes('TOOLS_LIST_CHANGED')) {
       const [a, b] = [original.contract.initialize?.capabilities, migrated.contract.initialize?.capabilities];

@@ -38,7 +38,7 @@ async function connect(dir: string, entry: string, pin?: string) {
 
 const text = (result: unknown): string => (result as { content: { text: string }[] }).content[0]!.text;
 
-describe.concurrent('era upgrade of a server on @modelcontextprotocol/server', () => {
+describe.concurrent('era upgrade of a server already on the SDK', () => {
   it('McpServer + `await server.connect(transport)` in an async main: both eras answer after the upgrade', async () => {
     const dir = await copyFixture('mcpserver-esm');
     await expect(connect(dir, 'server.mjs', '2026-07-28')).rejects.toThrow();
@@ -92,16 +92,51 @@ describe.concurrent('era upgrade of a server on @modelcontextprotocol/server', (
     }
   }, TIMEOUT_MS);
 
-  it('a server on SDK v1 is pointed at the official codemod and not changed', async () => {
+  it('a server on SDK v1 moves to v2 by the official codemod and to serveStdio: tools, resources and prompts answer in both eras', async () => {
     const dir = await copyFixture('v1-server');
     const before = await readFile(join(dir, 'server.js'), 'utf8');
-    const run = await runCli(['--yes', dir], dir);
+    // on v1 it serves the 2025 era only
+    await expect(connect(dir, 'server.js', '2026-07-28')).rejects.toThrow();
+    // --sdk v1 keeps it on v1: nothing to say, nothing pending; auto keeps a package on v1 too, and says why
+    const kept = await runCli(['--check', '--sdk', 'v1', dir], dir);
+    expect([kept.code, kept.stdout.includes('SDK_V1_WIRING')]).toEqual([0, false]);
+    const auto = await runCli(['--check', dir], dir);
+    expect([auto.code, auto.stdout.includes('server.js: SDK_V1_WIRING')]).toEqual([0, true]);
+    // --sdk v2 asks for the current generation: pending before, none after
+    const check = await runCli(['--check', '--sdk', 'v2', dir], dir);
+    expect(check.code, check.stdout + check.stderr).toBe(1);
+    expect(check.stdout).toContain('would be upgraded to the 2026-07-28 era (1): server.js');
+
+    const run = await runCli(['--yes', '--sdk', 'v2', dir], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain('server.js: SDK_V1_WIRING');
-    expect(run.stdout).toContain('npx @modelcontextprotocol/codemod@latest v1-to-v2');
-    expect(await readFile(join(dir, 'server.js'), 'utf8')).toBe(before);
-    // --sdk v1 keeps it on v1: nothing to say
-    const kept = await runCli(['--yes', '--sdk', 'v1', dir], dir);
-    expect(kept.stdout).not.toContain('SDK_V1_WIRING');
+    expect(run.stdout).toMatch(/VERIFIED\b/);
+    const after = await readFile(join(dir, 'server.js'), 'utf8');
+    expect(after).not.toBe(before);
+    // the codemod's part: v2 imports, method strings, ProtocolError; ours: serveStdio
+    expect(after).not.toContain('@modelcontextprotocol/sdk');
+    expect(after).toContain("server.setRequestHandler('resources/read',");
+    expect(after).toContain('throw new ProtocolError(ProtocolErrorCode.InvalidParams,');
+    expect(after).toContain('await serveStdio(() => server);');
+    expect(after).toContain("console.error('field-notes ready');");
+    // the output imports v2: the manifest gains it (v1 stays listed; other code may use it)
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).dependencies).toEqual({ '@modelcontextprotocol/sdk': '^1.32.0', '@modelcontextprotocol/server': '^2.4.0', zod: '^4.2.0' });
+
+    for (const pin of ['2026-07-28', undefined]) {
+      const client = await connect(dir, 'server.js', pin);
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'note']);
+        expect(text(await client.callTool({ name: 'note', arguments: { key: 'otter' } }))).toBe('Otter tracks in the mud below the bridge.');
+        const missing = await client.callTool({ name: 'note', arguments: { key: 'wren' } });
+        expect([missing.isError, text(missing)]).toEqual([true, 'No note wren']);
+        expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['notes://heron', 'notes://otter']);
+        expect((await client.readResource({ uri: 'notes://heron' })).contents).toEqual([{ uri: 'notes://heron', mimeType: 'text/plain', text: 'Grey heron, standing still at the weir for an hour.' }]);
+        await expect(client.readResource({ uri: 'notes://wren' })).rejects.toMatchObject({ code: -32602 });
+        const prompt = await client.getPrompt({ name: 'summarise', arguments: { key: 'heron' } });
+        expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'Summarise the note "heron" in one line.' });
+      } finally {
+        await client.close();
+      }
+    }
+    expect((await runCli(['--check', '--sdk', 'v2', dir], dir)).code).toBe(0);
   }, TIMEOUT_MS);
 });

@@ -29,7 +29,7 @@ export interface JsonDecision {
   style: 'server' | 'mcp-server' | null;
   notes: string[];
   /** An `sdk` decision for a server that was on the SDK before: `stdout` (its stdout writes move), `era` (upgraded to serveStdio). */
-  already: 'stdout' | 'era' | null;
+  already: 'stdout' | 'era' | 'v1' | null;
 }
 
 export interface JsonFile {

@@ -192,7 +192,10 @@ function describeDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'sdk': {
       if (isStdoutOnlyRewrite(decision)) return '**Already on the SDK**: its own stdout writes move to stderr';
-      if (isEraUpgrade(decision)) return '**Upgraded to the 2026-07-28 era**: already on `@modelcontextprotocol/server`, served through `serveStdio` (2025-era and 2026-07-28 clients)';
+      if (isEraUpgrade(decision)) {
+        const start = decision.already === 'v1' ? 'on SDK v1 (`@modelcontextprotocol/sdk`), moved to v2 by the official codemod' : 'already on `@modelcontextprotocol/server`';
+        return `**Upgraded to the 2026-07-28 era**: ${start}, served through \`serveStdio\` (2025-era and 2026-07-28 clients)`;
+      }
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? '`Server` + `setRequestHandler`' : '`McpServer.registerTool`';
       return `**SDK rewrite** onto ${codeSpan(pkg, false)} (${style})`;

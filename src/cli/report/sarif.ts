@@ -128,7 +128,10 @@ function describePending(decision: Decision, file: FileResult): string {
   switch (decision.kind) {
     case 'sdk':
       if (isStdoutOnlyRewrite(decision)) return `This server is already on the SDK; mcp-migrate would move its own stdout writes to stderr.${fixes}`;
-      if (isEraUpgrade(decision)) return `This server is on @modelcontextprotocol/server but wired to stdio the 2025 way; mcp-migrate would serve it through serveStdio, for 2025-era and 2026-07-28 clients.${fixes}`;
+      if (isEraUpgrade(decision)) {
+        if (decision.already === 'v1') return `This server is on SDK v1 (@modelcontextprotocol/sdk), which speaks only the 2025 protocol era; mcp-migrate would move it to v2 with the official codemod and serve it through serveStdio, for 2025-era and 2026-07-28 clients.${fixes}`;
+        return `This server is on @modelcontextprotocol/server but wired to stdio the 2025 way; mcp-migrate would serve it through serveStdio, for 2025-era and 2026-07-28 clients.${fixes}`;
+      }
       return `mcp-migrate would move this server onto ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'}.${fixes}`;
     case 'boundary':
       return `mcp-migrate would put ${decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server'} at this server's boundary: the SDK on the wire, the server's own handling behind it (${decision.reason}: ${decision.hint}).${fixes}`;
