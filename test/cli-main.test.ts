@@ -310,6 +310,18 @@ describe('main: errors (exit 3)', () => {
     }
   });
 
+  it('prints ten warnings and a count where there are more than twenty', async () => {
+    const patterns = Array.from({ length: 30 }, (_, i) => `none-${i}`);
+    const root = await makeTree({ 'package.json': JSON.stringify({ name: 'w', workspaces: patterns }), 's.js': MIGRATE });
+    const h = makeHarness(root);
+    await main(['--dry-run'], h.deps);
+    const warnings = h.stderr().split('\n').filter((line) => line.startsWith('warning: '));
+    expect(warnings).toHaveLength(11);
+    expect(warnings[0]).toBe(`warning: workspace pattern "none-0" in ${root} matches no package`);
+    expect(warnings[9]).toBe(`warning: workspace pattern "none-9" in ${root} matches no package`);
+    expect(warnings[10]).toBe('warning: … and 20 more warnings like these');
+  });
+
   it('refuses files under a package.json that is not valid JSON', async () => {
     const root = await makeTree({ 'bad/package.json': '{ "name": "bad", }\n', 'bad/s.js': MIGRATE, 'good/package.json': PKG, 'good/s.js': MIGRATE });
     const h = makeHarness(root);

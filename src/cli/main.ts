@@ -39,6 +39,9 @@ import type { FileResult } from '../model/types.js';
 import { buildRunSummary, collectErrors, getNonCompliant, getPendingFiles, getUnfollowed, renderFileLines, renderSummary } from './summary.js';
 import { buildPatch, getPatchEntries } from './patch.js';
 
+/** Warnings printed one by one; past twice as many, the first this many and a count. */
+const MAX_WARNINGS_SHOWN = 10;
+
 export const EXIT_OK = 0;
 export const EXIT_PENDING = 1;
 export const EXIT_USAGE = 2;
@@ -223,7 +226,10 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   // character reaches the terminal or a CI log raw). Reports get them as they are (their formats quote).
   const relativeName = (path: string): string => toPosix(relative(scan.root, path)) || '.';
   const display = (path: string): string => escapeText(relativeName(path));
-  for (const warning of scan.warnings) stderr.write(paint.warn(`warning: ${escapeText(warning)}\n`));
+  // (a tree that warns of thousands of things, a workspace of 100,000 patterns that match nothing: the first ten and a count)
+  const shownWarnings = scan.warnings.length > MAX_WARNINGS_SHOWN * 2 ? scan.warnings.slice(0, MAX_WARNINGS_SHOWN) : scan.warnings;
+  for (const warning of shownWarnings) stderr.write(paint.warn(`warning: ${escapeText(warning)}\n`));
+  if (shownWarnings.length < scan.warnings.length) stderr.write(paint.warn(`warning: … and ${(scan.warnings.length - shownWarnings.length).toLocaleString('en-US')} more warnings like these\n`));
   // 2b. The proof (default for a run that writes; --verify for --check and --dry-run): each rewritten
   //     server runs next to its original in temp copies; a rewrite that answers worse is replaced by the
   //     next option of the chain here, before the review sees it.
