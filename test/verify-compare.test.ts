@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/main.js';
 import type { CompareReport } from '../src/cli/compare.js';
-import { compareContracts, isSame, type Checked } from '../src/verify/compare.js';
+import { compareContracts, isSame, PACKAGE_PATH, withPackagePath, type Checked } from '../src/verify/compare.js';
 import { VERIFY_RULE_IDS } from '../src/verify/rules.js';
 import { makeHarness } from './fixtures/cli/harness.js';
 
@@ -280,6 +280,18 @@ describe('compareContracts: what is a difference, a fix, or normalised', () => {
       ['tools/call c', 'error code'],
       ['tools/call c', 'error message'],
     ]);
+  });
+
+  it('a path of the copy each side ran in (a tool that reports where it runs) is the same path for both', () => {
+    const where = (dir: string) => ({ key: 'tools/call where', method: 'tools/call', outcome: { kind: 'result' as const, value: { content: [{ type: 'text', text: `running in ${dir}/src (config ${dir}/config.json)` }] } } });
+    const [a, b] = [checked({ exchanges: [where('/tmp/trial-1/original/pkg')] }), checked({ exchanges: [where('/tmp/trial-1/migrated/pkg')] })];
+    expect(compareContracts(a, b).differences.map((d) => d.what)).toEqual(['tools/call where']);
+    const [x, y] = [withPackagePath(a, '/tmp/trial-1/original/pkg'), withPackagePath(b, '/tmp/trial-1/migrated/pkg')];
+    expect(compareContracts(x, y).differences).toEqual([]);
+    expect(JSON.stringify(x)).toContain(`running in ${PACKAGE_PATH}/src (config ${PACKAGE_PATH}/config.json)`);
+    // another folder is no package path: still a difference
+    const other = withPackagePath(checked({ exchanges: [where('/srv/elsewhere')] }), '/tmp/trial-1/migrated/pkg');
+    expect(compareContracts(x, other).differences.map((d) => d.what)).toEqual(['tools/call where']);
   });
 
   it('isSame ignores key order only', () => {

@@ -17,7 +17,7 @@ import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import type { FileResult } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
-import { compareContracts, compareServers, type CompareResult, type ContractDiff } from '../verify/compare.js';
+import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
 import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
@@ -187,7 +187,8 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     // required arguments) is no difference the rewrite made: the original is run once more, and what it
     // answers differently from itself is taken out of the comparison.
     if (compared.kind === 'compared' && !compared.equal && compared.differences.some((d) => d.aspect === 'result' || d.aspect === 'error message' || d.aspect === 'error data')) {
-      const again = await verifyServer(slower(original));
+      const rerun = await verifyServer(slower(original));
+      const again = rerun.kind === 'checked' ? withPackagePath(rerun, original) : rerun;
       if (again.kind === 'checked') {
         const volatile = new Set(compareContracts(compared.original, again).differences.map((d) => d.what));
         const differences = compared.differences.filter((d) => !volatile.has(d.what));

@@ -8,6 +8,7 @@
 // - normalised: the protocol version (negotiated, so it legitimately changes), key order anywhere,
 //   list order of listings, `isError: false` against no `isError`.
 // Returns data; it prints nothing (src/cli/compare.ts and src/cli/verify-step.ts say it).
+import { realpathSync } from 'node:fs';
 import { assertNever } from '../model/assert-never.js';
 import type { WireChange } from '../model/wire-changes.js';
 import { isJsonObject, type JsonObject } from './connection.js';
@@ -75,8 +76,35 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
   if (original.kind === 'aborted' || migrated.kind === 'aborted') return { kind: 'aborted' };
   if (original.kind === 'not-started') return { kind: 'not-started', side: 'original', reason: original.reason, stderrTail: original.stderrTail };
   if (migrated.kind === 'not-started') return { kind: 'not-started', side: 'migrated', reason: migrated.reason, stderrTail: migrated.stderrTail };
-  const diff = compareContracts(original, migrated, options.expected);
-  return { kind: 'compared', equal: diff.differences.length === 0, original, migrated, ...diff };
+  // each side runs in its own copy of the package: a path of the copy it answers (a tool that reports
+  // where it runs) is the same path for both
+  const [a, b] = [withPackagePath(original, options.original.cwd), withPackagePath(migrated, options.migrated.cwd)];
+  const diff = compareContracts(a, b, options.expected);
+  return { kind: 'compared', equal: diff.differences.length === 0, original: a, migrated: b, ...diff };
+}
+
+/** The placeholder a side's own package folder becomes in what it answered. */
+export const PACKAGE_PATH = '<package>';
+
+/** `checked` with every occurrence of the folder it ran in (as given and as resolved) written as `<package>`. */
+export function withPackagePath<T>(checked: T, cwd: string | undefined): T {
+  if (cwd === undefined || cwd.length < 2) return checked;
+  let real = cwd;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    // gone already: the folder as given
+  }
+  const folders = [...new Set([cwd, real])].sort((x, y) => y.length - x.length);
+  const map = (value: unknown): unknown => {
+    if (typeof value === 'string') return folders.reduce((text, folder) => text.split(folder).join(PACKAGE_PATH), value);
+    if (Array.isArray(value)) return value.map(map);
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, map(v)]));
+    }
+    return value;
+  };
+  return map(checked) as T;
 }
 
 const METHOD_NOT_FOUND = -32601;
