@@ -12,7 +12,7 @@ import { detectServer } from './detect/server.js';
 import { getHint } from './model/reasons.js';
 import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, usesSdkStdio } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
-import { describeWireChange, type WireChange } from './model/wire-changes.js';
+import { describeWireChange, NEW_ERA_NOTE, type WireChange } from './model/wire-changes.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
 import { type BoundaryRewrite, rewriteBoundary } from './rewrite/boundary/index.js';
@@ -112,7 +112,7 @@ function carryOutUpgrade(connection: StdioConnection, line: number, ast: File, p
   return {
     after: changes.get(path)?.after,
     related: [...changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
-    decision: { kind: 'sdk', sdk: 'v2', style: 'server', notes, already: 'era' },
+    decision: { kind: 'sdk', sdk: 'v2', style: 'server', notes: [...notes, NEW_ERA_NOTE], already: 'era' },
     fixes,
   };
 }
@@ -196,7 +196,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       // and its codecs send a resource miss (-32002) as -32602 in both eras
       const era: WireChange[] = options.sdk !== 'v2' ? [] : ['BAD_JSON_IGNORED', ...(model.methods.includes('resources/read') ? (['RESOURCE_NOT_FOUND_CODE'] as const) : [])];
       const wireChanges: WireChange[] = [...(styled?.wireChanges ?? []), ...era];
-      const eraNotes = era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`);
+      const eraNotes = [...era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`), ...(options.sdk === 'v2' ? [NEW_ERA_NOTE] : [])];
       return {
         after: entry?.after,
         related,
@@ -229,7 +229,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         after: changes.changes.get(path)?.after,
         related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
         companions: changes.changes.size > 0 ? changes.companions : [],
-        decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: changes.notes },
+        decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: options.sdk === 'v2' ? [...changes.notes, NEW_ERA_NOTE] : changes.notes },
         detected,
         methods,
         fixes: changes.fixes,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { processSource } from '../src/pipeline.js';
 import type { FileResult } from '../src/model/types.js';
 import { findCodemod } from '../src/runner/codemod.js';
+import { NEW_ERA_NOTE } from '../src/model/wire-changes.js';
 
 const V2 = `import { McpServer } from '@modelcontextprotocol/server';\n`;
 
@@ -16,6 +17,9 @@ describe('the era upgrade', () => {
   it('inline `connect(new StdioServerTransport())`: the connect becomes serveStdio and the import names it instead', () => {
     const result = upgrade(`${V2}import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';\nconst server = new McpServer({ name: 'a', version: '1' });\nawait server.connect(new StdioServerTransport());\n`);
     expect(result.decision).toMatchObject({ kind: 'sdk', sdk: 'v2', already: 'era' });
+    // what a 2026-07-28 client meets is said (the header and the reports carry the notes)
+    expect((result.decision as { notes: string[] }).notes).toContain(NEW_ERA_NOTE);
+    expect(NEW_ERA_NOTE).toMatch(/`ping` and `logging\/setLevel` are not methods, a missing resource is -32602, and list and read results carry `resultType`, `ttlMs` and `cacheScope`/);
     expect(result.after).toBe(`${V2}import { serveStdio } from '@modelcontextprotocol/server/stdio';\nconst server = new McpServer({ name: 'a', version: '1' });\nawait serveStdio(() => server);\n`);
   });
 

@@ -236,6 +236,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   it('are thrown with their own fields: a literal code as it is, a fallback the writer repeats once', () => {
     const result = processSource('/pkg/server.js', source, { sdk: 'v2', style: 'server' }, () => null);
     expect(result.decision).toMatchObject({ kind: 'sdk' });
+    expect((result.decision as { notes: string[] }).notes.at(-1)).toMatch(/^era: a client pinned to 2026-07-28 /);
     expect(result.after).toContain("throw new ProtocolError(-32601, 'Method not found');");
     expect(result.after).toContain('throw new ProtocolError(err.code ?? -32603, err.message);');
     expect(result.after).not.toMatch(/\}\.code|\?\? -32603\) \?\?|-32601 \?\?/);

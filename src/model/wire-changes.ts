@@ -55,6 +55,14 @@ export const WIRE_CHANGES = {
 
 export type WireChange = keyof typeof WIRE_CHANGES;
 
+/**
+ * What a client of the 2026-07-28 revision meets on a server the SDK v2 serves (serveStdio), whatever the
+ * server's code: said in the header and reports of every rewrite onto v2. The proof's 2025-era run does
+ * not see it; its 2026-07-28 client is answered so (src/verify/era.ts).
+ */
+export const NEW_ERA_NOTE =
+  'era: a client pinned to 2026-07-28 reaches the server through server/discover (no initialize), with its version in each request; in that era `ping` and `logging/setLevel` are not methods, a missing resource is -32602, and list and read results carry `resultType`, `ttlMs` and `cacheScope` (the SDK\'s defaults); 2025-era clients are answered as before';
+
 export function describeWireChange(change: WireChange, sdk: SdkTarget): string {
   return WIRE_CHANGES[change][sdk];
 }
