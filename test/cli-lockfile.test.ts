@@ -2,10 +2,12 @@
 // it (without installing), so `npm ci` passes on the pull request; where that fails, the run says which
 // command to run. `--no-lockfile` leaves it; a package with no lockfile has nothing to update.
 import { readFileSync, realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { getLockfileUpdate } from '../src/runner/manifest.js';
+import { findMissingInLockfile } from '../src/runner/lockfile-state.js';
 import { makeHarness, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
 afterAll(removeTrees);
@@ -48,6 +50,40 @@ describe('the lockfile of a written package.json', () => {
       expect(ran).toBe(0);
       expect(quiet.stdout()).not.toContain('Updated the lockfile');
     }
+  });
+
+  it('--check fails while a lockfile lacks the SDK its package.json declares, and says which command to run; then passes', async () => {
+    const root = await makeTree({ 'package.json': PKG, 'package-lock.json': '{\n  "lockfileVersion": 3,\n  "packages": { "": { "name": "srv" } }\n}\n', 'server.js': SERVER });
+    const failed = makeHarness(root, { lockfile: async () => ({ ok: false, reason: 'offline' }) });
+    expect(await main(['--yes', '--no-verify'], failed.deps)).toBe(0);
+    const check = makeHarness(root);
+    expect(await main(['--check'], check.deps), check.stdout()).toBe(1);
+    expect(check.stdout()).toMatch(/lockfile out of date: package-lock\.json lacks @modelcontextprotocol\/server, zod, which package\.json declares \(`npm ci` fails there\); run `npm install --package-lock-only --ignore-scripts --no-audit --no-fund` in \./);
+    // what the package manager would have written
+    const lock = { lockfileVersion: 3, packages: { '': { name: 'srv', dependencies: { '@modelcontextprotocol/server': '^2.4.0', zod: '^4.2.0' } } } };
+    await writeFile(join(root, 'package-lock.json'), JSON.stringify(lock));
+    const again = makeHarness(root);
+    expect(await main(['--check'], again.deps), again.stdout()).toBe(0);
+    expect(again.stdout()).not.toContain('lockfile out of date');
+  });
+
+  it('reads npm (v1, v3 workspaces), pnpm (importers) and yarn lockfiles for a package\'s declared dependencies', async () => {
+    const names = ['@modelcontextprotocol/server', 'zod'];
+    const root = await makeTree({
+      'npm/package-lock.json': JSON.stringify({ lockfileVersion: 3, packages: { '': {}, 'packages/a': { dependencies: { zod: '^4.2.0' } } } }),
+      'npm1/package-lock.json': JSON.stringify({ lockfileVersion: 1, dependencies: { zod: { version: '4.2.0' }, '@modelcontextprotocol/server': { version: '2.4.0' } } }),
+      'pnpm/pnpm-lock.yaml': "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies: {}\n  packages/a:\n    dependencies:\n      '@modelcontextprotocol/server':\n        specifier: ^2.4.0\n        version: 2.4.0\n",
+      'yarn/yarn.lock': '"@modelcontextprotocol/server@^2.4.0":\n  version "2.4.0"\n',
+      'bad/package-lock.json': '{ not json',
+    });
+    expect(await findMissingInLockfile(join(root, 'npm/package-lock.json'), join(root, 'npm/packages/a'), names)).toEqual(['@modelcontextprotocol/server']);
+    expect(await findMissingInLockfile(join(root, 'npm/package-lock.json'), join(root, 'npm/packages/b'), names)).toEqual(names);
+    expect(await findMissingInLockfile(join(root, 'npm1/package-lock.json'), join(root, 'npm1'), names)).toEqual([]);
+    expect(await findMissingInLockfile(join(root, 'pnpm/pnpm-lock.yaml'), join(root, 'pnpm/packages/a'), names)).toEqual(['zod']);
+    expect(await findMissingInLockfile(join(root, 'pnpm/pnpm-lock.yaml'), join(root, 'pnpm'), names)).toEqual(names);
+    expect(await findMissingInLockfile(join(root, 'yarn/yarn.lock'), join(root, 'yarn'), names)).toEqual(['zod']);
+    // a lockfile the tool cannot read says nothing
+    expect(await findMissingInLockfile(join(root, 'bad/package-lock.json'), join(root, 'bad'), names)).toBeNull();
   });
 
   it('names the lock-only command of each package manager that has one', () => {

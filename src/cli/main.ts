@@ -344,7 +344,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   const errorPaint = createPaint(shouldColor(stderr.isTTY, deps.env));
   for (const error of errors) stderr.write(errorPaint.error(`error: ${display(error.path)}: ${error.message}\n`));
   // --check fails while a migration is pending, a server left alone still breaks the protocol, or one was not followed
-  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0 || getUnfollowed(scan).length > 0;
+  // (and while a lockfile lacks the SDK its package.json declares: `npm ci` fails there)
+  const pending = getPendingFiles(scan).length > 0 || scan.manifests.length > 0 || getNonCompliant(scan).length > 0 || getUnfollowed(scan).length > 0 || (scan.staleLockfiles ?? []).length > 0;
   // a rewrite the proof refused or withheld is a migration that did not happen: 1, as for --check, unless only a dry run
   const notMigrated = options.mode === 'check' ? pending || refused > 0 : options.mode === 'apply' && refused > 0;
   let exitCode = errors.length > 0 ? EXIT_FAILED : notMigrated ? EXIT_PENDING : EXIT_OK;

@@ -118,7 +118,10 @@ export function renderSummary({ scan, mode, outcome, errors, display, paint, sca
     lines.push(paint.error(`  could not be processed (${reasons.size}):`));
     for (const [path, why] of reasons) lines.push(paint.error(`    ${display(path)}: ${why}`));
   }
-  if (pending.length === 0 && errors.length === 0) lines.push('  Nothing to migrate.');
+  for (const stale of scan.staleLockfiles ?? []) {
+    lines.push(`  lockfile out of date: ${display(stale.path)} lacks ${stale.missing.join(', ')}, which ${display(stale.manifest)} declares (\`npm ci\` fails there); run \`${stale.command.join(' ')}\` in ${display(stale.dir) || '.'}`);
+  }
+  if (pending.length === 0 && errors.length === 0 && (scan.staleLockfiles ?? []).length === 0) lines.push('  Nothing to migrate.');
 
   const packages = scan.packages.filter((p) => p.files.some((f) => isReportableOrError(scan, f)));
   // Workspace packages that were scanned but had nothing to say: named when few, counted when many.

@@ -1,15 +1,15 @@
 // The compute half of a run: discover -> read -> prefilter -> pipeline (inline or on worker threads)
 // -> plan the package.json and companion-file changes. Everything a review needs comes back as data;
 // nothing is written, printed or prompted here (commit.ts writes, src/cli talks to the user).
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, SERVES_SDK_STDIO, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
-import { addDependencies, getMissingDependencies, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { addDependencies, getMissingDependencies, hasDependency, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { createScope, type SkippedTree } from './scope.js';
@@ -17,6 +17,7 @@ import { getWriteRefusal, type WriteBounds } from './confine.js';
 import { WriteChecks } from './write-checks.js';
 import { WorkspaceCache, type Workspace } from './workspaces.js';
 import { findCodemod } from './codemod.js';
+import { findMissingInLockfile, READABLE_LOCKFILES, type StaleLockfile } from './lockfile-state.js';
 
 /**
  * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
@@ -97,6 +98,8 @@ export interface ScanResult {
   problems: Problem[];
   warnings: string[];
   manifests: PlannedManifest[];
+  /** Lockfiles that lack SDK packages their package.json declares (not those of a package.json this run plans to change: their update follows the write). */
+  staleLockfiles?: StaleLockfile[];
   companions: PlannedCompanion[];
   packages: PackageGroup[];
   workspace: Workspace | null;
@@ -264,6 +267,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
   const live = new Set(results.filter((r) => r.after !== undefined).map((r) => r.path));
   const companions = plannedCompanions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
   const manifestPlan = plannedManifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
+  const staleLockfiles = await findStaleLockfiles(results, manifests, manifestPlan, checks);
   const packages = await groupByPackage(results, manifests);
   const gitRoot = await resolveGitRoot(root);
   // never above the repository, nor, outside one, above the scanned root
@@ -281,6 +285,7 @@ async function scanWith(options: ScanOptions, root: string, pool: WorkerPool | n
     problems: problems.sort((a, b) => compareStrings(a.path, b.path)),
     warnings,
     manifests: manifestPlan,
+    staleLockfiles,
     companions,
     packages,
     workspace,
@@ -778,6 +783,32 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
     }),
   );
   return planned.filter((p): p is PlannedManifest => p !== null).sort((a, b) => compareStrings(a.change.path, b.change.path));
+}
+
+/**
+ * The lockfile of each package a candidate belongs to, when its package.json declares an SDK package the
+ * lockfile does not list: `npm ci` fails there until the package manager updates it (an earlier run's
+ * update could not run: offline, no package manager).
+ */
+async function findStaleLockfiles(results: FileResult[], cache: ManifestCache, planned: PlannedManifest[], checks: WriteChecks): Promise<StaleLockfile[]> {
+  const plannedPaths = new Set(planned.map((m) => m.change.path));
+  const ours = [...new Set([...Object.keys(SDK_DEPENDENCIES.v1), ...Object.keys(SDK_DEPENDENCIES.v2)])].sort();
+  const seen = new Set<string>();
+  const stale: StaleLockfile[] = [];
+  for (const result of results) {
+    const manifest = await cache.getNearest(dirname(result.path));
+    if (manifest === null || manifest.json === null || seen.has(manifest.path) || plannedPaths.has(manifest.path)) continue;
+    seen.add(manifest.path);
+    const names = ours.filter((name) => hasDependency(manifest.json!, name));
+    if (!names.some((name) => name.startsWith('@modelcontextprotocol/'))) continue;
+    const plan = await checks.getInstallPlan(manifest.dir);
+    if (plan.lockfile === undefined) continue;
+    const lockPath = READABLE_LOCKFILES.map((name) => join(plan.dir, name)).find((path) => existsSync(path));
+    if (lockPath === undefined) continue;
+    const missing = await findMissingInLockfile(lockPath, manifest.dir, names);
+    if (missing !== null && missing.length > 0) stale.push({ path: lockPath, manifest: manifest.path, missing, command: plan.lockfile, dir: plan.dir });
+  }
+  return stale.sort((a, b) => compareStrings(a.path, b.path));
 }
 
 function refuseForManifest(result: FileResult, manifest: Manifest, root: string, why?: string): void {
