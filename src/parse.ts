@@ -24,6 +24,11 @@ export const LARGE_STACK_MB = 64;
 /** How long the deep parse may take before the file is given up on (a 1 MB file parses in well under a second). */
 const LARGE_STACK_TIMEOUT_MS = 60_000;
 
+/** A TypeScript module by its name (`.ts`, `.mts`, `.cts`, `.tsx`, any case): parsed, and written, as TypeScript. */
+export function isTypeScriptPath(path: string): boolean {
+  return /\.[cm]?tsx?$/i.test(path);
+}
+
 export function getParserPlugins(path: string): ParserPlugin[] {
   const lower = path.toLowerCase();
   if (TS_EXTENSIONS.some((ext) => lower.endsWith(ext))) return ['typescript'];

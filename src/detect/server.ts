@@ -32,6 +32,7 @@ import type {
 } from '../model/server-model.js';
 import { findPlumbing } from './plumbing.js';
 import { getParseReceipt } from './receive.js';
+import { isTypeScriptPath } from '../parse.js';
 
 export const IGNORE_COMMENT = 'mcp-migrate-ignore';
 
@@ -437,7 +438,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   const usesJsonrpc = readsMessageMember(facts, dispatcher, goes, 'jsonrpc');
   const handlerName = pickFreeName(anchor.mod, ['handleMessage', 'handleRequest', 'onMcpRequest']);
   // TypeScript: the dispatcher's parameter type is the whole message, so it gets one (jsonrpc and id included)
-  const typed = isTypeScript(anchor.mod.path);
+  const typed = isTypeScriptPath(anchor.mod.path);
   // (what becomes a return or throw, and what goes: the SDK answers those methods)
   const replaced = goes.map((g) => g.node);
   const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName, 'request', replaced);
@@ -1872,9 +1873,6 @@ function getLineIndentOf(source: string, offset: number): string {
   return /^[ \t]*/.exec(source.slice(start))![0];
 }
 
-function isTypeScript(path: string): boolean {
-  return /\.[cm]?tsx?$/i.test(path);
-}
 
 /**
  * A file that looks like an MCP stdio server although the analysis follows no message of it: some module of

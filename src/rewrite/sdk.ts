@@ -24,6 +24,7 @@ import { removeUnreachableBreaks } from './unreachable.js';
 import { forgetScopeModel, pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
 import { findProtectedLineStarts, getLineIndent, getLineStart, getNodeRange, getRemovalRange, reindentExpression, renderRange } from './text.js';
+import { isTypeScriptPath } from '../parse.js';
 
 export interface SdkRewrite {
   /** The new text of every module that changed (the entry included when it changed). */
@@ -218,7 +219,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
       if (mod === anchorMod) continue;
       if (declaresName(mod, 'ProtocolError')) return { failed: `${mod.path.split(/[\\/]/).pop()} declares a ProtocolError of its own, which the SDK's would shadow`, line: 0 };
       const modStyle = getStyle(ctx, mod);
-      const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
+      const useImport = ctx.moduleKind(mod) === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
       const from = quoted(modStyle, SDK_TARGETS.v2.serverModule);
       const line = useImport ? `import { ProtocolError } from ${from}${semi(modStyle)}` : `const { ProtocolError } = require(${from})${semi(modStyle)}`;
       insertAtImports(edit(mod), mod, line + modStyle.eol + (hasTopImports(mod) ? '' : modStyle.eol), modStyle.eol);
@@ -326,10 +327,6 @@ function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUni
 
 function isSameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return a.size === b.size && [...a].every((item) => b.has(item));
-}
-
-function isTypeScriptPath(path: string): boolean {
-  return /\.[cm]?tsx?$/i.test(path);
 }
 
 /** `(request, extra) => handle(...)` -> `async (request, extra) => (await handle(...)) as ServerResult` (TypeScript). */
@@ -585,7 +582,7 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
   const message = getParsedName(mod, d.parse);
   if (message === null) return fail('the parsed message is not stored in a variable', d.parse);
   // TypeScript: the parameter keeps the variable's declared type; an undeclared one was `any` (strict mode refuses an implicit one)
-  const messageType = getDeclaredType(mod, d.parse) || (/\.[cm]?tsx?$/i.test(mod.path) ? ': any' : '');
+  const messageType = getDeclaredType(mod, d.parse) || (isTypeScriptPath(mod.path) ? ': any' : '');
 
   // `try { msg = JSON.parse(line) } catch { ... }`: the whole try is the parse
   let node: t.Node = d.parseStatement;
@@ -874,7 +871,7 @@ function buildServerSetup(ctx: Ctx, style: CodeStyle, indent: string, names: Nam
   const t = names.transport;
   lines.push(`${indent}const ${t} = new ${names.transportClass}()${s}`);
   if (sdk === 'v1') {
-    const ts = /\.[cm]?tsx?$/.test(shape.anchor.mod.path);
+    const ts = isTypeScriptPath(shape.anchor.mod.path);
     lines.push(
       `${indent}// The SDK transport drops lines that are not JSON; JSON-RPC 2.0 answers them with -32700 and id null.`,
       `${indent}${t}.onerror = (error) => {`,
@@ -930,7 +927,7 @@ function getNeededCapabilities(methods: string[]): Capability[] {
 function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
-  const useImport = ctx.moduleKind(mod) === 'esm' || (/\.[cm]?tsx?$/.test(mod.path) && mod.syntax === 'esm');
+  const useImport = ctx.moduleKind(mod) === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
   const line = (list: string[], from: string): string => {
     if (useImport) return `import { ${list.join(', ')} } from ${q(from)}${s}`;
     // require() brings values; a type comes with `import type` (TypeScript only)
