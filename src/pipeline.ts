@@ -217,7 +217,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       const { blocker } = plan;
       const diagnostic = { code: blocker.code, message: blocker.detail, line: blocker.line };
       const detected = plan.model?.summary ?? `reads stdin through ${describeStdin(plan)}, writes via ${[...new Set(plan.boundary.sinks.map((s) => s.channel))].join('/') || 'stdout'}`;
-      const rewritten = rewriteBoundary({ facts: plan.facts, boundary: plan.boundary, reason: blocker.code, sdk: options.sdk, moduleKind: options.moduleKind, guardStdout: options.guardStdout });
+      const rewritten = rewriteBoundary({ facts: plan.facts, boundary: plan.boundary, reason: blocker.code, sdk: options.sdk, moduleKind: options.moduleKind, guardStdout: options.guardStdout, sharedModules: options.sdkDeclined !== undefined });
       const problem = 'failed' in rewritten ? rewritten.failed : checkBoundary(path, source, ast, rewritten.changes, read);
       if (problem !== null) {
         const next = carryOut(decideAfterBoundaryFailure(plan, problem), ast, path, source, options, facts, read);

@@ -122,10 +122,10 @@ describe('two entry files, one server module', () => {
     expect(s.companions.map((c) => c.path.slice(root.length + 1))).toEqual(['src/mcp-boundary.js']);
   });
 
-  it('leaves the entries and the module alone with SHARED_MODULE_CONFLICT when no one rewrite fits both (not an error)', async () => {
+  it('entries whose programs differ (one writes a notification of its own): asked again, the boundary lives beside the shared module and each entry carries its own options', async () => {
     // bin/run.js writes a notification of its own to stdout: its rewrite is the SDK at the boundary, main's
-    // the SDK at the dispatcher; asked again with that declined, the two boundary rewrites import the
-    // boundary module from different folders (bin/ for the entry that writes, src/ for the other)
+    // the SDK at the dispatcher; asked again with that declined, both get the boundary, whose options
+    // differ by what each program names: they go in the entries, and core.js changes the same for both
     const root = makePackage({
       'package.json': '{ "name": "d", "version": "1.0.0", "type": "module", "main": "src/main.js", "bin": { "d": "./bin/run.js" } }\n',
       'src/core.js': CORE,
@@ -137,14 +137,15 @@ describe('two entry files, one server module', () => {
     expect(Object.keys(files).sort()).toEqual(['bin/run.js', 'src/core.js', 'src/main.js']);
     for (const result of Object.values(files)) {
       expect(result.error).toBeUndefined();
-      expect(result.after).toBeUndefined();
-      expect(result.decision).toMatchObject({ kind: 'leave', reason: 'SHARED_MODULE_CONFLICT' });
-      expect(result.diagnostics.map((d) => d.code)).toContain('SHARED_MODULE_CONFLICT');
+      expect(result.decision).toMatchObject({ kind: 'boundary', reason: 'ENTRIES_DIFFER' });
     }
-    expect(s.companions).toEqual([]);
-    expect(s.manifests).toEqual([]);
-    // a hand-rolled server nothing could move: --check fails on it
-    expect(getUnfollowed(s).map((r) => r.path.slice(root.length + 1)).sort()).toEqual(['bin/run.js', 'src/core.js', 'src/main.js']);
+    const core = files['src/core.js']!;
+    expect(core.after).toContain("import { createBoundary } from './mcp-boundary.js';\nconst boundary = createBoundary();");
+    expect([core.partOf, ...(core.alsoPartOf ?? [])].sort()).toEqual([join(root, 'bin/run.js'), join(root, 'src/main.js')]);
+    // main.js uses no boundary of its own: it calls it for its options alone; run.js names its notification
+    expect(files['src/main.js']!.after).toContain("import { createBoundary } from './mcp-boundary.js';\ncreateBoundary({ methods: ['tools/list'], namespaced: [], guardConsole: true });");
+    expect(files['bin/run.js']!.after).toContain("import { createBoundary } from '../src/mcp-boundary.js';\nconst boundary = createBoundary({ methods: ['tools/list'], namespaced: ['notifications/message'], guardConsole: true });");
+    expect(s.companions.map((c) => c.path.slice(root.length + 1))).toEqual(['src/mcp-boundary.js']);
   });
 });
 

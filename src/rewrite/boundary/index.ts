@@ -49,6 +49,11 @@ export interface BoundaryInput {
   moduleKind?: ModuleKind;
   /** The line that sends console.log/info/debug through the boundary (default true). */
   guardStdout?: boolean;
+  /**
+   * Several entry files start this server from a module they share (the runner asks again with this set):
+   * the boundary lives next to that module, so that its rewrite is the same whichever entry is rewritten.
+   */
+  sharedModules?: boolean;
 }
 
 export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
@@ -115,13 +120,21 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
 
     // 4. the boundary, in every module that uses it. It lives next to the entry when the entry uses it,
     //    else next to the first module that does (entries that only start one server module then ask for
-    //    the same change of it).
-    const home = names.has(entry) ? entry : [...names.keys()][0]!;
+    //    the same change of it; where entries share the module, always next to it).
+    const shared = input.sharedModules === true ? [...names.keys()].find((m) => m !== entry) : undefined;
+    const home = shared ?? (names.has(entry) ? entry : [...names.keys()][0]!);
     const companion = getBoundaryModule(home.path, getModuleSyntax(home, input.moduleKind));
     const list = (methods: string[]): string => `[${methods.map((m) => quoted(detectStyle(home.source), m)).join(', ')}]`;
     const guard = input.guardStdout !== false;
     const fields = [...(boundary.methods.length > 0 ? [`methods: ${list(boundary.methods)}`] : []), ...(boundary.known !== null ? [`known: ${list(boundary.known)}`] : []), ...(boundary.namespaced !== null ? [`namespaced: ${list(boundary.namespaced)}`] : []), ...(boundary.namespaced !== null && boundary.stems !== null ? [`stems: ${list(boundary.stems)}`] : []), ...(guard ? ['guardConsole: true'] : [])];
     const options = fields.length > 0 ? `{ ${fields.join(', ')} }` : '';
+    // What the options say depends on the whole program (the methods its entry names too): where entries
+    // share the module, the entry carries them, so that the shared module's change is the same for all
+    // (createBoundary merges the options of every call made before start-up). An entry that does not use
+    // the boundary otherwise calls it for its options alone.
+    const optionsIn = shared !== undefined ? entry : home;
+    const optionsOnly = shared !== undefined && !names.has(entry) && options !== '';
+    if (optionsOnly) nameIn(entry);
     for (const [mod, { boundary: local, create }] of names) {
       const style = detectStyle(mod.source);
       const syntax = getModuleSyntax(mod, input.moduleKind);
@@ -130,7 +143,8 @@ export function rewriteBoundary(input: BoundaryInput): BoundaryRewriteResult {
       if (mod === home) lines.push(getBoundaryMarker(input.reason));
       if (mod === home && guard) lines.push('// mcp-migrate: once the SDK takes stdin, console.log/info/debug (a dependency\'s logger too) go through the boundary: stdout carries only the protocol');
       lines.push(buildImportLine(mod, syntax, style, 'createBoundary', create, getSpecifier(mod, companion)));
-      lines.push(`const ${local} = ${create}(${mod === home ? options : ''})${semi(style)}`);
+      if (mod === entry && optionsOnly) lines.push(`${create}(${options})${semi(style)}`);
+      else lines.push(`const ${local} = ${create}(${mod === optionsIn ? options : ''})${semi(style)}`);
       insertBoundary(edit(mod), mod, lines, style.eol, firstUse.get(mod) ?? Number.POSITIVE_INFINITY);
     }
 
