@@ -67,6 +67,18 @@ describe('the lockfile of a written package.json', () => {
     expect(again.stdout()).not.toContain('lockfile out of date');
   });
 
+  it('a peer dependency is the consumer\'s to install: a lockfile without it is not out of date', async () => {
+    const lock = '{\n  "lockfileVersion": 3,\n  "packages": { "": { "name": "lib" } }\n}\n';
+    const declared = (field: string) => JSON.stringify({ name: 'lib', [field]: { '@modelcontextprotocol/server': '^2.4.0' } });
+    // the same package.json with the SDK as a dependency: out of date
+    for (const [field, stale] of [['peerDependencies', false], ['dependencies', true]] as const) {
+      const root = await makeTree({ 'package.json': declared(field), 'package-lock.json': lock, 'server.js': `${SERVER_HINT}// nothing to migrate\n` });
+      const check = makeHarness(root);
+      await main(['--check'], check.deps);
+      expect(check.stdout().includes('lockfile out of date: package-lock.json lacks @modelcontextprotocol/server'), `${field}: ${check.stdout()}`).toBe(stale);
+    }
+  });
+
   it('reads npm (v1, v3 workspaces), pnpm (importers) and yarn lockfiles for a package\'s declared dependencies', async () => {
     const names = ['@modelcontextprotocol/server', 'zod'];
     const root = await makeTree({
