@@ -5,7 +5,9 @@ import { describeCompanionRole } from '../analysis/companions.js';
 import { loadDiff } from '../text-diff.js';
 import { escapeCodeLine } from './escape.js';
 import { assertNever } from '../model/assert-never.js';
-import type { Decision, FileResult } from '../model/types.js';
+import { type Decision, type FileResult, isEraUpgrade } from '../model/types.js';
+
+export { isEraUpgrade };
 import type { DiffLine, Hunk } from '../runner/hunks.js';
 
 export interface Paint {
@@ -73,10 +75,6 @@ export function isStdoutOnlyRewrite(decision: Decision): boolean {
   return decision.kind === 'sdk' && decision.already === 'stdout';
 }
 
-/** A server already on the SDK whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras); from v1, through the official codemod. */
-export function isEraUpgrade(decision: Decision): boolean {
-  return decision.kind === 'sdk' && (decision.already === 'era' || decision.already === 'v1');
-}
 
 /** What an era upgrade starts from, for its one-line descriptions. */
 export function describeEraStart(decision: Decision): string {

@@ -34,6 +34,11 @@ export interface Diagnostic {
   column?: number;
 }
 
+/** A server already on the SDK whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras); from v1, through the official codemod. */
+export function isEraUpgrade(decision: Decision): boolean {
+  return decision.kind === 'sdk' && (decision.already === 'era' || decision.already === 'v1');
+}
+
 export type Decision =
   /**
    * `wireChanges`: how the written style answers differently from the original (McpServer's, listed in

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { hasDependency } from './manifest.js';
 
 /** A lockfile that lacks packages its package.json declares. */
 export interface StaleLockfile {
@@ -21,7 +22,6 @@ export interface StaleLockfile {
 /** The lockfiles read, by name, in the order package managers look for them. */
 export const READABLE_LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
-const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
 
 /**
  * Which of `names` the lockfile at `lockPath` does not list for the package in `packageDir` (one of the
@@ -60,7 +60,7 @@ function missingInNpmLock(lock: Record<string, unknown>, member: string, names: 
     // lockfileVersion 2 and 3: the root is "", a workspace member its folder
     const entry = asRecord(packages[member]);
     if (entry === null) return names.slice();
-    return names.filter((name) => !DEPENDENCY_FIELDS.some((field) => asRecord(entry[field])?.[name] !== undefined));
+    return names.filter((name) => !hasDependency(entry, name));
   }
   // lockfileVersion 1: one tree for the root package
   if (member !== '') return null;
@@ -72,7 +72,7 @@ function missingInPnpmLock(lock: Record<string, unknown>, member: string, names:
   const importers = asRecord(lock['importers']);
   const entry = importers !== null ? asRecord(importers[member === '' ? '.' : member]) : member === '' ? lock : null;
   if (entry === null) return importers !== null ? names.slice() : null;
-  return names.filter((name) => !DEPENDENCY_FIELDS.some((field) => asRecord(entry[field])?.[name] !== undefined));
+  return names.filter((name) => !hasDependency(entry, name));
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {

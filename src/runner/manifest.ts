@@ -104,8 +104,12 @@ export function resolveSdkTargetOf(json: Record<string, unknown>): SdkTarget {
   return hasDependency(json, '@modelcontextprotocol/sdk') ? 'v1' : 'v2';
 }
 
-export function hasDependency(json: Record<string, unknown>, name: string): boolean {
-  return DEPENDENCY_FIELDS.some((field) => {
+/** Installed dependencies: what a lockfile lists (a peer dependency is the consumer's to install). */
+export const INSTALLED_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
+
+/** Whether `json` declares `name` in one of `fields` (default: every dependency field, peers included). */
+export function hasDependency(json: Record<string, unknown>, name: string, fields: readonly string[] = DEPENDENCY_FIELDS): boolean {
+  return fields.some((field) => {
     const deps = json[field];
     return deps !== null && typeof deps === 'object' && Object.prototype.hasOwnProperty.call(deps, name);
   });

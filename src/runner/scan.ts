@@ -9,7 +9,7 @@ import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRe
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, SERVES_SDK_STDIO, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
-import { addDependencies, getMissingDependencies, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { addDependencies, getMissingDependencies, hasDependency, INSTALLED_FIELDS, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { createScope, type SkippedTree } from './scope.js';
@@ -790,13 +790,6 @@ async function planManifests(results: FileResult[], cache: ManifestCache, root: 
  * lockfile does not list: `npm ci` fails there until the package manager updates it (an earlier run's
  * update could not run: offline, no package manager).
  */
-const INSTALLED_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
-
-function isDeclaredIn(json: Record<string, unknown>, field: string, name: string): boolean {
-  const deps = json[field];
-  return deps !== null && typeof deps === 'object' && Object.prototype.hasOwnProperty.call(deps, name);
-}
-
 async function findStaleLockfiles(results: FileResult[], cache: ManifestCache, planned: PlannedManifest[], checks: WriteChecks): Promise<StaleLockfile[]> {
   const plannedPaths = new Set(planned.map((m) => m.change.path));
   const ours = [...new Set([...Object.keys(SDK_DEPENDENCIES.v1), ...Object.keys(SDK_DEPENDENCIES.v2)])].sort();
@@ -807,7 +800,7 @@ async function findStaleLockfiles(results: FileResult[], cache: ManifestCache, p
     if (manifest === null || manifest.json === null || seen.has(manifest.path) || plannedPaths.has(manifest.path)) continue;
     seen.add(manifest.path);
     // (installed dependencies only: a peer dependency is the consumer's to install, and a yarn lockfile does not list it)
-    const names = ours.filter((name) => INSTALLED_FIELDS.some((field) => isDeclaredIn(manifest.json!, field, name)));
+    const names = ours.filter((name) => hasDependency(manifest.json!, name, INSTALLED_FIELDS));
     if (!names.some((name) => name.startsWith('@modelcontextprotocol/'))) continue;
     const plan = await checks.getInstallPlan(manifest.dir);
     if (plan.lockfile === undefined) continue;

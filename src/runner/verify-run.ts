@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import type { FileResult } from '../model/types.js';
+import { type FileResult, isEraUpgrade } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
@@ -228,7 +228,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           // serves that era no client at all; the rewrite is written and says so, unless it is the era
           // upgrade, made for that client alone.
           if (era.kind === 'refused') {
-            if (era.stage === 'listing' || (result.decision.kind === 'sdk' && (result.decision.already === 'era' || result.decision.already === 'v1'))) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+            if (era.stage === 'listing' || isEraUpgrade(result.decision)) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
             return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why };
           }
           return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };
