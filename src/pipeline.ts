@@ -4,7 +4,7 @@
 import type { File } from '@babel/types';
 import { basename } from 'node:path';
 import { checkRewrite } from './analysis/check.js';
-import { buildFacts, type FileFacts, isStartedByImporter } from './analysis/facts.js';
+import { buildFacts, type FileFacts, getLoopModulesStartedElsewhere } from './analysis/facts.js';
 import { isInertText } from './analysis/inert.js';
 import { getModuleCandidates, type ReadModule } from './analysis/program.js';
 import { auditFacts, markFixed } from './audit/index.js';
@@ -96,7 +96,11 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused, options.upgradeSdk ?? options.sdk === 'v2', options.sdk), options.sdkDeclined, options.refused);
   const outcome = carryOut(plan, ast, path, source, options, facts, read);
   const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
-  if (outcome.decision.kind !== 'none' && isStartedByImporter(facts)) result.startedByImporter = true;
+  const loopIn = outcome.decision.kind === 'none' ? null : getLoopModulesStartedElsewhere(facts);
+  if (loopIn !== null) {
+    result.startedByImporter = true;
+    result.loopIn = loopIn;
+  }
   return result;
 }
 

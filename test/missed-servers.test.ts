@@ -320,6 +320,89 @@ serve((m) => {
   });
 });
 
+describe('a module that only registers tools on an app whose loop its importer starts', () => {
+  // a home-made app: the streams default to the process's, the loop starts in listen(), and the
+  // factory is exported in a module.exports object literal
+  const APP = `const readline = require('node:readline');
+
+class AppError extends Error {
+  constructor(code, message) { super(message); this.code = code; }
+}
+
+function makeApp(input = process.stdin, output = process.stdout) {
+  const tools = new Map();
+  const send = (msg) => output.write(JSON.stringify({ jsonrpc: '2.0', ...msg }) + '\\n');
+  async function handle(req) {
+    if (req.method === 'initialize') return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'app', version: '1' } };
+    if (req.method === 'tools/list') return { tools: [...tools.values()].map((t) => t.spec) };
+    if (req.method === 'tools/call') {
+      const tool = tools.get(req.params.name);
+      if (!tool) throw new AppError(-32602, 'no such tool');
+      return tool.run(req.params.arguments ?? {});
+    }
+    throw new AppError(-32601, 'unknown method');
+  }
+  return {
+    addTool(spec, run) { tools.set(spec.name, { spec, run }); },
+    listen() {
+      readline.createInterface({ input }).on('line', async (line) => {
+        const req = JSON.parse(line);
+        if (req.id === undefined) return;
+        try {
+          send({ id: req.id, result: await handle(req) });
+        } catch (err) {
+          send({ id: req.id, error: { code: err.code ?? -32603, message: err.message } });
+        }
+      });
+    },
+  };
+}
+
+module.exports = { AppError, makeApp };
+`;
+  const TOOLS = `const { AppError } = require('./lib/app.cjs');
+
+function addEcho(app) {
+  app.addTool({ name: 'echo', description: 'echo', inputSchema: { type: 'object' } }, (args) => {
+    if (typeof args.text !== 'string') throw new AppError(-32602, 'text is required');
+    return { content: [{ type: 'text', text: args.text }] };
+  });
+}
+
+module.exports = { addEcho };
+`;
+  const MAIN = `const { makeApp } = require('./lib/app.cjs');
+const { addEcho } = require('./tools.cjs');
+
+const app = makeApp();
+addEcho(app);
+app.listen();
+`;
+
+  it('marks the tools module started by its importer, the loop in the app module; the entry starts it itself', () => {
+    const root = makeTree({ 'lib/app.cjs': APP, 'tools.cjs': TOOLS, 'main.cjs': MAIN });
+    const tools = run(root, 'tools.cjs');
+    expect(tools.startedByImporter).toBe(true);
+    expect(tools.loopIn).toEqual([join(root, 'lib/app.cjs')]);
+    const main = run(root, 'main.cjs');
+    expect(main.decision.kind).not.toBe('none');
+    expect(main.startedByImporter).toBeUndefined();
+  });
+
+  it('is not an entry of its own: the run migrates the entry and the app module, and leaves the tools module as it is', async () => {
+    const root = makeTree({ 'lib/app.cjs': APP, 'tools.cjs': TOOLS, 'main.cjs': MAIN });
+    const scan = await scanFiles({ paths: ['.'], cwd: root, sdk: 'v2', style: 'server', jobs: 1 });
+    const by = Object.fromEntries(scan.results.map((r) => [r.path.slice(root.length + 1), r]));
+    // before: tools.cjs was analysed as an entry of its own, with a boundary around a loop it never
+    // starts and a rewrite of lib/app.cjs unlike the entry's: all three left alone (SHARED_MODULE_CONFLICT)
+    expect(scan.results.map((r) => r.decision.kind === 'leave' ? r.decision.reason : r.decision.kind)).not.toContain('SHARED_MODULE_CONFLICT');
+    expect(by['main.cjs']!.after).toBeDefined();
+    expect(by['lib/app.cjs']).toMatchObject({ partOf: join(root, 'main.cjs') });
+    expect(by['lib/app.cjs']!.after).toContain('@modelcontextprotocol/server');
+    expect(by['tools.cjs']?.after).toBeUndefined();
+  });
+});
+
 const TRANSPORT = `import { createInterface } from 'node:readline';
 import { KNOWN_METHODS } from './methods.js';
 

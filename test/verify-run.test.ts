@@ -143,6 +143,26 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     expect(existsSync(join(pkg, 'side-effect.txt'))).toBe(false);
   });
 
+  it('runs the copy among the package\'s surroundings: a package of a monorepo that reads a file beside it (a config its tsconfig extends, a shared folder) is proven', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-verify-run-'));
+    scratch.push(root);
+    const pkg = join(root, 'apps', 'server');
+    await mkdir(join(root, 'shared'), { recursive: true });
+    await mkdir(pkg, { recursive: true });
+    await writeFile(join(root, 'shared', 'settings.json'), '{ "greeting": "hi" }\n');
+    await writeFile(join(pkg, 'package.json'), '{\n  "name": "server",\n  "version": "1.0.0"\n}\n');
+    // read at start-up from two folders up: in a copy of the package alone the server does not start
+    const reads = "require('../../shared/settings.json');\n";
+    await writeFile(join(pkg, 'honest.cjs'), reads + HONEST['honest.cjs']);
+    await writeFile(join(pkg, 'logic.cjs'), HONEST['logic.cjs']);
+    await symlink(PROJECT_NODE_MODULES, join(root, 'node_modules'), 'dir');
+    const h = makeHarness(root, { process: pipelineTo(reads + fixture('honest-migrated.cjs')) });
+    const code = await main(['--yes', '--force', '--verify', root], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    expect(h.stdout()).toMatch(/^ {2}same {5}apps\/server\/honest\.cjs: answers like the original/m);
+    expect(readFileSync(join(pkg, 'honest.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/sdk/server/index.js')");
+  });
+
   it('--yes proves a rewrite that changes only a module the entry imports (the entry itself unchanged)', async () => {
     // the entry only starts the server; stdin and stdout are the module's, so the rewrite lands there
     const lib = [

@@ -389,11 +389,22 @@ function findSdkImport(mod: ModuleUnit): t.Node | null {
  * function of the entry module whose outermost enclosing function is named and never referenced in the
  * program other than where it is declared or exported (`export async function startGateway() { ... }`,
  * a method no code of the program calls). Anything else (a loop at top level, a function called or
- * handed on anywhere, an anonymous function) starts with the file itself.
+ * handed on anywhere, an anonymous function) starts with the file itself. With no consumer followed,
+ * the places naming stdin decide alike (`createApp(input = process.stdin)` in a module whose
+ * `createApp` the program never calls: a file that only registers tools on the app).
  */
 export function isStartedByImporter(facts: FileFacts): boolean {
-  if (facts.consumers.length === 0) return false;
-  return facts.consumers.every((consumer) => isStartedElsewhere(facts, consumer.mod, consumer.node));
+  return getLoopModulesStartedElsewhere(facts) !== null;
+}
+
+/**
+ * The paths of the modules holding the program's stdin loop when that loop only runs when an importer
+ * calls into it (isStartedByImporter); null when the program starts it itself or never names stdin.
+ */
+export function getLoopModulesStartedElsewhere(facts: FileFacts): string[] | null {
+  const places = facts.consumers.length > 0 ? facts.consumers : facts.stdio.filter((ref) => ref.stream === 'stdin');
+  if (places.length === 0 || !places.every((place) => isStartedElsewhere(facts, place.mod, place.node))) return null;
+  return [...new Set(places.map((place) => place.mod.path))];
 }
 
 /**
@@ -432,6 +443,13 @@ function getFunctionName(mod: ModuleUnit, fn: FunctionNode): string | null {
  * Whether the name is read anywhere in the program outside the function (or class) itself and its export
  * (a call, a member call, `new`, a reference).
  */
+/** Whether `property` belongs to the object literal assigned to `module.exports`. */
+function isModuleExportsObject(mod: ModuleUnit, property: t.ObjectProperty): boolean {
+  const object = mod.index.parent.get(property);
+  const holder = object === undefined ? undefined : mod.index.parent.get(object);
+  return holder?.type === 'AssignmentExpression' && holder.right === object && isModuleExports(holder.left);
+}
+
 function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.ClassDeclaration | t.ClassExpression, fnMod: ModuleUnit): boolean {
   for (const mod of facts.program.modules) {
     for (const id of mod.index.identifiers) {
@@ -457,6 +475,8 @@ function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.Class
         if (holder?.type === 'AssignmentExpression' && holder.left === parent && holder.right.type === 'Identifier' && holder.right.name === name) continue;
       }
       if (parent.type === 'AssignmentExpression' && parent.right === id && parent.left.type === 'MemberExpression' && getMemberName(parent.left) === name) continue;
+      // `module.exports = { name }` / `{ start: name }`: exported, not started
+      if (parent.type === 'ObjectProperty' && (parent.value === id || parent.shorthand) && isModuleExportsObject(mod, parent)) continue;
       return true;
     }
   }

@@ -148,6 +148,12 @@ export interface FileResult {
    * server, not an entry of its own (scan.ts).
    */
   startedByImporter?: boolean;
+  /**
+   * With startedByImporter: the modules holding that stdin loop (the file itself, or a module it imports
+   * whose function starting the loop the file never calls). An entry whose rewrite changes one of them
+   * starts the loop, and this file is part of it.
+   */
+  loopIn?: string[];
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

@@ -13,6 +13,8 @@
 //     the package is replaced by a copy of what it points to, or left out when that is too large, since
 //     Node's permission model follows links. `node_modules` is a folder of links to the installed
 //     packages, without their caches (`.cache`, `.vite`, ...): a cache a server writes lands in the trial.
+//     The copy lies where the package lies below the repository (or the scanned folder), among links to
+//     what surrounds it there (placeInSurroundings): what the package reads beside it is read in place.
 //   - leftovers: each trial folder says which run owns it, and every server of it carries the folder in
 //     its environment; a run removes the trials (and kills the servers) of runs that no longer exist.
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
@@ -141,6 +143,52 @@ export async function copyPackage(packageDir: string, dir: string, skipped: Read
       continue;
     }
     if (fitsCopy(target)) await cp(target, copy, { recursive: true, dereference: true }).catch(() => undefined);
+  }
+}
+
+/**
+ * The folder of the package's copy below a trial side (`side`), with the package's surroundings around
+ * it: from `anchor` (the repository, or the scanned folder) down to the package, each folder on the way
+ * holds links to what the real one holds besides the way down (the `tsconfig.json` the package's config
+ * extends, a sibling package a relative import reaches), so that the copy runs as the package does where
+ * it lies. They are read where they are; Node's permission model refuses writes through them, as it does
+ * anything outside the trial. `.git` and `node_modules` are not linked: a git the server starts would find
+ * the real repository (and is not confined), and the installed packages reach the copy by its own
+ * node_modules. A package that is the anchor, or lies outside it, is copied on its own as before.
+ */
+export async function placeInSurroundings(anchor: string, packageDir: string, side: string): Promise<string> {
+  const [top, pkg] = [realpathSafe(anchor), realpathSafe(packageDir)];
+  if (top === pkg || !isInside(top, pkg)) return join(side, basename(packageDir));
+  const steps = relative(top, pkg).split(/[\\/]/);
+  let real = top;
+  let mirror = side;
+  for (const step of steps) {
+    await mkdir(mirror, { recursive: true });
+    for (const name of safeReaddir(real)) {
+      if (name === step || name === '.git' || name === 'node_modules') continue;
+      await symlink(join(real, name), join(mirror, name)).catch(() => undefined);
+    }
+    real = join(real, step);
+    mirror = join(mirror, step);
+  }
+  return mirror;
+}
+
+/** `path` with its links resolved, or as it is when it does not exist. */
+export function realpathSafe(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The names in `dir`, none when it cannot be read. */
+export function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 

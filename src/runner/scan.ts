@@ -375,13 +375,16 @@ async function resolveSharedModules(results: FileResult[], retry: (path: string,
 
 /**
  * A candidate whose stdin loop runs only when an importer calls it (startedByImporter), imported by an
- * entry whose rewrite changes it: part of that entry's server, not an entry of its own. Analysed alone,
- * the function starting its loop is never called (NO_DISPATCH, and a rewrite of the shared modules that
- * differs from the entry's); its change comes from the entry's result (expandRelated).
+ * entry whose rewrite changes the module holding that loop (the candidate itself, or the framework module
+ * a file that only registers tools on the app imports): part of that entry's server, not an entry of its
+ * own. Analysed alone, the function starting its loop is never called (NO_DISPATCH, or a boundary around
+ * a loop that never runs, and a rewrite of the shared modules that differs from the entry's); what of it
+ * changes comes from the entry's result (expandRelated).
  */
 function isPartOfImporter(result: FileResult, results: readonly FileResult[]): boolean {
   if (result.startedByImporter !== true || result.error !== undefined) return false;
-  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter !== true && (other.related ?? []).some((r) => r.path === result.path));
+  const loop = new Set([result.path, ...(result.loopIn ?? [])]);
+  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter !== true && (other.related ?? []).some((r) => loop.has(r.path)));
 }
 
 interface SharedGroup {

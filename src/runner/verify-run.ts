@@ -23,7 +23,7 @@ import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
-import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, removeStaleTrials, type Trial } from './sandbox.js';
+import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, placeInSurroundings, realpathSafe, removeStaleTrials, safeReaddir, type Trial } from './sandbox.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
 import type { ScanResult } from './scan.js';
 
@@ -100,6 +100,13 @@ function restsOnTimeout(compared: Extract<CompareResult, { kind: 'compared' }>):
   return !compared.equal && compared.migrated.contract.exchanges.some((e) => e.outcome.kind === 'no-reply' && compared.original.contract.exchanges.some((o) => o.key === e.key && o.outcome.kind !== 'no-reply'));
 }
 
+/** Where the package's surroundings in the trial start: the outermost folder the run's writes are bounded by (the repository, else the scanned folder). */
+function getAnchor(scan: ScanResult, packageDir: string): string {
+  const real = realpathSafe(packageDir);
+  const outer = (scan.bounds?.sources ?? []).filter((bound) => isInside(bound.dir, real)).sort((a, b) => a.dir.length - b.dir.length)[0];
+  return outer?.dir ?? packageDir;
+}
+
 /** Runs one rewritten server and its original in temp copies, and compares them. */
 export async function verifyRewrite(scan: ScanResult, result: FileResult, options: VerifyRunOptions): Promise<VerifyVerdict> {
   const started = Date.now();
@@ -144,7 +151,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   const root = trial.root;
   try {
     const copy = async (side: string): Promise<string> => {
-      const dir = join(root, side, basename(packageDir));
+      const dir = await placeInSurroundings(getAnchor(scan, packageDir), packageDir, join(root, side));
       await copyPackage(packageDir, dir, SKIPPED_DIRS);
       await linkNodeModules(dir, nodeModules);
       if (side === 'migrated') await lendPackages(dir, lent);
@@ -416,21 +423,7 @@ async function linkNodeModules(copy: string, sources: readonly string[]): Promis
   }
 }
 
-function safeReaddir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
 
-function realpathSafe(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
