@@ -138,3 +138,65 @@ describe('examples/batch/run-many.sh', () => {
     expect(run.stderr).toContain('already exists');
   });
 });
+
+describe.concurrent('examples/batch/runner-step.sh, in a campaign runner\'s place (multi-gitter, turbolift)', () => {
+  const STEP = join(ROOT, 'examples', 'batch', 'runner-step.sh');
+  const gitIn = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8', env: { ...process.env, ...GIT_ENV } }).trim();
+
+  /** A bare repository (the "remote") holding one corpus case, and files changed or added on top. */
+  async function makeRemote(corpusCase: string, files: Record<string, string> = {}): Promise<string> {
+    const repo = await makeRepo(corpusCase);
+    for (const [name, text] of Object.entries(files)) await writeFile(join(repo, name), text);
+    gitIn(repo, 'add', '.');
+    gitIn(repo, 'commit', '-q', '--allow-empty', '-m', 'more');
+    const bare = `${repo}.git`;
+    execFileSync('git', ['clone', '-q', '--bare', repo, bare]);
+    return bare;
+  }
+
+  /**
+   * What multi-gitter does per repository: clone, run the step, and when it exits 0 with changes, commit
+   * them on a branch and push it (the pull request); any other exit skips the repository.
+   */
+  async function playRunner(remote: string): Promise<{ status: number | null; stderr: string; pushed: string[]; report: string }> {
+    const work = await makeTree({});
+    const checkout = join(work, 'repo');
+    execFileSync('git', ['clone', '-q', remote, checkout]);
+    const report = join(work, 'report.md');
+    const step = spawnSync('bash', [STEP], { cwd: checkout, encoding: 'utf8', env: { ...process.env, ...GIT_ENV, NO_COLOR: '1', MCP_MIGRATE: `${process.execPath} ${BIN}`, MCP_MIGRATE_REPORT: report } });
+    if (step.status === 0 && gitIn(checkout, 'status', '--porcelain') !== '') {
+      gitIn(checkout, 'checkout', '-q', '-b', 'mcp-migrate/sdk');
+      gitIn(checkout, 'add', '-A');
+      gitIn(checkout, 'commit', '-q', '-m', 'Move the MCP server onto the SDK (mcp-migrate)');
+      gitIn(checkout, 'push', '-q', 'origin', 'mcp-migrate/sdk');
+    }
+    const pushed = gitIn(remote, 'branch', '--list', 'mcp-migrate/sdk') === '' ? [] : gitIn(remote, 'diff', '--name-only', 'HEAD', 'mcp-migrate/sdk').split('\n');
+    return { status: step.status, stderr: step.stderr, pushed, report: await readFile(report, 'utf8').catch(() => '') };
+  }
+
+  it('a server: exit 0, the migration pushed on a branch, the markdown report outside the repository for the pull request', async () => {
+    const run = await playRunner(await makeRemote('01-cjs-readline-bare-ifs'));
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.pushed).toEqual(['package.json', 'server.js']);
+    expect(run.report).toContain('server.js');
+  });
+
+  it('a server and a file that does not parse: mcp-migrate exits 3, the step exits 0 and what was written is pushed', async () => {
+    const run = await playRunner(await makeRemote('01-cjs-readline-bare-ifs', { 'broken.js': "process.stdin.on('data', (d) => { JSON.parse(d) // jsonrpc\n" }));
+    expect(run.stderr).toContain('mcp-migrate exited 3');
+    expect(run.status).toBe(0);
+    expect(run.pushed).toEqual(['package.json', 'server.js']);
+  });
+
+  it('nothing written but files that could not be processed: the step exits 3 and the runner skips the repository', async () => {
+    const run = await playRunner(await makeRemote('14-jsonl-worker-not-mcp', { 'broken.js': "process.stdin.on('data', (d) => { JSON.parse(d) // jsonrpc\n" }));
+    expect(run.status).toBe(3);
+    expect(run.pushed).toEqual([]);
+  });
+
+  it('nothing to migrate: exit 0 and no change, so no pull request', async () => {
+    const run = await playRunner(await makeRemote('14-jsonl-worker-not-mcp'));
+    expect(run.status).toBe(0);
+    expect(run.pushed).toEqual([]);
+  });
+});
