@@ -6,6 +6,7 @@ import { afterAll, describe, it, expect } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { detach } from '../src/verify/connection.js';
+import { compareServers } from '../src/verify/compare.js';
 import { verifyServer, type VerifyResult } from '../src/verify/probe.js';
 import { clampReplyTimeout, MAX_REPLY_TIMEOUT_MS } from '../src/verify/timeouts.js';
 import { isGone, makeTree, removeTrees } from './fixtures/cli/harness.js';
@@ -37,6 +38,41 @@ describe('verify is bounded', () => {
     expect(result.kind).toBe('checked');
     expect(Date.now() - started).toBeLessThan(12_000);
     expect(result.contract.cutShort).toMatch(/stopped after 3 s/);
+  }, 30_000);
+
+  // Hangs on the first tools/call: from then on it reads its input and answers nothing, ever (a handler
+  // that awaits a promise that never settles and holds a lock every later message waits for).
+  const HANGS = `
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+const tools = [{ name: 'lookup', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+let stuck = false;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg; try { msg = JSON.parse(line); } catch { return; }
+  if (stuck || msg.id === undefined) return;
+  if (msg.method === 'initialize') return send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {}, resources: {}, prompts: {} }, serverInfo: { name: 'h', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ id: msg.id, result: { tools } });
+  if (msg.method === 'tools/call') { stuck = true; return; }
+  send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`;
+
+  it('a server that stops answering is not asked the rest: what follows counts as unanswered, and two servers stuck at the same request answer alike', async () => {
+    const cwd = await makeServer(HANGS);
+    const result = (await verifyServer({ ...base, cwd, timeoutMs: 300, calls: 'safe' })) as Extract<VerifyResult, { kind: 'checked' }>;
+    expect(result.kind).toBe('checked');
+    expect(result.contract.cutShort).toBeUndefined();
+    // hung by the call with its argument left out; ping went unanswered too, and so did prompts/list, which
+    // it had answered before: the probes after ping were not sent
+    expect(result.contract.stalled).toBe('the server stopped answering at ping (nor did it answer prompts/list again): the requests after it were not sent');
+    const detail = (rule: string): string => result.results.filter((r) => r.rule === rule).map((r) => r.detail).join('; ');
+    expect(detail('ping-unanswered')).toBe('ping: no reply within 300 ms');
+    expect(detail('unknown-method-unanswered')).toBe('unknown method mcp-migrate/no-such-method: not asked (the server stopped answering at ping)');
+    expect(result.contract.exchanges.map((e) => `${e.key} ${e.outcome.kind}`)).toEqual(['tools/list result', 'resources/list error', 'prompts/list error', 'tools/call lookup (invalid: without required q) no-reply']);
+
+    const other = await makeServer(HANGS);
+    const compared = await compareServers({ original: { ...base, cwd, timeoutMs: 300, calls: 'safe' }, migrated: { ...base, cwd: other, timeoutMs: 300, calls: 'safe' } });
+    expect(compared).toMatchObject({ kind: 'compared', equal: true });
+    expect(compared.kind === 'compared' ? compared.notes.filter((n) => n.includes('stopped answering')) : []).toHaveLength(2);
   }, 30_000);
 
   it('a per-reply timeout beyond what timers hold is clamped, not fired at once', async () => {

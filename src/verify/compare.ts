@@ -119,6 +119,9 @@ const LISTINGS: Readonly<Record<string, { field: string; id: string; noun: strin
 export function compareContracts(original: Checked, migrated: Checked, expected: readonly WireChange[] = []): ContractDiff {
   const diff: ContractDiff = { differences: [], fixes: [], unfixed: [], notes: [], expected: [], compared: 0 };
   compareInitialize(original, migrated, diff);
+  for (const [side, checked] of [['original', original], ['migrated', migrated]] as const) {
+    if (checked.contract.stalled !== undefined) diff.notes.push(`the ${side}: ${checked.contract.stalled}`);
+  }
 
   const theirs = new Map(migrated.contract.exchanges.map((e) => [e.key, e]));
   const ours = new Set(original.contract.exchanges.map((e) => e.key));

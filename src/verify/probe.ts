@@ -77,6 +77,11 @@ export interface Contract {
   restarts: string[];
   /** Set when the exploration hit its overall time limit: what was not asked is missing (why, one line). */
   cutShort?: string;
+  /**
+   * Set when the server stopped answering while it ran (requests in a row unanswered, and then one it had
+   * answered before): the requests after that were not sent, and count as unanswered (why, one line).
+   */
+  stalled?: string;
 }
 
 export type VerifyResult =
@@ -116,6 +121,8 @@ const SETTLE_MS = 200;
 const MAX_ITEMS = 100;
 /** How many times a server that exits mid-way is started again. */
 const MAX_RESTARTS = 5;
+/** After this many requests in a row left unanswered by a running server, it is asked again what it answered before. */
+const STALL_AFTER = 2;
 /** The longest wait for the listings a server does not declare (answered at once, or never). */
 const UNDECLARED_WAIT_MS = 1_000;
 /** Capability -> its listing, in the order they are asked. */
@@ -332,8 +339,25 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   let nextId = 1;
   const first = servers.first;
 
-  const noReply = (label: string, connection = servers.current): string =>
-    connection.exited !== null ? `${label}: no reply (the server ${describeExit(connection.exited)})` : `${label}: no reply within ${timeoutMs} ms`;
+  const noReply = (label: string, connection = servers.current): string => {
+    if (stalled?.connection === connection && stalled.at !== label) return `${label}: not asked (the server stopped answering at ${stalled.at})`;
+    return connection.exited !== null ? `${label}: no reply (the server ${describeExit(connection.exited)})` : `${label}: no reply within ${timeoutMs} ms`;
+  };
+
+  // A server that stops answering (it hangs on one request) would cost one full wait per request left:
+  // after STALL_AFTER requests in a row unanswered, it is asked again a listing (or ping) it answered, and
+  // when that goes unanswered too, nothing more is sent to that process (each later request counts as
+  // unanswered at once). Two servers stuck at the same request then answer the rest alike.
+  let unansweredInRow = 0;
+  let lastAnswered: { method: string; params: JsonObject | undefined } | null = null;
+  let stalled: { connection: typeof servers.current; at: string } | null = null;
+  const isStillAnswering = async (connection: typeof servers.current, asked: { method: string; params: JsonObject | undefined }): Promise<boolean> => {
+    const id = nextId++;
+    sentIds.add(id);
+    const from = connection.messages.length;
+    connection.send({ jsonrpc: '2.0', id, method: asked.method, ...(asked.params === undefined ? {} : { params: asked.params }) });
+    return (await connection.waitFor(from, (m) => isResponse(m) && m.id === id, within(timeoutMs), signal)) !== null;
+  };
 
   /**
    * Sends a request and returns the first reply to it: one with its id, or with an id no earlier
@@ -354,6 +378,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
       contract.cutShort ??= `stopped after ${Math.round(totalMs / 1000)} s, the limit for one exploration: ${label} and what follows were not asked`;
       return null;
     }
+    if (stalled?.connection === connection) return null;
     const earlier = new Set(sentIds);
     sentIds.add(id);
     const from = connection.messages.length;
@@ -370,6 +395,17 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     if (reply !== null && reply.id !== id) {
       flagged.add(reply);
       findings.add('wrong-id', false, `${label} (id ${JSON.stringify(id)}) answered with ${describeId(reply.id)}`);
+    }
+    if (reply !== null) {
+      unansweredInRow = 0;
+      // (asked again only what has no effect: a listing or ping, never a tool call)
+      if (method === 'ping' || LISTINGS.some(([, listing]) => listing === method)) lastAnswered = { method, params };
+    } else if (connection.exited === null && !isAborted(signal) && Date.now() < deadline && ++unansweredInRow >= STALL_AFTER && lastAnswered !== null) {
+      if (await isStillAnswering(connection, lastAnswered)) unansweredInRow = 0;
+      else if (connection.exited === null) {
+        stalled = { connection, at: label };
+        contract.stalled = `the server stopped answering at ${label} (nor did it answer ${lastAnswered.method} again): the requests after it were not sent`;
+      }
     }
     return reply;
   };
@@ -411,6 +447,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
    */
   const notify = async (method: string, params: JsonObject, syncMethod: string): Promise<JsonObject | null> => {
     const connection = servers.current;
+    if (stalled?.connection === connection) return null;
     const earlier = new Set(sentIds);
     const syncId = nextId++;
     sentIds.add(syncId);
