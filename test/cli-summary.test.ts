@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { createPaint } from '../src/cli/render.js';
 import { buildRunSummary, collectErrors, renderSummary } from '../src/cli/summary.js';
-import { createProgressLine } from '../src/cli/progress.js';
+import { createProgressLine, createProofProgress } from '../src/cli/progress.js';
+import { describeProofTimes } from '../src/cli/verify-step.js';
 import { scanFiles } from '../src/runner/scan.js';
 import { createFakePipeline, makeHarness, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 
@@ -89,5 +90,37 @@ describe('progress line', () => {
     const tty = makeHarness(root, { stderr: { write: (s: string) => (ttyErr += s), isTTY: true } });
     await main(['--dry-run'], tty.deps);
     expect(ttyErr).toContain('scanned 1 file, 1 candidate');
+  });
+});
+
+describe('the proof\'s progress', () => {
+  it('on a terminal: one line naming the servers being proven and for how long, erased before each verdict and at the end', () => {
+    let text = '';
+    let t = 1_000;
+    const line = createProofProgress((s) => (text += s), true, (p) => p.replace('/repo/', ''), () => t);
+    line.start('/repo/a.js');
+    t += 1_500;
+    line.start('/repo/b.js');
+    line.done('/repo/a.js');
+    line.clear();
+    t += 700;
+    line.stop();
+    expect(text).toBe('\r\x1b[2Kproving a.js (0.0 s)\r\x1b[2Kproving a.js (1.5 s), b.js (0.0 s)\r\x1b[2K');
+  });
+
+  it('elsewhere: nothing (each verdict is its own line)', () => {
+    let text = '';
+    const line = createProofProgress((s) => (text += s), false, (p) => p);
+    line.start('a.js');
+    line.stop();
+    expect(text).toBe('');
+  });
+
+  it('the summary gives each server\'s own time: the median and the longest, named', () => {
+    const times = [{ path: '/r/a.js', ms: 900 }, { path: '/r/b.js', ms: 3_400 }, { path: '/r/c.js', ms: 2_100 }, { path: '/r/d.js', ms: 1_100 }];
+    const display = (p: string): string => p.slice(3);
+    expect(describeProofTimes(times, 4, display)).toBe('4 side-by-side runs; per server: median 1.6 s, longest 3.4 s (b.js)');
+    expect(describeProofTimes(times.slice(0, 3), 3, display)).toBe('3 side-by-side runs; per server: median 2.1 s, longest 3.4 s (b.js)');
+    expect(describeProofTimes([times[1]!], 1, display)).toBe('1 side-by-side run, 3.4 s');
   });
 });

@@ -113,7 +113,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const out = h.stdout();
     expect(out).toMatch(/^ {2}DIFFERS {2}honest\.cjs: the SDK rewrite is not offered, it answers differently from the original/m);
     expect(out).toContain('        tools/call add (answer)\n          original: result {"content":[{"type":"text","text":"2"}]}\n          migrated: error -32603 "params is not defined"\n');
-    expect(out).toMatch(/^Proved 1 server\(s\) in \d+\.\d s \(1 side-by-side run\(s\), \d+\.\d s each\): 0 answer like the original; 1 left alone \(no rewrite answered as well\)\.$/m);
+    expect(out).toMatch(/^Proved 1 server\(s\) in \d+\.\d s \(1 side-by-side run, \d+\.\d s\): 0 answer like the original; 1 left alone \(no rewrite answered as well\)\.$/m);
     const report = JSON.parse(readFileSync(join(pkg, 'report.json'), 'utf8')) as { files: Array<{ path: string; decision: { kind: string; reason?: string }; diagnostics: Array<{ code: string; message: string }> }> };
     const file = report.files.find((f) => f.path === 'honest.cjs');
     expect(file?.decision).toMatchObject({ kind: 'leave', reason: 'VERIFY_DIFFERENT' });

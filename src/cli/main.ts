@@ -27,7 +27,7 @@ import { type LockfileRunner, runLockfileCommand, updateLockfiles } from '../run
 import type { ProcessFile, ScanOptions, ScanResult } from '../runner/scan.js';
 import { createWorkspacePath, isGitHubActions, renderAnnotations } from './annotations.js';
 import { parseCliArgs, USAGE, VERIFY_USAGE, type CliOptions } from './args.js';
-import { createProgressLine } from './progress.js';
+import { createProgressLine, createProofProgress } from './progress.js';
 import { createTerminalPager, type Pager } from './pager.js';
 import { createTerminalPrompt } from './prompt.js';
 import { createTerminalEditor } from './editor.js';
@@ -246,6 +246,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
       withholdUnverified: options.mode === 'apply' && options.yes && !options.allowUnverified,
       ...(options.jobs === null ? {} : { concurrency: options.jobs }),
       rescan: (refusedRewrites) => scanFiles({ ...scanOptions, refused: refusedRewrites }),
+      progress: createProofProgress((text) => void stderr.write(text), stderr.isTTY === true, display),
     });
     if (step.interrupted) {
       stderr.write('mcp-migrate: interrupted while verifying; nothing was written.\n');

@@ -14,6 +14,7 @@ import { renderDiffLines } from './compare.js';
 import { escapeServerText } from './escape.js';
 import type { Paint } from './render.js';
 import { withInterruptSignal } from './verify.js';
+import type { ProofProgress } from './progress.js';
 import { getToolVersion } from './version.js';
 
 export interface VerifyStepContext {
@@ -34,6 +35,8 @@ export interface VerifyStepContext {
   timeoutMs?: number;
   /** Servers proven at once (`--jobs`). */
   concurrency?: number;
+  /** The live line while servers are proven (a terminal's; silent elsewhere). */
+  progress?: ProofProgress;
 }
 
 export interface VerifyStepOutcome {
@@ -61,6 +64,8 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
   );
   const started = Date.now();
   let runs = 0;
+  const times: Array<{ path: string; ms: number }> = [];
+  const progress = ctx.progress;
   const outcome = await withInterruptSignal(ctx.signal, (signal) =>
     proveRewrites(scan, {
       env: ctx.env,
@@ -71,13 +76,17 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
       signal,
       rescan: ctx.rescan,
       withholdUnverified: ctx.withholdUnverified,
+      onStart: (target) => progress?.start(target.path),
       onVerdict: (verdict, target) => {
+        progress?.done(target.path);
         if (signal.aborted) return;
         runs++;
+        times.push({ path: verdict.path, ms: verdict.ms });
+        progress?.clear();
         out(renderVerdict(verdict, paint, display, describeRewrite(target)));
       },
     }),
-  );
+  ).finally(() => progress?.stop());
   if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], refused: 0, withheld: 0, interrupted: true };
   const elapsed = Date.now() - started;
   const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk' || r.rewrite === 'boundary').map((r) => r.path));
@@ -91,8 +100,20 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
     ...(outcome.leftAlone > 0 ? [paint.removed(`${outcome.leftAlone} left alone (no rewrite answered as well)`)] : []),
     ...(outcome.verdicts.some((v) => v.kind === 'not-verified') ? [paint.warn(`${outcome.verdicts.filter((v) => v.kind === 'not-verified').length} not verified${outcome.withheld > 0 ? ', not written (--allow-unverified writes them)' : ''}`)] : []),
   ];
-  out(`Proved ${targets.length} server(s) in ${seconds(elapsed)} (${runs} side-by-side run(s), ${seconds(runs === 0 ? 0 : elapsed / runs)} each): ${parts.join('; ')}.\n`);
+  out(`Proved ${targets.length} server(s) in ${seconds(elapsed)} (${describeProofTimes(times, runs, display)}): ${parts.join('; ')}.\n`);
   return { scan: outcome.scan, verdicts: outcome.verdicts, refused: outcome.leftAlone, withheld: outcome.withheld, interrupted: false };
+}
+
+/** `3 side-by-side runs; per server: median 2.1 s, longest 3.4 s (server.js)`: each run's own time, not the wall time shared out. */
+export function describeProofTimes(times: ReadonlyArray<{ path: string; ms: number }>, runs: number, display: (path: string) => string): string {
+  const head = `${runs} side-by-side run${runs === 1 ? '' : 's'}`;
+  if (times.length === 0) return head;
+  const sorted = [...times].sort((a, b) => a.ms - b.ms);
+  const longest = sorted[sorted.length - 1]!;
+  if (sorted.length === 1) return `${head}, ${seconds(longest.ms)}`;
+  const middle = sorted.length / 2;
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)]!.ms : (sorted[middle - 1]!.ms + sorted[middle]!.ms) / 2;
+  return `${head}; per server: median ${seconds(median)}, longest ${seconds(longest.ms)} (${display(longest.path)})`;
 }
 
 function describeRewrite(target: FileResult): string {

@@ -48,6 +48,8 @@ export interface VerifyRunOptions {
   concurrency?: number;
   clientInfo: { name: string; version: string };
   signal?: AbortSignal;
+  /** Called when a server's proof starts. */
+  onStart?: (target: FileResult) => void;
   /** Called when a server's verdict is in, with the result it was given. */
   onVerdict?: (verdict: VerifyVerdict, target: FileResult) => void;
   /** `safe` (default): no tool is called with valid arguments; `calls`: one valid call per tool. */
@@ -80,6 +82,7 @@ export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions
   const worker = async (): Promise<void> => {
     while (next < targets.length && options.signal?.aborted !== true) {
       const index = next++;
+      options.onStart?.(targets[index]!);
       const verdict = await verifyRewrite(scan, targets[index]!, options);
       verdicts[index] = verdict;
       options.onVerdict?.(verdict, targets[index]!);
