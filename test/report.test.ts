@@ -32,7 +32,8 @@ function json(summary: RunSummary): JsonReport {
 
 describe('json report', () => {
   it('validates against the schema documented in docs/reports.md', () => {
-    for (const summary of [buildFixtureSummary('check'), buildFixtureSummary('apply', ['corpus/06-console-log-noise/server.js'])]) {
+    const proven: RunSummary = { ...buildFixtureSummary('check'), proofs: { 'corpus/06-console-log-noise/server.js': { status: 'same', detail: '19 requests compared', seconds: 2.4 }, 'corpus/08-no-jsonrpc-field/main.js': { status: 'not-run', detail: null, seconds: null } } };
+    for (const summary of [buildFixtureSummary('check'), buildFixtureSummary('apply', ['corpus/06-console-log-noise/server.js']), proven]) {
       const report = json(summary);
       expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
     }
@@ -47,6 +48,15 @@ describe('json report', () => {
     badStatus.files[0]!.status = 'done';
     expect(validateReport(badStatus)).toBe(false);
     expect(validateReport({ ...report, extra: true })).toBe(false);
+    const badProof = structuredClone(report) as unknown as { files: { proof: unknown }[] };
+    badProof.files[0]!.proof = { status: 'proven', detail: null, seconds: null };
+    expect(validateReport(badProof)).toBe(false);
+  });
+
+  it('carries what the proof said of each file, null for a file it has nothing on', () => {
+    const report = json({ ...buildFixtureSummary('check'), proofs: { 'corpus/06-console-log-noise/server.js': { status: 'differs', detail: 'tools/list: the tools differ', seconds: 3.1 } } });
+    expect(report.files.map((f) => [f.path, f.proof?.status ?? null])).toEqual(report.files.map((f) => [f.path, f.path === 'corpus/06-console-log-noise/server.js' ? 'differs' : null]));
+    expect(report.files.find((f) => f.path === 'corpus/06-console-log-noise/server.js')!.proof).toEqual({ status: 'differs', detail: 'tools/list: the tools differ', seconds: 3.1 });
   });
 
   it('carries the run: schema version, tool, mode, exit code, root, totals', () => {

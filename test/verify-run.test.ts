@@ -134,6 +134,17 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     }
   });
 
+  it('the JSON report carries each rewrite\'s proof: same with what was compared under --verify, not-run without it', async () => {
+    const pkg = await makePackage(HONEST);
+    const proved = makeHarness(pkg, { process: undefined });
+    expect(await main(['--check', '--verify', '--report', 'json', pkg], proved.deps)).toBe(1);
+    const fileOf = (text: string): { path: string; proof: unknown } => (JSON.parse(text) as { files: Array<{ path: string; proof: unknown }> }).files.find((f) => f.path === 'honest.cjs')!;
+    expect(fileOf(proved.stdout()).proof).toEqual({ status: 'same', detail: expect.stringMatching(/^\d+ requests compared$/), seconds: expect.any(Number) });
+    const unproved = makeHarness(pkg, { process: undefined });
+    expect(await main(['--check', '--report', 'json', pkg], unproved.deps)).toBe(1);
+    expect(fileOf(unproved.stdout()).proof).toEqual({ status: 'not-run', detail: null, seconds: null });
+  });
+
   it('runs the servers in temp copies: what they write at start-up never lands in the package', async () => {
     const touch = "require('node:fs').writeFileSync('side-effect.txt', String(process.env.HOME));\n";
     const pkg = await makePackage({ ...HONEST, 'honest.cjs': touch + HONEST['honest.cjs'] });

@@ -35,7 +35,7 @@ import { createPaint, shouldColor } from './render.js';
 import { getToolVersion } from './version.js';
 import { renderReport } from './report/index.js';
 import type { Editor, EditProof, ReviewOutcome, ReviewPrompt } from './review.js';
-import type { FileResult } from '../model/types.js';
+import type { FileResult, ProofRecord } from '../model/types.js';
 import { buildRunSummary, collectErrors, getNonCompliant, getPendingFiles, getUnfollowed, renderFileLines, renderSummary } from './summary.js';
 import { buildPatch, getPatchEntries } from './patch.js';
 
@@ -234,6 +234,8 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   //     server runs next to its original in temp copies; a rewrite that answers worse is replaced by the
   //     next option of the chain here, before the review sees it.
   let refused = 0;
+  /** The proof's verdicts as the reports carry them, when it ran in this run. */
+  let proofs: Map<string, ProofRecord> | null = null;
   if (options.verify !== 'off') {
     const { runVerifyStep } = await import('./verify-step.js');
     const step = await runVerifyStep({
@@ -254,6 +256,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
     }
     scan = step.scan;
     refused = step.refused + step.withheld;
+    proofs = step.proofs;
   }
 
   const scope = getWriteScope(scan);
@@ -373,7 +376,7 @@ async function runCli(options: CliOptions, deps: CliDeps, human: OutputStream): 
   }
 
   if (options.report !== null) {
-    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, relativeName));
+    const report = renderReport(options.report, buildRunSummary(scan, options.mode, options.mode === 'apply' ? outcome : null, exitCode, relativeName, proofs));
     if (options.output === null) {
       deps.stdout.write(report);
     } else if (reportTarget !== null) {

@@ -1,6 +1,6 @@
 // End of a run: the human summary (counts, files left alone and why, errors, install commands, per
 // package in a monorepo) and the RunSummary the reporters render. Returns data and strings only.
-import type { FileResult, ManifestChange, RunSummary } from '../model/types.js';
+import type { FileResult, ManifestChange, ProofRecord, RunSummary } from '../model/types.js';
 import { isInside, type ExcludedDirectory, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
 import type { SkippedTree } from '../runner/scope.js';
@@ -27,7 +27,11 @@ function isReportable(result: FileResult): boolean {
   return result.decision.kind !== 'none' || result.error !== undefined || result.after !== undefined || result.findings.length > 0 || result.diagnostics.length > 0;
 }
 
-export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null, exitCode: number, display: (path: string) => string): RunSummary {
+/**
+ * `proofs`: the proof's verdicts on what is planned now, by entry path (verify-step.ts); null when the
+ * proof did not run in this run. A file the rewrite of another entry changes gets that entry's.
+ */
+export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: ReviewOutcome | null, exitCode: number, display: (path: string) => string, proofs: ReadonlyMap<string, ProofRecord> | null = null): RunSummary {
   const failed = new Map((outcome?.failed ?? []).map((f) => [f.path, f.message]));
   const files: FileResult[] = scan.results.filter(isReportable).map((result) => {
     const copy: FileResult = { ...result, path: display(result.path), findings: result.findings.map((f) => (f.file === undefined ? f : { ...f, file: display(f.file) })) };
@@ -41,6 +45,12 @@ export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: Review
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const manifests: ManifestChange[] = scan.manifests.map((m) => ({ ...m.change, path: display(m.change.path) }));
+  const proofOf: Record<string, ProofRecord> = {};
+  for (const result of scan.results) {
+    const proof = proofs?.get(result.partOf ?? result.path);
+    if (proof !== undefined && (result.after !== undefined || result.partOf === undefined)) proofOf[display(result.path)] = proof;
+    else if (result.after !== undefined && result.error === undefined) proofOf[display(result.path)] = { status: 'not-run', detail: null, seconds: null };
+  }
   return {
     root: scan.root,
     mode,
@@ -48,8 +58,10 @@ export function buildRunSummary(scan: ScanResult, mode: RunMode, outcome: Review
     manifests,
     written: (outcome?.written ?? []).map(display),
     exitCode,
+    proofs: proofOf,
   };
 }
+
 
 export interface SummaryInput {
   scan: ScanResult;

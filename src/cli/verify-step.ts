@@ -7,7 +7,7 @@
 import { getVerifyTargets, describeVerdictDifferences, type VerifyVerdict } from '../runner/verify-run.js';
 import { proveRewrites, type ProveOptions } from '../runner/prove.js';
 import { isConfined } from '../runner/sandbox.js';
-import type { FileResult } from '../model/types.js';
+import type { FileResult, ProofRecord } from '../model/types.js';
 import type { ScanResult } from '../runner/scan.js';
 import { assertNever } from '../model/assert-never.js';
 import { renderDiffLines } from './compare.js';
@@ -43,6 +43,8 @@ export interface VerifyStepOutcome {
   /** The scan to review and write (planned again when a rewrite was refused). */
   scan: ScanResult;
   verdicts: VerifyVerdict[];
+  /** The verdicts as the reports carry them, by entry path. */
+  proofs: Map<string, ProofRecord>;
   /** Servers that end with no rewrite because every rewrite answered worse. */
   refused: number;
   /** Rewrites not written because they could not be run. */
@@ -53,7 +55,7 @@ export interface VerifyStepOutcome {
 export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepOutcome> {
   const { scan, out, paint, display } = ctx;
   const targets = getVerifyTargets(scan);
-  if (targets.length === 0) return { scan, verdicts: [], refused: 0, withheld: 0, interrupted: false };
+  if (targets.length === 0) return { scan, verdicts: [], proofs: new Map(), refused: 0, withheld: 0, interrupted: false };
   out(
     paint.bold(`Proving ${targets.length} rewrite(s): each migrated server runs next to its original in a trial copy of its package, ${isConfined() ? 'writing only inside the trial, with no network' : 'with a temp HOME and no network (this Node has no permission model: writes are not confined)'}.\n`) +
       paint.dim(
@@ -87,7 +89,7 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
       },
     }),
   ).finally(() => progress?.stop());
-  if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], refused: 0, withheld: 0, interrupted: true };
+  if (outcome.interrupted) return { scan: outcome.scan, verdicts: [], proofs: new Map(), refused: 0, withheld: 0, interrupted: true };
   const elapsed = Date.now() - started;
   const fellBack = new Set(outcome.refused.filter((r) => r.rewrite === 'sdk' || r.rewrite === 'boundary').map((r) => r.path));
   const landed = (kind: string): number => [...fellBack].filter((path) => outcome.scan.results.find((r) => r.path === path)?.decision.kind === kind).length;
@@ -101,7 +103,23 @@ export async function runVerifyStep(ctx: VerifyStepContext): Promise<VerifyStepO
     ...(outcome.verdicts.some((v) => v.kind === 'not-verified') ? [paint.warn(`${outcome.verdicts.filter((v) => v.kind === 'not-verified').length} not verified${outcome.withheld > 0 ? ', not written (--allow-unverified writes them)' : ''}`)] : []),
   ];
   out(`Proved ${targets.length} server(s) in ${seconds(elapsed)} (${describeProofTimes(times, runs, display)}): ${parts.join('; ')}.\n`);
-  return { scan: outcome.scan, verdicts: outcome.verdicts, refused: outcome.leftAlone, withheld: outcome.withheld, interrupted: false };
+  const proofs = new Map(outcome.verdicts.map((verdict) => [verdict.path, toProofRecord(verdict)]));
+  return { scan: outcome.scan, verdicts: outcome.verdicts, proofs, refused: outcome.leftAlone, withheld: outcome.withheld, interrupted: false };
+}
+
+/** A verdict as the JSON report carries it. */
+export function toProofRecord(verdict: VerifyVerdict): ProofRecord {
+  const seconds = Math.round(verdict.ms / 100) / 10;
+  switch (verdict.kind) {
+    case 'equal':
+      return { status: 'same', detail: `${verdict.diff.compared} requests compared`, seconds };
+    case 'different':
+      return { status: 'differs', detail: describeVerdictDifferences(verdict), seconds };
+    case 'not-verified':
+      return { status: 'not-verified', detail: verdict.reason, seconds };
+    default:
+      return assertNever(verdict);
+  }
 }
 
 /** `3 side-by-side runs; per server: median 2.1 s, longest 3.4 s (server.js)`: each run's own time, not the wall time shared out. */

@@ -176,4 +176,15 @@ export interface RunSummary {
   written: string[];
   /** Exit code the run ends with (0/1/2/3). */
   exitCode: number;
+  /** What the proof said of each file's rewrite, by the file's path as reported (files with no rewrite have none). */
+  proofs?: Record<string, ProofRecord>;
+}
+
+/** What the proof said of a file's rewrite in this run (the file's own, or that of the entry it is part of). */
+export interface ProofRecord {
+  /** `not-run`: the proof did not run (`--dry-run` or `--check` without `--verify`, `--no-verify`). */
+  status: 'same' | 'differs' | 'not-verified' | 'not-run';
+  /** How many requests were compared, what differs, or why it could not be run. */
+  detail: string | null;
+  seconds: number | null;
 }

@@ -45,6 +45,8 @@ export interface JsonFile {
   diagnostics: { code: string; message: string; line: number | null; column: number | null }[];
   error: string | null;
   companions: string[];
+  /** What the proof said of the file's rewrite in this run; null for a file with no rewrite. */
+  proof: { status: 'same' | 'differs' | 'not-verified' | 'not-run'; detail: string | null; seconds: number | null } | null;
   /**
    * The file's change as a git patch (paths relative to `root`), with the new companion files it is the
    * first to list; null when the run has no change for it (left alone, unchanged, error).
@@ -105,6 +107,7 @@ export function buildJsonReport(summary: RunSummary): JsonReport {
       diagnostics: file.diagnostics.map((d) => ({ code: d.code, message: d.message, line: d.line ?? null, column: d.column ?? null })),
       error: file.error ?? null,
       companions: (file.companions ?? []).map((c) => c.path),
+      proof: summary.proofs?.[file.path] ?? null,
       patch: patchOf(file),
     })),
     manifests: summary.manifests.map((m) => ({
