@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createTerminalPrompt, type KeyInput } from '../src/cli/prompt.js';
-import type { ReviewQuestion } from '../src/cli/review.js';
+import type { ReviewQuestion } from '../src/cli/review-types.js';
 
 function terminal(): { input: PassThrough & KeyInput; output: PassThrough; text: () => string; raw: boolean[] } {
   const input = new PassThrough() as PassThrough & KeyInput;

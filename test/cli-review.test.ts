@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.js';
 import type { Pager } from '../src/cli/pager.js';
-import type { ReviewAnswer } from '../src/cli/review.js';
+import type { ReviewAnswer } from '../src/cli/review-types.js';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { makeHarness, makeTree, read, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
 import { NOISY_SDK_SERVER, SDK_PKG } from './fixtures/cli/noisy-sdk-server.js';

@@ -6,7 +6,7 @@
 // tsconfig, conditions beyond node/import/require/default, or package names (a workspace package is
 // another package): an alias that does not resolve leaves the import unknown, as before.
 import { dirname, join } from 'node:path';
-import type { ReadModule } from './program.js';
+import type { ReadModule } from './read-module.js';
 
 interface AliasTable {
   /** The folder the targets are relative to. */

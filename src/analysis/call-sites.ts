@@ -12,12 +12,12 @@ import {
   unwrapExpression,
 } from './ast.js';
 import { type ClassNode, type NewSite, UNKNOWN } from './values.js';
-import type { Interpreter } from './interp.js';
+import type { Evaluator } from './evaluator.js';
 import { getCallsOfBinding, getCallsOfMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class CallSites {
-  constructor(private readonly interp: Interpreter) {}
+  constructor(private readonly interp: Evaluator) {}
 
   /** The only call of a function in the program (by its name, as a method of its class, or `new` of its class), with its arguments. */
   findUniqueCallSite(fn: FunctionNode, mod: ModuleUnit): NewSite | null {

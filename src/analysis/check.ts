@@ -6,7 +6,8 @@
 import type * as t from '@babel/types';
 import { buildIndex, type FunctionNode, getLine, isModuleExports, isReferenceIdentifier, resolveIdentifier } from './ast.js';
 import { buildFacts } from './facts.js';
-import type { ModuleUnit, ReadModule } from './program.js';
+import type { ModuleUnit } from './program.js';
+import type { ReadModule } from './read-module.js';
 import { parseSource } from '../parse.js';
 
 export interface CheckProblem {

@@ -8,12 +8,12 @@ import { type FunctionNode, getEnclosingClass, getMemberName, getStaticKey, reso
 import { type ClassNode, type Frame, UNDEFINED, UNKNOWN, type Val } from './values.js';
 import { type PathState } from './interp-types.js';
 import { findEnclosingFunction, LISTEN_METHODS, nextFrameId, queueFieldsOf } from './interp-helpers.js';
-import type { Interpreter } from './interp.js';
+import type { Evaluator } from './evaluator.js';
 import { getCallsOfMember, getPrototypeAssignmentsOf, getThisAssignments, isMutatedMember } from './lookups.js';
 import type { ModuleUnit } from './program.js';
 
 export class ClassMembers {
-  constructor(private readonly interp: Interpreter) {}
+  constructor(private readonly interp: Evaluator) {}
 
   /** The listeners registered for an event on the instances of an EventEmitter subclass (null: not all known). */
   private readonly listenerMemo = new Map<ClassNode, Map<string, Extract<Val, { k: 'func' }>[] | null>>();

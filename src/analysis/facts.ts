@@ -6,7 +6,8 @@
 import { t } from '../babel.js';
 import { type Binding, forEachChild, type FunctionNode, getBindingWrites, getEnclosingClass, getMemberName, isFunctionNode, isModuleExports, resolveIdentifier, unwrapExpression } from './ast.js';
 import { findEnclosingFunction, Interpreter, LISTEN_METHODS, type PathResult } from './interp.js';
-import { type ModuleUnit, Program, type ReadModule } from './program.js';
+import { type ModuleUnit, Program } from './program.js';
+import type { ReadModule } from './read-module.js';
 import type { Constraint, Val } from './values.js';
 import { getClassBindingName } from './class-members.js';
 import { STDIN_EVENTS } from './inert.js';

@@ -7,7 +7,8 @@
 // Deliberately a superset of the program: every quoted relative path in a text is followed (the program
 // follows only its imports), and a package that declares import aliases is left to the parse.
 import { AliasResolver } from './aliases.js';
-import { getModuleCandidates, MAX_MODULES, type ReadModule } from './program.js';
+import { getModuleCandidates, MAX_MODULES } from './program.js';
+import type { ReadModule } from './read-module.js';
 import { speaksMcp } from './vocabulary.js';
 
 /** The events stdin is taken in through (`x.on('data', ...)`; facts.ts's findConsumers reads this table). */

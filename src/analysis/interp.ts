@@ -48,6 +48,7 @@ import {
   runsCode,
   typeOf,
 } from './interp-helpers.js';
+import type { Evaluator } from './evaluator.js';
 import { type Channel, type Outcome, type PathResult, type PathState, type Res } from './interp-types.js';
 import { getCallsOfMember, getMemberAssignmentsOf } from './lookups.js';
 import { ModuleValues } from './module-values.js';
@@ -95,7 +96,7 @@ const STRING_METHODS = new Set([
 
 let cellCounter = 0;
 
-export class Interpreter {
+export class Interpreter implements Evaluator {
   private paths = 0;
   private readonly staticValues = new Map<Binding, Val>();
   private readonly staticInProgress = new Set<Binding>();

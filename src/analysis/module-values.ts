@@ -4,11 +4,11 @@
 import { getMemberName, isModuleExports } from './ast.js';
 import { UNKNOWN, type Val } from './values.js';
 import { getBuiltinName } from './interp-helpers.js';
-import type { Interpreter } from './interp.js';
+import type { Evaluator } from './evaluator.js';
 import type { ModuleUnit } from './program.js';
 
 export class ModuleValues {
-  constructor(private readonly interp: Interpreter) {}
+  constructor(private readonly interp: Evaluator) {}
 
   importValue(source: string, imported: string, mod: ModuleUnit): Val {
     const builtin = getBuiltinName(source);

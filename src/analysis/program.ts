@@ -9,6 +9,7 @@ import { dirname, extname, join } from 'node:path';
 import type * as t from '@babel/types';
 import { parseSource } from '../parse.js';
 import { AliasResolver } from './aliases.js';
+import type { ReadModule } from './read-module.js';
 import { isToolCompanion } from './companions.js';
 import { type AstIndex, buildIndex, getStringValue, unwrapExpression } from './ast.js';
 
@@ -21,9 +22,6 @@ export interface ModuleUnit {
   index: AstIndex;
   syntax: ModuleSyntax;
 }
-
-/** Reads another file of the program: its text, or null when it does not exist or cannot be read. */
-export type ReadModule = (path: string) => string | null;
 
 /** How many modules one program may pull in: a server is a handful of files, never a whole tree. */
 export const MAX_MODULES = 40;

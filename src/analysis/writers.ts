@@ -5,14 +5,14 @@
 import type * as t from '@babel/types';
 import { forEachChild, type FunctionNode, getEnclosingFunction, getMemberName, resolveIdentifier, sliceInside, unwrapExpression } from './ast.js';
 import { isWithin, VALUE_METHODS } from './interp-helpers.js';
-import type { Interpreter } from './interp.js';
+import type { Evaluator } from './evaluator.js';
 import type { ModuleUnit } from './program.js';
 
 /** How deep a chain of calls onlyLogs follows (each level costs stack frames of the walk). */
 const MAX_LOG_DEPTH = 100;
 
 export class WriterAnalysis {
-  constructor(private readonly interp: Interpreter) {}
+  constructor(private readonly interp: Evaluator) {}
 
   private readonly reachMemo = new Map<FunctionNode, boolean>();
   private readonly logMemo = new Map<FunctionNode, boolean>();

@@ -13,7 +13,8 @@ import { getCatchClause, getColumn, getEnclosingFunction, getLine, getMemberName
 import { buildFacts, type FileFacts, type SinkCall } from '../analysis/facts.js';
 import type { Event, PathState, WriteData } from '../analysis/interp.js';
 import { collectMessagePaths, findWriterHelpers, type MessagePath } from '../analysis/messages.js';
-import type { ModuleUnit, ReadModule } from '../analysis/program.js';
+import type { ModuleUnit } from '../analysis/program.js';
+import type { ReadModule } from '../analysis/read-module.js';
 import { getFieldNode, resolveExpr, shorten, sourceOf } from '../analysis/render.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { detectServer } from '../detect/server.js';

@@ -3,7 +3,7 @@
 // and Ctrl-C behave normally in between. Ctrl-C at a question is the answer "interrupt" (the caller exits
 // 130); the end of input (the terminal closed, Ctrl-D) is "quit".
 import { assertNever } from '../model/assert-never.js';
-import type { ReviewAnswer, ReviewPrompt, ReviewQuestion } from './review.js';
+import type { ReviewAnswer, ReviewPrompt, ReviewQuestion } from './review-types.js';
 
 /** A terminal input: a TTY read stream, or any readable (tests, pipes) read one character at a time. */
 export interface KeyInput extends NodeJS.ReadableStream {

@@ -6,7 +6,7 @@ import type { ScanResult } from '../runner/scan.js';
 import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
 import { describeDecision, isEraUpgrade, isStdoutOnlyRewrite, type Paint } from './render.js';
-import type { ReviewOutcome } from './review.js';
+import type { ReviewOutcome } from './review-types.js';
 
 /** The files a run would change (their rewrite is pending). */
 export function getPendingFiles(scan: ScanResult): FileResult[] {

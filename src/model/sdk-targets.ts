@@ -1,5 +1,6 @@
 // Where each SDK generation keeps what the rewrite imports. One table; the rewriter reads it.
-import type { SdkTarget } from './types.js';
+/** The SDK generation a rewrite targets: v1 (`@modelcontextprotocol/sdk`) or v2 (`@modelcontextprotocol/server`). */
+export type SdkTarget = 'v1' | 'v2';
 
 export interface SdkTargetEntry {
   /** The dependency the package gains. */

@@ -1,9 +1,10 @@
 // Types shared by every phase. No logic lives here.
 import type { StyleReason } from './reasons.js';
+import type { SdkTarget } from './sdk-targets.js';
 import type { WireChange } from './wire-changes.js';
 
 export type ModuleKind = 'esm' | 'cjs';
-export type SdkTarget = 'v1' | 'v2';
+export type { SdkTarget };
 export type Style = 'server' | 'mcp-server';
 
 export interface Position {

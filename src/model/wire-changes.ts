@@ -3,7 +3,7 @@
 // what the v2 generation prescribes whatever the style (the current protocol revision's codes). The diff
 // header lists each change a file's rewrite makes (its text); the proof (src/verify/compare.ts) takes
 // exactly those, and nothing else, as expected differences of that file.
-import type { SdkTarget } from './types.js';
+import type { SdkTarget } from './sdk-targets.js';
 
 export const WIRE_CHANGES = {
   /** McpServer's tools/call wraps the handler in a try and answers what it throws as a tool result. */

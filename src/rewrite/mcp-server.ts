@@ -21,7 +21,7 @@
 import { t } from '../babel.js';
 import { buildIndex, forEachChild, getLine, getMemberName, getPatternNames, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression, getBindingWrites, type AstIndex, type Binding, type FunctionNode } from '../analysis/ast.js';
 import { checkRewrite } from '../analysis/check.js';
-import type { ReadModule } from '../analysis/program.js';
+import type { ReadModule } from '../analysis/read-module.js';
 import { REASONS, type StyleReason } from '../model/reasons.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
 import type { SdkTarget, Style } from '../model/types.js';
