@@ -7,7 +7,6 @@ import {
   type FunctionNode,
   getEnclosingClass,
   getEnclosingFunction,
-  isInside,
   type ParentLinks,
   getMemberName,
   isFunctionNode,
@@ -203,11 +202,6 @@ export function getClassMethodNames(cls: ClassNode): string[] | null {
 
 /** Methods that only compute a value from their receiver (used to format a log line). */
 export const VALUE_METHODS = new Set(['toISOString', 'toString', 'toLocaleString', 'toUpperCase', 'toLowerCase', 'trim', 'join', 'slice', 'padStart', 'padEnd', 'toFixed', 'map', 'repeat', 'indexOf', 'includes']);
-
-/** Whether `node` lies inside `fn` (one lookup in the module's index). */
-export function isWithin(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
-  return isInside(mod.index, node, fn);
-}
 
 /** The nearest function around `node` in its module, or null at the top level (one lookup in the module's index). */
 export function findEnclosingFunction(mod: ModuleUnit, node: t.Node): FunctionNode | null {

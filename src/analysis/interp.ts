@@ -40,7 +40,6 @@ import {
   isInLoopBody,
   isStatementOfBody,
   isTruthy,
-  isWithin,
   LISTEN_METHODS,
   MAX_COMPUTED_ENTRIES,
   getInteropArgument,
@@ -1030,7 +1029,7 @@ export class Interpreter implements Evaluator {
     if (args.some((a) => isShallowMessageValue(a))) return true;
     // a closure of the code handling the message (`const ok = (result) => ({ jsonrpc: '2.0', id, result })`
     // inside the dispatcher): it reads the message through that code's variables, not its arguments
-    return caller !== null && caller.fn !== null && isWithin(caller.mod, fn, caller.fn);
+    return caller !== null && caller.fn !== null && isInside(caller.mod.index, fn, caller.fn);
   }
 
   moduleOf(node: t.Node): ModuleUnit | null {

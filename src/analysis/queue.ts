@@ -8,7 +8,7 @@
 // function, to a member of `this` or of such a binding, and every mutating method call on one counts
 // as shared state; every `await` anywhere in the queued code counts as a suspension.
 import { t } from '../babel.js';
-import { forEachChild, type FunctionNode, getMemberName, resolveIdentifier, unwrapExpression } from './ast.js';
+import { forEachChild, type FunctionNode, getMemberName, isInside, resolveIdentifier, unwrapExpression } from './ast.js';
 import type { Interpreter, PathResult } from './interp.js';
 import type { ModuleUnit } from './program.js';
 import type { Frame } from './values.js';
@@ -115,8 +115,8 @@ function scanFunction(fn: FunctionNode, mod: ModuleUnit): { suspend: t.Node | nu
     if (root.type !== 'Identifier') return false;
     const binding = resolveIdentifier(mod.index, root);
     if (!binding) return false;
-    if (binding.kind === 'param') return !isInside(mod, binding.fn, fn);
-    if ('declarator' in binding && binding.declarator) return !isInside(mod, binding.declarator, fn);
+    if (binding.kind === 'param') return !isAtOrInside(mod, binding.fn, fn);
+    if ('declarator' in binding && binding.declarator) return !isAtOrInside(mod, binding.declarator, fn);
     return binding.kind !== 'catch' && binding.kind !== 'function' && binding.kind !== 'class';
   };
   const visit = (node: t.Node): void => {
@@ -163,11 +163,8 @@ function isTrailing(mod: ModuleUnit, node: t.AwaitExpression, fn: FunctionNode):
   }
 }
 
-function isInside(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
-  for (let n: t.Node | undefined = node; n; n = mod.index.parent.get(n)) {
-    if (n === fn) return true;
-    if (n.type === 'Program') return false;
-  }
-  return false;
+/** `node` is `fn` or lies inside it. */
+function isAtOrInside(mod: ModuleUnit, node: t.Node, fn: FunctionNode): boolean {
+  return node === fn || isInside(mod.index, node, fn);
 }
 

@@ -3,8 +3,8 @@
 // The interpreter asks these to decide which calls to follow; the answers are memoized per function.
 // Deliberately not: running anything. The questions are answered from the module's calls, statically.
 import type * as t from '@babel/types';
-import { forEachChild, type FunctionNode, getEnclosingFunction, getMemberName, resolveIdentifier, sliceInside, unwrapExpression } from './ast.js';
-import { isWithin, VALUE_METHODS } from './interp-helpers.js';
+import { forEachChild, type FunctionNode, getEnclosingFunction, getMemberName, isInside, resolveIdentifier, sliceInside, unwrapExpression } from './ast.js';
+import { VALUE_METHODS } from './interp-helpers.js';
 import type { Evaluator } from './evaluator.js';
 import type { ModuleUnit } from './program.js';
 
@@ -74,7 +74,7 @@ export class WriterAnalysis {
     const isOwn = (target: t.Node): boolean => {
       if (target.type !== 'Identifier') return false;
       const binding = resolveIdentifier(mod!.index, target);
-      return binding !== null && binding.kind !== 'import' && 'declarator' in binding ? isWithin(mod!, binding.declarator, fn) : binding?.kind === 'param' && binding.fn === fn;
+      return binding !== null && binding.kind !== 'import' && 'declarator' in binding ? isInside(mod!.index, binding.declarator, fn) : binding?.kind === 'param' && binding.fn === fn;
     };
     const visit = (node: t.Node): void => {
       if (!ok) return;

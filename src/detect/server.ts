@@ -3,7 +3,7 @@
 // becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
 // READ-ONLY: the planner decides, the rewriter edits.
 import { t } from '../babel.js';
-import { type AstIndex, type Binding, forEachChild, getBindingWrites, getNumericValue, getStringValue, type FunctionNode, getEnclosingClass, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type AstIndex, type Binding, forEachChild, getBindingWrites, getNumericValue, getStringValue, type FunctionNode, getEnclosingClass, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isInside, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type WriteData } from '../analysis/interp.js';
 import { ENVELOPE_BASENAME, importsCompanion } from '../analysis/companions.js';
@@ -741,7 +741,7 @@ function isSpentReplyChannel(d: Extract<Dispatcher, { kind: 'function' }>, index
   const uses = d.mod.index.identifiers.filter((id) => id !== param && id.name === param.name && isReferenceIdentifier(d.mod.index, id) && resolveIdentifier(d.mod.index, id) === binding);
   return uses.length > 0 && uses.every((id) => {
     const call = d.mod.index.parent.get(id);
-    return call?.type === 'CallExpression' && call.callee === id && replaced.some((site) => site === call || isInside(d.mod, call, site));
+    return call?.type === 'CallExpression' && call.callee === id && replaced.some((site) => site === call || isInside(d.mod.index, call, site));
   });
 }
 
@@ -1495,7 +1495,7 @@ function findDeadReplyGuards(facts: FileFacts, paths: MessagePath[], d: Dispatch
   for (const [node, seen] of onRequests) {
     if (seen.has(true) || node.alternate) continue;
     const mod = facts.interp.moduleOf(node);
-    if (!mod || !isInside(mod, node, d.fn)) continue;
+    if (!mod || !isInside(mod.index, node, d.fn)) continue;
     const writes = mod.index.calls.some((call) => {
       if (call.start! < node.consequent.start! || call.end! > node.consequent.end!) return false;
       if (facts.sinks.some((sink) => sink.call === call)) return true;
@@ -1513,11 +1513,6 @@ function isBareReturn(node: t.Statement): boolean {
   if (body.length !== 1 || body[0]!.type !== 'ReturnStatement') return false;
   const value = body[0]!.argument ? unwrapExpression(body[0]!.argument) : null;
   return value === null || value.type === 'NullLiteral' || (value.type === 'Identifier' && value.name === 'undefined');
-}
-
-function isInside(mod: ModuleUnit, node: t.Node, outer: t.Node): boolean {
-  for (let current = mod.index.parent.get(node); current; current = mod.index.parent.get(current)) if (current === outer) return true;
-  return false;
 }
 
 /** Switch cases, if branches and table entries that only initialize / ping / notifications/initialized reach. */
