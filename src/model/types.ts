@@ -7,12 +7,6 @@ export type ModuleKind = 'esm' | 'cjs';
 export type { SdkTarget };
 export type Style = 'server' | 'mcp-server';
 
-export interface Position {
-  /** 1-based line */
-  line: number;
-  /** 1-based column */
-  column: number;
-}
 
 /** A JSON-RPC / MCP compliance problem found in a source file (the audit). */
 export interface Finding {
