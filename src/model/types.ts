@@ -7,7 +7,6 @@ export type ModuleKind = 'esm' | 'cjs';
 export type { SdkTarget };
 export type Style = 'server' | 'mcp-server';
 
-
 /** A JSON-RPC / MCP compliance problem found in a source file (the audit). */
 export interface Finding {
   rule: string;
