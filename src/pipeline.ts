@@ -10,7 +10,7 @@ import { getModuleCandidates } from './analysis/program.js';
 import type { ReadModule } from './analysis/read-module.js';
 import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
-import { getHint } from './model/reasons.js';
+import { getHint, type ReasonCode } from './model/reasons.js';
 import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, usesSdkStdio } from './prefilter.js';
 import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
 import { describeWireChange, NEW_ERA_NOTE, type WireChange } from './model/wire-changes.js';
@@ -297,7 +297,7 @@ function verifyDifferent(rewrite: string, differences: string): Diagnostic {
   return { code: 'VERIFY_DIFFERENT', message: `run side by side with the original, ${rewrite} answered worse, so it is not offered: ${differences}` };
 }
 
-function leave(reason: string, line?: number): Decision {
+function leave(reason: ReasonCode, line?: number): Decision {
   return { kind: 'leave', reason, hint: getHint(reason), line };
 }
 

@@ -1,5 +1,5 @@
 // Types shared by every phase. No logic lives here.
-import type { StyleReason } from './reasons.js';
+import type { ReasonCode, StyleReason } from './reasons.js';
 import type { SdkTarget } from './sdk-targets.js';
 import type { WireChange } from './wire-changes.js';
 
@@ -46,9 +46,9 @@ export type Decision =
    * The SDK at the boundary: the SDK owns the wire and hands each request to the server's own handling.
    * `reason`: why the dispatcher-level rewrite was not made.
    */
-  | { kind: 'boundary'; sdk: SdkTarget; reason: string; hint: string; line?: number; notes: string[]; wireChanges?: WireChange[] }
-  | { kind: 'envelope'; reason: string; hint: string; line?: number }
-  | { kind: 'leave'; reason: string; hint: string; line?: number }
+  | { kind: 'boundary'; sdk: SdkTarget; reason: ReasonCode; hint: string; line?: number; notes: string[]; wireChanges?: WireChange[] }
+  | { kind: 'envelope'; reason: ReasonCode; hint: string; line?: number }
+  | { kind: 'leave'; reason: ReasonCode; hint: string; line?: number }
   | { kind: 'none' };
 
 export interface PipelineOptions {
