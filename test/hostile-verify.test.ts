@@ -75,6 +75,26 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     expect(compared.kind === 'compared' ? compared.notes.filter((n) => n.includes('stopped answering')) : []).toHaveLength(2);
   }, 30_000);
 
+  it('with syncUnanswered (the proof), a request still unanswered when a listing sent after it comes back is not waited for; without it (verify, a measurement taken again) a slow answer is still seen', async () => {
+    // ping answered after 700 ms, everything else at once
+    const cwd = await makeServer(`
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  let msg; try { msg = JSON.parse(line); } catch { return; }
+  if (msg.id === undefined) return;
+  if (msg.method === 'initialize') return send({ id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'p', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ id: msg.id, result: { tools: [] } });
+  if (msg.method === 'ping') return setTimeout(() => send({ id: msg.id, result: {} }), 700);
+  send({ id: msg.id, error: { code: -32601, message: 'Method not found' } });
+});
+`);
+    const detail = (result: VerifyResult): string => (result.kind === 'checked' ? result.results.filter((r) => r.rule === 'ping-unanswered').map((r) => `${r.ok} ${r.detail}`).join('; ') : result.kind);
+    const quick = await verifyServer({ ...base, cwd, timeoutMs: 2_000, calls: 'safe', syncUnanswered: true });
+    expect(detail(quick)).toBe('false ping: no reply (a request sent after it was answered first)');
+    const waiting = await verifyServer({ ...base, cwd, timeoutMs: 2_000, calls: 'safe' });
+    expect(detail(waiting)).toMatch(/^true /);
+  }, 30_000);
+
   it('a per-reply timeout beyond what timers hold is clamped, not fired at once', async () => {
     expect(clampReplyTimeout(1_000_000_000)).toBe(MAX_REPLY_TIMEOUT_MS);
     expect(clampReplyTimeout(Number.NaN)).toBe(1);

@@ -179,6 +179,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       methods: getCustomMethods(result),
       calls: options.calls ?? 'safe',
       signal: options.signal,
+      syncUnanswered: true,
     });
     // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
     const expected = result.decision.kind === 'sdk' || result.decision.kind === 'boundary' ? (result.decision.wireChanges ?? []) : [];
@@ -186,10 +187,10 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,
     // the two servers one after the other, with twice the wait for each reply and three times as long
-    // for the start (a server that leaves many requests unanswered pays the wait once per request, within
-    // the exploration's time limit).
+    // for the start, each reply awaited for the whole wait (a server that leaves many requests unanswered
+    // pays the wait once per request, within the exploration's time limit).
     const base = options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS;
-    const slower = (dir: string): VerifyOptions => ({ ...side(dir), timeoutMs: base * 2, startTimeoutMs: base * 9 });
+    const slower = (dir: string): VerifyOptions => ({ ...side(dir), timeoutMs: base * 2, startTimeoutMs: base * 9, syncUnanswered: false });
     if (compared.kind === 'compared' && restsOnTimeout(compared)) {
       compared = await compareServers({ original: slower(original), migrated: slower(migrated), parallel: false, expected });
     }

@@ -39,6 +39,13 @@ export interface VerifyOptions {
   signal?: AbortSignal;
   /** The most the whole exploration may take (default MAX_VERIFY_TOTAL_MS). */
   totalMs?: number;
+  /**
+   * Whether a request still unanswered after a moment is followed by a listing the server answered
+   * before, so that a server that answers the later request first is taken not to answer this one (the
+   * proof, whose differences resting on a missing reply are measured again without it); default false:
+   * every reply is awaited for the whole timeout (`verify`, `verify --compare`).
+   */
+  syncUnanswered?: boolean;
 }
 
 export interface RuleResult {
@@ -121,6 +128,8 @@ const SETTLE_MS = 200;
 const MAX_ITEMS = 100;
 /** How many times a server that exits mid-way is started again. */
 const MAX_RESTARTS = 5;
+/** How long a reply may take before a listing is sent behind its request to tell "slow" from "never" (syncUnanswered). */
+const SYNC_AFTER_MS = 150;
 /** After this many requests in a row left unanswered by a running server, it is asked again what it answered before. */
 const STALL_AFTER = 2;
 /** The longest wait for the listings a server does not declare (answered at once, or never). */
@@ -341,7 +350,8 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
 
   const noReply = (label: string, connection = servers.current): string => {
     if (stalled?.connection === connection && stalled.at !== label) return `${label}: not asked (the server stopped answering at ${stalled.at})`;
-    return connection.exited !== null ? `${label}: no reply (the server ${describeExit(connection.exited)})` : `${label}: no reply within ${timeoutMs} ms`;
+    if (connection.exited !== null) return `${label}: no reply (the server ${describeExit(connection.exited)})`;
+    return overtaken ? `${label}: no reply (a request sent after it was answered first)` : `${label}: no reply within ${timeoutMs} ms`;
   };
 
   // A server that stops answering (it hangs on one request) would cost one full wait per request left:
@@ -351,6 +361,32 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   let unansweredInRow = 0;
   let lastAnswered: { method: string; params: JsonObject | undefined } | null = null;
   let stalled: { connection: typeof servers.current; at: string } | null = null;
+  // A request a server never answers would cost the whole wait. After SYNC_AFTER_MS without its reply,
+  // a listing (or ping) the server answered before is sent behind it: when that is answered first, this
+  // one gets SETTLE_MS more and is then taken as unanswered. Only while every reply so far carried its
+  // request's id (else the listing's reply could not be told from this one's); a measurement taken again
+  // with longer waits (verify-run.ts) waits the whole timeout instead.
+  const syncUnanswered = options.syncUnanswered ?? false;
+  const syncIds = new Set<unknown>();
+  let idsHeld = true;
+  /** The last wait that ended without a reply ended because a request sent after it was answered first. */
+  let overtaken = false;
+  const waitForReply = async (connection: typeof servers.current, from: number, matches: (m: JsonObject) => boolean, wait: number): Promise<JsonObject | null> => {
+    const asked = lastAnswered;
+    overtaken = false;
+    if (!syncUnanswered || !idsHeld || asked === null || wait <= SYNC_AFTER_MS) return connection.waitFor(from, matches, wait, signal);
+    const first = await connection.waitFor(from, matches, SYNC_AFTER_MS, signal);
+    if (first !== null || connection.exited !== null) return first;
+    const syncId = `mcp-migrate-sync-${nextId++}`;
+    syncIds.add(syncId);
+    sentIds.add(syncId);
+    connection.send({ jsonrpc: '2.0', id: syncId, method: asked.method, ...(asked.params === undefined ? {} : { params: asked.params }) });
+    const next = await connection.waitFor(from, (m) => matches(m) || (isResponse(m) && m.id === syncId), within(wait - SYNC_AFTER_MS), signal);
+    if (next === null || next.id !== syncId) return next;
+    const late = await connection.waitFor(from, matches, within(Math.min(SETTLE_MS, wait)), signal);
+    overtaken = late === null;
+    return late;
+  };
   const isStillAnswering = async (connection: typeof servers.current, asked: { method: string; params: JsonObject | undefined }): Promise<boolean> => {
     const id = nextId++;
     sentIds.add(id);
@@ -386,13 +422,14 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     // a process started again after a crash was sent notifications/initialized without a wait: a reply
     // to it must not be taken for this one, so there only the id counts
     const loose = servers.all.length === 1;
-    const reply = await connection.waitFor(
+    const reply = await waitForReply(
+      connection,
       from,
-      (m) => isResponse(m) && (m.id === id || (loose && !earlier.has(m.id) && (errorsWithOtherIds || !('error' in m)))),
+      (m) => isResponse(m) && (m.id === id || (loose && !earlier.has(m.id) && !syncIds.has(m.id) && (errorsWithOtherIds || !('error' in m)))),
       within(wait),
-      signal,
     );
     if (reply !== null && reply.id !== id) {
+      idsHeld = false;
       flagged.add(reply);
       findings.add('wrong-id', false, `${label} (id ${JSON.stringify(id)}) answered with ${describeId(reply.id)}`);
     }
@@ -455,6 +492,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     connection.send({ jsonrpc: '2.0', method, params });
     connection.send({ jsonrpc: '2.0', id: syncId, method: syncMethod });
     const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, within(timeoutMs), signal);
+    if (sync !== null && 'result' in sync && (syncMethod === 'ping' || LISTINGS.some(([, listing]) => listing === syncMethod))) lastAnswered = { method: syncMethod, params: undefined };
     await connection.settle(within(Math.min(SETTLE_MS, timeoutMs)), signal);
     const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m) && !(m.id !== undefined && m.id !== null && earlier.has(m.id)));
     for (const reply of replies) flagged.add(reply);
@@ -539,8 +577,11 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     return { method, id };
   });
   const undeclaredDeadline = Date.now() + Math.min(timeoutMs, UNDECLARED_WAIT_MS);
+  // (one left unanswered until a later request was answered: the others, sent with it, are not waited for)
+  let undeclaredDone = false;
   for (const { method, id } of undeclared) {
-    const reply = await servers.current.waitFor(0, (m) => isResponse(m) && m.id === id, within(Math.max(0, undeclaredDeadline - Date.now())), signal);
+    const reply = await waitForReply(servers.current, 0, (m) => isResponse(m) && m.id === id, undeclaredDone ? 0 : within(Math.max(0, undeclaredDeadline - Date.now())));
+    if (reply === null) undeclaredDone = true;
     contract.exchanges.push({ key: method, method, params: {}, outcome: toOutcome(method, reply), undeclared: true });
   }
   const listing = (method: string): Exchange | undefined => contract.exchanges.find((e) => e.key === method);
@@ -657,7 +698,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   const connection = servers.current;
   const parseFrom = connection.messages.length;
   connection.sendBody(BAD_JSON);
-  const parse = await connection.waitFor(parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), within(timeoutMs), signal);
+  const parse = await waitForReply(connection, parseFrom, (m) => isResponse(m) && (getErrorCode(m) === -32700 || !sentIds.has(m.id)), within(timeoutMs));
   if (parse !== null) flagged.add(parse);
   const after = echo === null ? null : await request(`${echo} after bad JSON`, echo, undefined);
   if (echo !== null) findings.add('no-reply', after !== null, after === null ? noReply(`${echo} after the bad JSON line`) : 'still serving after bad JSON');
