@@ -122,6 +122,38 @@ describe('the SDK boundary at run time', () => {
     expect(getFailedRules(await probeRaw(dir, kase))).toEqual([]);
   }, 60_000);
 
+  it('what the server throws out of its input listener is thrown again, uncaught: the server dies of it as it did, not answering from a broken input stream', async () => {
+    // a Transform that parses lines and emits messages; the dispatch runs inside its push(), so a throw
+    // there unwinds through the stream (it breaks the pipe) and out of the 'data' listener
+    const dir = await makeServer(`'use strict';
+const { Transform } = require('node:stream');
+const { createBoundary } = require('./mcp-boundary.cjs');
+const boundary = createBoundary({ methods: ['tools/list', 'tools/call'] });
+const send = (m) => boundary.write(JSON.stringify(m) + '\\n');
+class Lines extends Transform {
+  constructor() { super({ readableObjectMode: true }); this.rest = ''; }
+  _transform(chunk, _enc, done) {
+    const parts = (this.rest + chunk).split('\\n');
+    this.rest = parts.pop();
+    for (const part of parts) if (part.trim()) this.push(JSON.parse(part));
+    done();
+  }
+}
+boundary.stdin.pipe(new Lines()).on('data', (msg) => {
+  if (msg.method === 'initialize') return send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'thrower', version: '1' } } });
+  if (msg.method === 'tools/list') return send({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }] } });
+  if (msg.method === 'tools/call') throw new Error('boom: no such thing');
+});
+`);
+    const { client, stderr } = await connect(dir);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['boom']);
+    // the process exits with the server's own error: the client's request fails, no answer is made up
+    const closed = new Promise<void>((resolve) => (client.onclose = () => resolve()));
+    await expect(client.callTool({ name: 'boom', arguments: {} })).rejects.toThrow();
+    await closed;
+    expect(stderr()).toContain('Error: boom: no such thing');
+  }, 60_000);
+
   it('follows a for await loop by the ids of its requests (no context reaches the loop body), and answers what the server never does with -32601 when it knows every method', async () => {
     // the loop hands each message to an async handler without waiting: replies come back out of order,
     // from code whose async context is the loop's, not the request's; unknown methods are dropped

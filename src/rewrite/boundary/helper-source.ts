@@ -270,12 +270,21 @@ export function createBoundary(options: BoundaryOptions = {}): Boundary {
     },
   });
 
+  // What the server's code throws while it reads a message (out of its own 'data' or 'line' listener) is
+  // thrown again as it was, uncaught: the original dies of it, or its 'uncaughtException' handler takes
+  // it. Caught here, it would become an answer from a server whose input stream it has just broken.
   function pump(): void {
-    while (queue.length > 0 && stdin.readableLength === 0) {
-      const next = queue.shift()!;
-      scopes.run(next.scope, () => stdin.push(next.bytes));
+    try {
+      while (queue.length > 0 && stdin.readableLength === 0) {
+        const next = queue.shift()!;
+        scopes.run(next.scope, () => stdin.push(next.bytes));
+      }
+      if (ended && queue.length === 0) stdin.push(null);
+    } catch (error) {
+      process.nextTick(() => {
+        throw error;
+      });
     }
-    if (ended && queue.length === 0) stdin.push(null);
   }
 
   function feed(scope: Scope, message: JsonObject): void {
