@@ -226,4 +226,14 @@ ${LOOP}`;
     expect(build(new Error('no tools here')).code).toBe(-32602);
     expect(build(Object.assign(new Error('disk'), { code: 'ENOENT' })).code).toBe(-32602);
   });
+
+  it('and so through a helper that takes the message (`sendError(id, err.message)`)', () => {
+    const throughHelper = server
+      .replace("    write({ jsonrpc: '2.0', id: msg.id, error: err.message });", '    sendError(msg.id, err.message);')
+      .replace('function handle(msg) {', "function sendError(id, message) {\n  write({ jsonrpc: '2.0', id, error: message });\n}\nfunction handle(msg) {");
+    expect(throughHelper).toContain('sendError(msg.id, err.message)');
+    const result = migrate(throughHelper);
+    expect(result.decision.kind).toBe('sdk');
+    expect(result.after).toContain('Number.isSafeInteger(err.code) ? err.code : -32602');
+  });
 });

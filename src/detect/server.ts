@@ -1341,12 +1341,14 @@ function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => bool
 const ACCESS_PATH = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*$/;
 
 /** `err` when the error written is `err.message` of the error a catch clause caught (rendered as `err.message`), else null. */
-function getCaughtErrorName(errorNode: { node: t.Node; mod: ModuleUnit } | null, text: string): string | null {
+function getCaughtErrorName(errorNode: { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null, text: string): string | null {
   const rendered = /^([A-Za-z_$][\w$]*)\.message$/.exec(text);
   if (rendered === null || errorNode === null) return null;
-  const node = unwrapExpression(errorNode.node);
+  // (through a helper's parameter to what the site hands it: `sendError(id, err.message)`)
+  const at = resolveExpr(errorNode.node, errorNode.frame, errorNode.mod);
+  const node = unwrapExpression(at.node);
   if (node.type !== 'MemberExpression' || node.computed || getMemberName(node) !== 'message' || node.object.type !== 'Identifier' || node.object.name !== rendered[1]) return null;
-  return resolveIdentifier(errorNode.mod.index, node.object)?.kind === 'catch' ? rendered[1]! : null;
+  return resolveIdentifier(at.mod.index, node.object)?.kind === 'catch' ? rendered[1]! : null;
 }
 
 /**
