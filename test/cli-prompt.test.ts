@@ -33,17 +33,23 @@ describe('createTerminalPrompt: one key per answer, no Enter', () => {
 
   it.each([
     ['y', 'apply'],
-    ['a', 'apply'],
     ['n', 'skip'],
-    ['d', 'skip'],
     ['A', 'all'],
     ['q', 'quit'],
-  ] as const)('file question: %s is %s (a and d mean all or none of this file, as for hunks)', async (key, answer) => {
+  ] as const)('file question: %s is %s', async (key, answer) => {
     const t = terminal();
     const pending = createTerminalPrompt(t.output, t.input)(FILE);
     t.input.write(key);
     expect(await pending).toBe(answer);
     expect(t.text()).toContain('Apply this change to src/server.js? (file 2/5) [y,n,A,q,?]');
+  });
+
+  it('file question: a key it does not show (a, d) is no answer there', async () => {
+    const t = terminal();
+    const pending = createTerminalPrompt(t.output, t.input)(FILE);
+    t.input.write('ay');
+    expect(await pending).toBe('apply');
+    expect(t.text()).toContain('"a" is not an answer here.');
   });
 
   it('Ctrl-C is "interrupt", the end of input is "quit"', async () => {

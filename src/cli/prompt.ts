@@ -39,7 +39,7 @@ export const FILE_KEYS: readonly KeyChoice[] = [
   { key: 'q', answer: 'quit', help: 'quit: what was accepted so far is applied, nothing else' },
 ];
 
-/** The keys shown for a question (a file question hides a/d, which mean y/n there; `e` only with an editor). */
+/** The keys shown for a question, which are the keys that answer it (a/d only for a hunk; `e` only with an editor). */
 export function getShownKeys(question: ReviewQuestion): readonly KeyChoice[] {
   const choices = question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS;
   return choices.filter((c) => (question.kind === 'hunk' || (c.key !== 'a' && c.key !== 'd')) && (c.key !== 'e' || question.editable === true));
@@ -52,10 +52,9 @@ const CTRL_D = '\x04';
 export function createTerminalPrompt(output: NodeJS.WritableStream, input: KeyInput): ReviewPrompt {
   const keys = createKeyReader(input);
   return async (question) => {
-    const shown = getShownKeys(question);
-    // a and d still answer a file question (hidden there: they mean y and n)
-    const choices = (question.kind === 'hunk' ? HUNK_KEYS : FILE_KEYS).filter((c) => c.key !== 'e' || question.editable === true);
-    const ask = `${describeQuestion(question)} [${shown.map((c) => c.key).join(',')},?] `;
+    // the keys shown are the keys that answer: nothing hidden (a and d do not answer a file question)
+    const choices = getShownKeys(question);
+    const ask = `${describeQuestion(question)} [${choices.map((c) => c.key).join(',')},?] `;
     // Raw mode before the question is on screen: a Ctrl-C typed as soon as it shows is a key, not a signal.
     const raw = input.isTTY === true && typeof input.setRawMode === 'function';
     if (raw) input.setRawMode?.(true);
@@ -79,7 +78,7 @@ export function createTerminalPrompt(output: NodeJS.WritableStream, input: KeyIn
           return choice.answer;
         }
         if (key !== '?') output.write(`\n"${printable(key)}" is not an answer here.`);
-        output.write(`\n${shown.map((c) => `  ${c.key} - ${c.help}`).join('\n')}\n  ? - print this help\n  Ctrl-C - stop now: nothing more is written\n${ask}`);
+        output.write(`\n${choices.map((c) => `  ${c.key} - ${c.help}`).join('\n')}\n  ? - print this help\n  Ctrl-C - stop now: nothing more is written\n${ask}`);
       }
     } finally {
       if (raw) input.setRawMode?.(false);
