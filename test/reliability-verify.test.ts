@@ -158,6 +158,26 @@ rl.on('line', (line) => {
     expect(connection.strayOutput[0]).toMatch(/^\[a JSON message without its newline: \{"jsonrpc"/);
   });
 
+  it('a message written over several lines without a newline after it (`JSON.stringify(reply, null, 2)`) is read whole after a quiet moment', async () => {
+    const dir = await makeServer(`
+const rl = require('node:readline').createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const msg = JSON.parse(line);
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.method } }, null, 2));
+});
+`);
+    const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });
+    connection.send({ jsonrpc: '2.0', id: 1, method: 'first' });
+    const first = await connection.waitFor(0, (m) => m.id === 1, 5_000);
+    connection.send({ jsonrpc: '2.0', id: 2, method: 'second' });
+    const second = await connection.waitFor(0, (m) => m.id === 2, 5_000);
+    await connection.close();
+    expect(first).toMatchObject({ result: { echoed: 'first' } });
+    expect(second).toMatchObject({ result: { echoed: 'second' } });
+    // each message's lines are stdout a client cannot read
+    expect(connection.strayOutput.filter((line) => line.startsWith('[a JSON message written over'))).toHaveLength(2);
+  });
+
   it('a newline written right after the message is a normal line: nothing counted', async () => {
     const dir = await makeServer(answering("setTimeout(() => process.stdout.write('\\n'), 20);"));
     const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });

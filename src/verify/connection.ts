@@ -278,8 +278,24 @@ export class ServerConnection {
   private watchUnterminated(decoder: Decoder): void {
     if (this.unterminatedTimer) clearTimeout(this.unterminatedTimer);
     this.unterminatedTimer = null;
-    // (inside a value written over several lines, the line begun is that value's)
-    if (this.valueLines !== null || decoder.pendingStart() !== '{') return;
+    // inside a value written over several lines (`JSON.stringify(reply, null, 2)` with no newline after
+    // it), the line begun is that value's last: when it completes the value and nothing more comes, the
+    // value is read as if its newline had come
+    if (this.valueLines !== null) {
+      const lines = this.valueLines;
+      this.unterminatedTimer = setTimeout(() => {
+        this.unterminatedTimer = null;
+        if (this.valueLines !== lines) return;
+        const rest = decoder.pending(MAX_VALUE_CHARS);
+        if (parseObject([...lines, rest].join('\n')) === undefined) return;
+        decoder.dropPending();
+        this.readValueLine(rest);
+        this.wake();
+      }, UNTERMINATED_MS);
+      this.unterminatedTimer.unref();
+      return;
+    }
+    if (decoder.pendingStart() !== '{') return;
     this.unterminatedTimer = setTimeout(() => {
       this.unterminatedTimer = null;
       const values = this.valueLines === null ? splitJsonObjects(decoder.pending(MAX_VALUE_CHARS)) : null;
