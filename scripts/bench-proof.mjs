@@ -128,7 +128,15 @@ for (const dir of dirs) {
       failed++;
       continue;
     }
-    const proven = report.files.filter((f) => f.proof !== null && f.proof.seconds !== null && f.proof.status !== 'not-run');
+    // (a module another entry's rewrite changes carries that entry's proof: one server, counted once)
+    const seen = new Set();
+    const proven = report.files.filter((f) => {
+      if (f.proof === null || f.proof.seconds === null || f.proof.status === 'not-run') return false;
+      const key = JSON.stringify(f.proof);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     if (proven.length === 0) process.stdout.write(`${`${name}`.padEnd(58)} ${''.padEnd(4)} ${fmt(start).padStart(8)} ${'—'.padStart(8)} ${'—'.padStart(7)}  nothing proven (${report.files.map((f) => f.decision.kind).join(', ') || 'no file'})\n`);
     for (const file of proven) {
       const lang = /\.[cm]?tsx?$/.test(file.path) ? 'ts' : 'js';
