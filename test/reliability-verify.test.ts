@@ -135,17 +135,17 @@ describe('a late answer to an earlier request', () => {
 describe('replies written without their newline', () => {
   // answers each request line with `write(JSON.stringify(reply))` (no newline), or with the newline in a
   // second write a moment later
-  const answering = (tail: string): string => `
+  const answering = (tail: string, indent = ''): string => `
 const rl = require('node:readline').createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   const msg = JSON.parse(line);
-  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.method } }));
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.method } }${indent}));
   ${tail}
 });
 `;
 
-  it('are read after a quiet moment, each counted as stdout a client cannot read', async () => {
-    const dir = await makeServer(answering(''));
+  /** Asks `first`, then `second`, each once the answer before came; returns the connection, closed. */
+  async function askTwice(dir: string): Promise<ServerConnection> {
     const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });
     connection.send({ jsonrpc: '2.0', id: 1, method: 'first' });
     const first = await connection.waitFor(0, (m) => m.id === 1, 5_000);
@@ -154,26 +154,17 @@ rl.on('line', (line) => {
     await connection.close();
     expect(first).toMatchObject({ result: { echoed: 'first' } });
     expect(second).toMatchObject({ result: { echoed: 'second' } });
+    return connection;
+  }
+
+  it('are read after a quiet moment, each counted as stdout a client cannot read', async () => {
+    const connection = await askTwice(await makeServer(answering('')));
     expect(connection.strayCount).toBe(2);
     expect(connection.strayOutput[0]).toMatch(/^\[a JSON message without its newline: \{"jsonrpc"/);
   });
 
   it('a message written over several lines without a newline after it (`JSON.stringify(reply, null, 2)`) is read whole after a quiet moment', async () => {
-    const dir = await makeServer(`
-const rl = require('node:readline').createInterface({ input: process.stdin });
-rl.on('line', (line) => {
-  const msg = JSON.parse(line);
-  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { echoed: msg.method } }, null, 2));
-});
-`);
-    const connection = new ServerConnection({ command: process.execPath, args: ['server.js'], cwd: dir, env: process.env, framing: 'ndjson' });
-    connection.send({ jsonrpc: '2.0', id: 1, method: 'first' });
-    const first = await connection.waitFor(0, (m) => m.id === 1, 5_000);
-    connection.send({ jsonrpc: '2.0', id: 2, method: 'second' });
-    const second = await connection.waitFor(0, (m) => m.id === 2, 5_000);
-    await connection.close();
-    expect(first).toMatchObject({ result: { echoed: 'first' } });
-    expect(second).toMatchObject({ result: { echoed: 'second' } });
+    const connection = await askTwice(await makeServer(answering('', ', null, 2')));
     // each message's lines are stdout a client cannot read
     expect(connection.strayOutput.filter((line) => line.startsWith('[a JSON message written over'))).toHaveLength(2);
   });
