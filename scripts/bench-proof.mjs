@@ -15,10 +15,11 @@
 // the exit code is non-zero only when a run failed. The servers' dependencies come from FIDELITY_DEPS
 // (default /tmp/fidelity-deps, which ../shared/tools/setup-deps.sh installs), linked as node_modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from './bench/measure.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(REPO, 'bin', 'mcp-migrate.js');
@@ -57,7 +58,7 @@ function makeCopy(dir) {
   symlinkSync(DEPS_NM, join(work, 'node_modules'), 'dir');
   const git = (...a) => spawnSync('git', ['-C', work, '-c', 'user.email=b@b', '-c', 'user.name=bench', '-c', 'commit.gpgsign=false', ...a], { stdio: 'ignore' });
   git('init', '-q');
-  spawnSync('sh', ['-c', 'echo node_modules >> .git/info/exclude'], { cwd: work });
+  appendFileSync(join(work, '.git', 'info', 'exclude'), 'node_modules\n');
   git('add', '-A');
   git('commit', '-qm', 'case');
   return work;
@@ -91,12 +92,8 @@ function timeStart(work, run, env) {
   });
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+/** The median, or null for none. */
+const medianOf = (values) => (values.length === 0 ? null : median(values));
 const fmt = (seconds) => (seconds === null ? '—' : `${seconds.toFixed(2)} s`);
 
 process.stdout.write(`bench-proof: ${dirs.length} case(s), ${reps} start(s) each for the baseline; load ${loadavg()[0].toFixed(2)}\n`);
@@ -154,8 +151,8 @@ const longest = rows.reduce((a, r) => (a === null || r.proof > a.proof ? r : a),
 const ratios = rows.map((r) => r.ratio).filter((r) => r !== null);
 const line = (label, value, target) => `${label.padEnd(40)} ${fmt(value).padStart(8)}   target <= ${target} s   ${value === null ? 'n/a' : value <= target ? 'met' : 'MISSED'}\n`;
 process.stdout.write('\n');
-process.stdout.write(line(`median proof, JavaScript (${of('js').length})`, median(of('js')), TARGETS.js));
-process.stdout.write(line(`median proof, TypeScript (${of('ts').length})`, median(of('ts')), TARGETS.ts));
+process.stdout.write(line(`median proof, JavaScript (${of('js').length})`, medianOf(of('js')), TARGETS.js));
+process.stdout.write(line(`median proof, TypeScript (${of('ts').length})`, medianOf(of('ts')), TARGETS.ts));
 process.stdout.write(line(`longest proof${longest === null ? '' : ` (${longest.name.slice(0, 24)})`}`, longest?.proof ?? null, TARGETS.max));
-process.stdout.write(`${'median ratio proof / one start'.padEnd(40)} ${(median(ratios) === null ? '—' : `${median(ratios).toFixed(1)}x`).padStart(8)}   (the proof runs two servers and ~20 requests each; the start is the same server's, in this run)\n`);
+process.stdout.write(`${'median ratio proof / one start'.padEnd(40)} ${(medianOf(ratios) === null ? '—' : `${medianOf(ratios).toFixed(1)}x`).padStart(8)}   (the proof runs two servers and ~20 requests each; the start is the same server's, in this run)\n`);
 process.exit(failed > 0 ? 1 : 0);

@@ -17,8 +17,6 @@ import { compactPositions } from './analysis/ast.js';
 import { babelParser } from './babel.js';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 
-const TS_EXTENSIONS = ['.ts', '.mts', '.cts'];
-
 /** Stack of the thread that parses a file too deeply nested for the current one (64 MB: ~60x the main thread's). */
 export const LARGE_STACK_MB = 64;
 /** How long the deep parse may take before the file is given up on (a 1 MB file parses in well under a second). */
@@ -30,10 +28,8 @@ export function isTypeScriptPath(path: string): boolean {
 }
 
 export function getParserPlugins(path: string): ParserPlugin[] {
-  const lower = path.toLowerCase();
-  if (TS_EXTENSIONS.some((ext) => lower.endsWith(ext))) return ['typescript'];
-  if (lower.endsWith('.tsx')) return ['typescript', 'jsx'];
-  return ['jsx'];
+  if (!isTypeScriptPath(path)) return ['jsx'];
+  return path.toLowerCase().endsWith('.tsx') ? ['typescript', 'jsx'] : ['typescript'];
 }
 
 export class SourceParseError extends Error {

@@ -12,7 +12,7 @@ import { auditFacts, markFixed } from './audit/index.js';
 import { detectServer } from './detect/server.js';
 import { getHint, type ReasonCode } from './model/reasons.js';
 import { mayContainServer, READS_STDIN, RELATIVE_IMPORT, usesSdkStdio } from './prefilter.js';
-import type { Decision, Diagnostic, FileResult, PipelineOptions } from './model/types.js';
+import { type Decision, type Diagnostic, type FileResult, type PipelineOptions, servesBothEras } from './model/types.js';
 import { describeWireChange, NEW_ERA_NOTE, type WireChange } from './model/wire-changes.js';
 import { parseSource, SourceParseError } from './parse.js';
 import { decideAfterBoundaryFailure, decideAfterSdkFailure, decidePlan, decideWithSdkDeclined, type Plan } from './plan/plan.js';
@@ -95,17 +95,21 @@ export function processSource(path: string, source: string, options: PipelineOpt
   const model = detection.kind === 'server' ? detection.model : null;
   const findings = auditFacts(facts, model);
   const plan = decideWithSdkDeclined(decidePlan(detection, options.style, options.refused, options.upgradeSdk ?? options.sdk === 'v2', options.sdk), options.sdkDeclined, options.refused);
-  const outcome = carryOut(plan, ast, path, source, options, facts, read);
+  const outcome = withEraNote(carryOut(plan, ast, path, source, options, facts, read));
   const result: FileResult = { ...empty, ...outcome, findings: markFixed(findings, outcome.decision, model) };
   const loopIn = outcome.decision.kind === 'none' ? null : getLoopModulesStartedElsewhere(facts);
-  if (loopIn !== null) {
-    result.startedByImporter = true;
-    result.loopIn = loopIn;
-  }
+  if (loopIn !== null) result.startedByImporter = loopIn;
   return result;
 }
 
 type Outcome = Partial<FileResult> & { decision: Decision };
+
+/** Every rewrite that serves both eras says what a 2026-07-28 client meets there, last (once: a v1 move holds its inner upgrade's). */
+function withEraNote(outcome: Outcome): Outcome {
+  const { decision } = outcome;
+  if (!servesBothEras(decision) || (decision.kind !== 'sdk' && decision.kind !== 'boundary') || decision.notes.includes(NEW_ERA_NOTE)) return outcome;
+  return { ...outcome, decision: { ...decision, notes: [...decision.notes, NEW_ERA_NOTE] } };
+}
 
 /** A server on SDK v2 wired the 2025 way moves to `serveStdio`; its stdout writes move to stderr with it. */
 function carryOutUpgrade(connection: StdioConnection, line: number, ast: File, path: string, source: string, options: PipelineOptions, facts: FileFacts, read: ReadModule | null): Outcome {
@@ -117,7 +121,7 @@ function carryOutUpgrade(connection: StdioConnection, line: number, ast: File, p
   return {
     after: changes.get(path)?.after,
     related: [...changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
-    decision: { kind: 'sdk', sdk: 'v2', style: 'server', notes: [...notes, NEW_ERA_NOTE], already: 'era' },
+    decision: { kind: 'sdk', sdk: 'v2', style: 'server', notes, already: 'era' },
     fixes,
   };
 }
@@ -201,7 +205,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
       // and its codecs send a resource miss (-32002) as -32602 in both eras
       const era: WireChange[] = options.sdk !== 'v2' ? [] : ['BAD_JSON_IGNORED', ...(model.methods.includes('resources/read') ? (['RESOURCE_NOT_FOUND_CODE'] as const) : [])];
       const wireChanges: WireChange[] = [...(styled?.wireChanges ?? []), ...era];
-      const eraNotes = [...era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`), ...(options.sdk === 'v2' ? [NEW_ERA_NOTE] : [])];
+      const eraNotes = era.map((change) => `wire change: ${describeWireChange(change, options.sdk)}`);
       return {
         after: entry?.after,
         related,
@@ -234,7 +238,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
         after: changes.changes.get(path)?.after,
         related: [...changes.changes].filter(([p]) => p !== path).map(([p, c]) => ({ path: p, before: c.before, after: c.after })),
         companions: changes.changes.size > 0 ? changes.companions : [],
-        decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: options.sdk === 'v2' ? [...changes.notes, NEW_ERA_NOTE] : changes.notes },
+        decision: { kind: 'boundary', sdk: options.sdk, reason: blocker.code, hint: getHint(blocker.code), line: blocker.line, notes: changes.notes },
         detected,
         methods,
         fixes: changes.fixes,

@@ -286,7 +286,7 @@ serve((m) => {
     // the module alone (its handler unknown) is still analysed; what matters is who starts it
     const own = run(root, 'lib/serve.js');
     expect(own.decision.kind).not.toBe('none');
-    expect(own.startedByImporter).toBe(true);
+    expect(own.startedByImporter).toEqual([join(root, 'lib/serve.js')]);
     expect(run(root, 'lib/self.js').startedByImporter).toBeUndefined();
     expect(run(root, 'bin.js').startedByImporter).toBeUndefined();
   });
@@ -308,7 +308,7 @@ serve((m) => {
         return { ...base, path, before: source, after: 'bin-sdk', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] }, related: [{ path: at('lib/serve.js'), before: serveText, after: 'serve-sdk' }, { path: at('lib/frame.js'), before: frameText, after: 'frame-sdk' }] };
       }
       if (path === at('lib/serve.js')) {
-        return { ...base, path, before: source, after: 'serve-envelope', decision: { kind: 'envelope', reason: 'NO_DISPATCH', hint: '' }, related: [{ path: at('lib/frame.js'), before: frameText, after: 'frame-envelope' }], startedByImporter: true };
+        return { ...base, path, before: source, after: 'serve-envelope', decision: { kind: 'envelope', reason: 'NO_DISPATCH', hint: '' }, related: [{ path: at('lib/frame.js'), before: frameText, after: 'frame-envelope' }], startedByImporter: [at('lib/serve.js')] };
       }
       return { ...base, path, before: source, decision: { kind: 'none' } };
     };
@@ -382,8 +382,7 @@ app.listen();
   it('marks the tools module started by its importer, the loop in the app module; the entry starts it itself', () => {
     const root = makeTree({ 'lib/app.cjs': APP, 'tools.cjs': TOOLS, 'main.cjs': MAIN });
     const tools = run(root, 'tools.cjs');
-    expect(tools.startedByImporter).toBe(true);
-    expect(tools.loopIn).toEqual([join(root, 'lib/app.cjs')]);
+    expect(tools.startedByImporter).toEqual([join(root, 'lib/app.cjs')]);
     const main = run(root, 'main.cjs');
     expect(main.decision.kind).not.toBe('none');
     expect(main.startedByImporter).toBeUndefined();

@@ -440,10 +440,6 @@ function getFunctionName(mod: ModuleUnit, fn: FunctionNode): string | null {
   return null;
 }
 
-/**
- * Whether the name is read anywhere in the program outside the function (or class) itself and its export
- * (a call, a member call, `new`, a reference).
- */
 /** Whether `property` belongs to the object literal assigned to `module.exports`. */
 function isModuleExportsObject(mod: ModuleUnit, property: t.ObjectProperty): boolean {
   const object = mod.index.parent.get(property);
@@ -451,6 +447,10 @@ function isModuleExportsObject(mod: ModuleUnit, property: t.ObjectProperty): boo
   return holder?.type === 'AssignmentExpression' && holder.right === object && isModuleExports(holder.left);
 }
 
+/**
+ * Whether the name is read anywhere in the program outside the function (or class) itself and its export
+ * (a call, a member call, `new`, a reference).
+ */
 function isReferenced(facts: FileFacts, name: string, fn: FunctionNode | t.ClassDeclaration | t.ClassExpression, fnMod: ModuleUnit): boolean {
   for (const mod of facts.program.modules) {
     for (const id of mod.index.identifiers) {

@@ -71,7 +71,7 @@ export function auditFacts(facts: FileFacts, model: ServerModel | null, options:
       options.onError?.(rule, error);
     }
   };
-  let transports: (t.NewExpression | t.CallExpression)[] = [];
+  let transports: StdioTransport[] = [];
   try {
     transports = findStdioTransports(facts);
   } catch (error) {
@@ -603,35 +603,40 @@ function isInteractiveOnly(sink: SinkCall): boolean {
 /** Transports an SDK server can run on besides stdio: a server that has one logs freely in that mode. */
 const OTHER_TRANSPORTS = new Set(['StreamableHTTPServerTransport', 'SSEServerTransport', 'WebStandardStreamableHTTPServerTransport']);
 
+/** Where the program puts the SDK on stdio, and in which module. */
+interface StdioTransport {
+  node: t.NewExpression | t.CallExpression;
+  mod: ModuleUnit;
+}
+
 /**
- * `new StdioServerTransport()` on the process's own stdin and stdout (not on streams of its own):
- * the transport that owns stdout. Found by the imported name, so that the SDK's own builds (relative
- * imports) count; a class of that name declared in the program is not the SDK's.
+ * Where the program puts the SDK on stdio: `new StdioServerTransport()` on the process's own stdin and
+ * stdout (not on streams of its own), or a call of v2's `serveStdio`. Found by the imported name, so that
+ * the SDK's own builds (relative imports) count; a class or function of that name declared in the
+ * program is not the SDK's.
  */
-/** Where the program puts the SDK on stdio: `new StdioServerTransport()` on the process's streams, or a call of v2's `serveStdio`. */
-function findStdioTransports(facts: FileFacts): (t.NewExpression | t.CallExpression)[] {
-  const out: (t.NewExpression | t.CallExpression)[] = [];
+function findStdioTransports(facts: FileFacts): StdioTransport[] {
+  const out: StdioTransport[] = [];
   for (const mod of facts.program.modules) {
-    for (const node of mod.index.calls) {
-      const callee = unwrapExpression(node.callee);
-      const holder = callee.type === 'Identifier' ? callee : callee.type === 'MemberExpression' ? unwrapExpression(callee.object) : null;
-      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
-      if (name === 'serveStdio' && holder?.type === 'Identifier' && isImported(mod, holder)) out.push(node);
-    }
+    for (const node of mod.index.calls) if (callsImported(mod, node, 'serveStdio')) out.push({ node, mod });
     for (const node of mod.index.news) {
-      const callee = unwrapExpression(node.callee);
-      // `StdioServerTransport` imported, or `stdio_js_1.StdioServerTransport` on a module namespace
-      const holder = callee.type === 'Identifier' ? callee : callee.type === 'MemberExpression' ? unwrapExpression(callee.object) : null;
-      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
-      if (name !== 'StdioServerTransport' || holder?.type !== 'Identifier' || !isImported(mod, holder)) continue;
+      if (!callsImported(mod, node, 'StdioServerTransport')) continue;
       const ownStreams = node.arguments.some((arg) => {
         const value = arg.type === 'SpreadElement' || arg.type === 'ArgumentPlaceholder' ? null : facts.interp.evalStatic(arg, mod);
         return !(value?.k === 'stream' && (value.fd === 0 || value.fd === 1)) && !isNullish(arg);
       });
-      if (!ownStreams) out.push(node);
+      if (!ownStreams) out.push({ node, mod });
     }
   }
   return out;
+}
+
+/** A call or `new` of the imported `name`: `serveStdio(...)`, or `stdio_js_1.StdioServerTransport` on a module namespace. */
+function callsImported(mod: ModuleUnit, node: t.NewExpression | t.CallExpression, name: string): boolean {
+  const callee = unwrapExpression(node.callee);
+  const holder = callee.type === 'Identifier' ? callee : callee.type === 'MemberExpression' ? unwrapExpression(callee.object) : null;
+  const called = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' ? getMemberName(callee) : null;
+  return called === name && holder?.type === 'Identifier' && isImported(mod, holder);
 }
 
 /** A name bound by an import, or by a `require(...)` (`const x = require('...')`, `const { X } = require('...')`). */
@@ -643,13 +648,13 @@ function isImported(mod: ModuleUnit, id: t.Identifier): boolean {
   return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
 }
 
-function checkSdkBypassed(facts: FileFacts, transports: (t.NewExpression | t.CallExpression)[]): RawFinding[] {
+function checkSdkBypassed(facts: FileFacts, transports: StdioTransport[]): RawFinding[] {
   if (transports.length === 0) return [];
   // a server that can also run over HTTP logs freely in that mode: there, only the writes next to
   // the stdio transport's construction count, and top-level ones (they run in every mode)
   const otherTransport = facts.program.modules.some((m) => m.index.identifiers.some((id) => OTHER_TRANSPORTS.has(id.name)));
   const stdioScopes = new Set<t.Node | null>([null]);
-  for (const mod of facts.program.modules) for (const node of [...mod.index.news, ...mod.index.calls]) if (transports.includes(node)) stdioScopes.add(getEnclosingFunction(mod.index, node));
+  for (const { node, mod } of transports) stdioScopes.add(getEnclosingFunction(mod.index, node));
   return facts.sinks
     .filter((sink) => !isInteractiveOnly(sink) && (!otherTransport || stdioScopes.has(sink.fn)))
     .map((sink) => ({ rule: 'sdk-transport-bypassed' as const, node: sink.call, mod: sink.mod, message: `\`${shorten(sourceOf(sink.mod, sink.call))}\` writes to stdout past the SDK's StdioServerTransport` }));

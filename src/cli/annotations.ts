@@ -12,7 +12,8 @@ import { relative, resolve } from 'node:path';
 import { assertNever } from '../model/assert-never.js';
 import type { FileResult } from '../model/types.js';
 import { toPosix, type Problem } from '../runner/discover.js';
-import { isEraUpgrade, isStdoutOnlyRewrite } from './render.js';
+import { isEraUpgrade } from '../model/types.js';
+import { isStdoutOnlyRewrite } from './render.js';
 
 export type AnnotationLevel = 'error' | 'warning' | 'notice';
 

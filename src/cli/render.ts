@@ -6,8 +6,6 @@ import { loadDiff } from '../text-diff.js';
 import { escapeCodeLine } from './escape.js';
 import { assertNever } from '../model/assert-never.js';
 import { type Decision, type FileResult, isEraUpgrade } from '../model/types.js';
-
-export { isEraUpgrade };
 import type { DiffLine, Hunk } from '../runner/hunks.js';
 
 export interface Paint {
@@ -75,10 +73,9 @@ export function isStdoutOnlyRewrite(decision: Decision): boolean {
   return decision.kind === 'sdk' && decision.already === 'stdout';
 }
 
-
-/** What an era upgrade starts from, for its one-line descriptions. */
-export function describeEraStart(decision: Decision): string {
-  return decision.kind === 'sdk' && decision.already === 'v1' ? 'on SDK v1 (@modelcontextprotocol/sdk), moved to v2 by the official codemod' : 'already on @modelcontextprotocol/server';
+/** What an era upgrade starts from, for its one-line descriptions (`code` writes a package name: a Markdown code span, say). */
+export function describeEraStart(decision: Decision, code: (name: string) => string = (name) => name): string {
+  return decision.kind === 'sdk' && decision.already === 'v1' ? `on SDK v1 (${code('@modelcontextprotocol/sdk')}), moved to v2 by the official codemod` : `already on ${code('@modelcontextprotocol/server')}`;
 }
 
 export { describeCompanionRole };

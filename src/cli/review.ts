@@ -55,7 +55,6 @@ export interface Editor {
   edit(path: string, text: string): Promise<{ text: string } | { error: string }>;
 }
 
-
 // (in summary.ts, which the CLI loads on every run)
 export { getPendingFiles };
 

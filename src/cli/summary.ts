@@ -1,11 +1,11 @@
 // End of a run: the human summary (counts, files left alone and why, errors, install commands, per
 // package in a monorepo) and the RunSummary the reporters render. Returns data and strings only.
-import type { FileResult, ManifestChange, ProofRecord, RunSummary } from '../model/types.js';
+import { type FileResult, isEraUpgrade, type ManifestChange, type ProofRecord, type RunSummary } from '../model/types.js';
 import { isInside, type ExcludedDirectory, type Problem } from '../runner/discover.js';
 import type { ScanResult } from '../runner/scan.js';
 import type { SkippedTree } from '../runner/scope.js';
 import type { RunMode } from './args.js';
-import { describeDecision, isEraUpgrade, isStdoutOnlyRewrite, type Paint } from './render.js';
+import { describeDecision, isStdoutOnlyRewrite, type Paint } from './render.js';
 import type { ReviewOutcome } from './review-types.js';
 
 /** The files a run would change (their rewrite is pending). */

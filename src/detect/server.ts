@@ -1870,7 +1870,6 @@ function getLineIndentOf(source: string, offset: number): string {
   return /^[ \t]*/.exec(source.slice(start))![0];
 }
 
-
 /**
  * A file that looks like an MCP stdio server although the analysis follows no message of it: some module of
  * its program reads the process's stdin (through any binding of `process`: the global, an import or require

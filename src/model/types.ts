@@ -28,6 +28,11 @@ export interface Diagnostic {
   column?: number;
 }
 
+/** The rewrite serves both protocol eras (SDK v2's serveStdio): the dispatcher-level and boundary rewrites onto v2, and the era upgrade. */
+export function servesBothEras(decision: Decision): boolean {
+  return (decision.kind === 'sdk' && decision.sdk === 'v2' && decision.already !== 'stdout') || (decision.kind === 'boundary' && decision.sdk === 'v2');
+}
+
 /** A server already on the SDK whose 2025-era stdio wiring moves to `serveStdio` (both protocol eras); from v1, through the official codemod. */
 export function isEraUpgrade(decision: Decision): boolean {
   return decision.kind === 'sdk' && (decision.already === 'era' || decision.already === 'v1');
@@ -137,17 +142,12 @@ export interface FileResult {
    */
   alsoPartOf?: string[];
   /**
-   * The file's stdin loop runs only when a function it exports is called by a file importing it (its own
-   * program never calls it): when an entry that imports it is migrated, it is part of that entry's
-   * server, not an entry of its own (scan.ts).
+   * Set when the file's stdin loop runs only when a function is called by a file importing it (its own
+   * program never calls it): the modules holding that loop (the file itself, or a module it imports whose
+   * function starting the loop the file never calls). When an entry whose rewrite changes one of them is
+   * migrated, this file is part of that entry's server, not an entry of its own (scan.ts).
    */
-  startedByImporter?: boolean;
-  /**
-   * With startedByImporter: the modules holding that stdin loop (the file itself, or a module it imports
-   * whose function starting the loop the file never calls). An entry whose rewrite changes one of them
-   * starts the loop, and this file is part of it.
-   */
-  loopIn?: string[];
+  startedByImporter?: string[];
 }
 
 /** A package.json the run wants to change (the SDK dependency), reviewed like a source file. */

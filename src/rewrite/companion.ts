@@ -6,7 +6,7 @@ import { dirname, extname, join, relative } from 'node:path';
 import type { ModuleUnit } from '../analysis/program.js';
 import type { ModuleKind } from '../model/types.js';
 import { quoted, semi, type CodeStyle } from './style.js';
-import { isTypeScriptPath } from '../parse.js';
+import { writesImports } from './imports.js';
 
 export type CompanionKind = 'cjs' | 'esm' | 'ts';
 
@@ -67,7 +67,7 @@ export function isDeclaredIn(mod: ModuleUnit, name: string): boolean {
 
 /** `import { createX } from './x.js';` or `const { createX } = require('./x.js');`, renamed to `local` when taken. */
 export function buildImportLine(mod: ModuleUnit, syntax: 'esm' | 'cjs', style: CodeStyle, exported: string, local: string, specifier: string): string {
-  const useImport = syntax === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
+  const useImport = writesImports(syntax, mod);
   const imported = local === exported ? exported : `${exported}${useImport ? ' as ' : ': '}${local}`;
   return useImport ? `import { ${imported} } from ${quoted(style, specifier)}${semi(style)}` : `const { ${imported} } = require(${quoted(style, specifier)})${semi(style)}`;
 }

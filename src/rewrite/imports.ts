@@ -3,6 +3,8 @@
 // every rewrite, so that the modules of one run all get the same placement.
 import type * as t from '@babel/types';
 import type { ModuleUnit } from '../analysis/program.js';
+import type { ModuleKind } from '../model/types.js';
+import { isTypeScriptPath } from '../parse.js';
 import type { EditList } from './edits.js';
 import { getLineStart, getNodeRange } from './text.js';
 
@@ -72,4 +74,12 @@ export function isRequireStatement(statement: t.Statement): boolean {
     }
     return init?.type === 'CallExpression' && init.callee.type === 'Identifier' && init.callee.name === 'require';
   });
+}
+
+/**
+ * Whether what a rewrite adds to `mod` is written with `import` (else `require`): an ES module, or a
+ * TypeScript module written with imports (tsc compiles them to whatever the package needs).
+ */
+export function writesImports(kind: ModuleKind, mod: ModuleUnit): boolean {
+  return kind === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
 }

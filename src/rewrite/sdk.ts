@@ -19,7 +19,7 @@ import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/serv
 import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource, peekParse } from '../parse.js';
 import { EditList } from './edits.js';
-import { hasTopImports, insertAtImports } from './imports.js';
+import { hasTopImports, insertAtImports, writesImports } from './imports.js';
 import { removeUnreachableBreaks } from './unreachable.js';
 import { forgetScopeModel, pruneUnusedDeclarations, removeExportedWriters } from './prune.js';
 import { detectStyle, quoted, semi, type CodeStyle } from './style.js';
@@ -219,7 +219,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
       if (mod === anchorMod) continue;
       if (declaresName(mod, 'ProtocolError')) return { failed: `${mod.path.split(/[\\/]/).pop()} declares a ProtocolError of its own, which the SDK's would shadow`, line: 0 };
       const modStyle = getStyle(ctx, mod);
-      const useImport = ctx.moduleKind(mod) === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
+      const useImport = writesImports(ctx.moduleKind(mod), mod);
       const from = quoted(modStyle, SDK_TARGETS.v2.serverModule);
       const line = useImport ? `import { ProtocolError } from ${from}${semi(modStyle)}` : `const { ProtocolError } = require(${from})${semi(modStyle)}`;
       insertAtImports(edit(mod), mod, line + modStyle.eol + (hasTopImports(mod) ? '' : modStyle.eol), modStyle.eol);
@@ -927,7 +927,7 @@ function getNeededCapabilities(methods: string[]): Capability[] {
 function buildImports(ctx: Ctx, style: CodeStyle, mod: ModuleUnit, names: Names): string {
   const s = semi(style);
   const q = (v: string) => quoted(style, v);
-  const useImport = ctx.moduleKind(mod) === 'esm' || (isTypeScriptPath(mod.path) && mod.syntax === 'esm');
+  const useImport = writesImports(ctx.moduleKind(mod), mod);
   const line = (list: string[], from: string): string => {
     if (useImport) return `import { ${list.join(', ')} } from ${q(from)}${s}`;
     // require() brings values; a type comes with `import type` (TypeScript only)

@@ -19,10 +19,6 @@ export interface StaleLockfile {
   dir: string;
 }
 
-/** The lockfiles read, by name, in the order package managers look for them. */
-export const READABLE_LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
-
-
 /**
  * Which of `names` the lockfile at `lockPath` does not list for the package in `packageDir` (one of the
  * lockfile's workspace members, or its root); null when the lockfile cannot be read or parsed (nothing is

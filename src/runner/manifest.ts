@@ -267,7 +267,8 @@ async function isReadableManifestDir(dir: string): Promise<boolean> {
  * The package manager's own way to update its lockfile from package.json without installing anything
  * (no scripts run): npm, pnpm and yarn berry have one; yarn classic, bun and the others do not (null).
  */
-const LOCKFILE_NAMES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
+/** The lockfiles the package managers keep, in the order they look for them (the install plan and the stale-lockfile check read them). */
+export const LOCKFILE_NAMES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock'];
 
 export function getLockfileUpdate(agent: Agent): string[] | null {
   switch (agent) {

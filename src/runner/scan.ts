@@ -9,7 +9,7 @@ import type { FileResult, ManifestChange, ModuleKind, PipelineOptions, RefusedRe
 import { ENTRY_WORDS, mayContainServer, READS_STDIN, SERVES_SDK_STDIO, USES_SDK_STDIO } from '../prefilter.js';
 import { getHint } from '../model/reasons.js';
 import { describeFsError, discoverFiles, getSizeSkipReason, resolveGitRoot, isInside, MAX_SOURCE_BYTES, toPosix, type ExcludedDirectory, type Problem } from './discover.js';
-import { addDependencies, getMissingDependencies, hasDependency, INSTALLED_FIELDS, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
+import { addDependencies, getMissingDependencies, hasDependency, INSTALLED_FIELDS, LOCKFILE_NAMES, ManifestCache, resolveSdkTarget, SDK_DEPENDENCIES, type Manifest } from './manifest.js';
 import { createWorkerPool, getWorkerUrl, type WorkerPool } from './pool.js';
 import { readModuleSync } from './read-module.js';
 import { createScope, type SkippedTree } from './scope.js';
@@ -17,7 +17,7 @@ import { getWriteRefusal, type WriteBounds } from './confine.js';
 import { WriteChecks } from './write-checks.js';
 import { WorkspaceCache, type Workspace } from './workspaces.js';
 import { findCodemod } from './codemod.js';
-import { findMissingInLockfile, READABLE_LOCKFILES, type StaleLockfile } from './lockfile-state.js';
+import { findMissingInLockfile, type StaleLockfile } from './lockfile-state.js';
 
 /**
  * The pipeline in this thread, loaded on first need: the parser and the analysis stay unloaded on a run
@@ -382,9 +382,9 @@ async function resolveSharedModules(results: FileResult[], retry: (path: string,
  * changes comes from the entry's result (expandRelated).
  */
 function isPartOfImporter(result: FileResult, results: readonly FileResult[]): boolean {
-  if (result.startedByImporter !== true || result.error !== undefined) return false;
-  const loop = new Set([result.path, ...(result.loopIn ?? [])]);
-  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter !== true && (other.related ?? []).some((r) => loop.has(r.path)));
+  if (result.startedByImporter === undefined || result.error !== undefined) return false;
+  const loop = new Set([result.path, ...result.startedByImporter]);
+  return results.some((other) => other !== result && other.error === undefined && other.startedByImporter === undefined && (other.related ?? []).some((r) => loop.has(r.path)));
 }
 
 interface SharedGroup {
@@ -807,7 +807,8 @@ async function findStaleLockfiles(results: FileResult[], cache: ManifestCache, p
     if (!names.some((name) => name.startsWith('@modelcontextprotocol/'))) continue;
     const plan = await checks.getInstallPlan(manifest.dir);
     if (plan.lockfile === undefined) continue;
-    const lockPath = READABLE_LOCKFILES.map((name) => join(plan.dir, name)).find((path) => existsSync(path));
+    // (the one the install plan found there)
+    const lockPath = LOCKFILE_NAMES.map((name) => join(plan.dir, name)).find((path) => existsSync(path));
     if (lockPath === undefined) continue;
     const missing = await findMissingInLockfile(lockPath, manifest.dir, names);
     if (missing !== null && missing.length > 0) stale.push({ path: lockPath, manifest: manifest.path, missing, command: plan.lockfile, dir: plan.dir });

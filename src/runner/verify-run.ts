@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
-import { type FileResult, isEraUpgrade } from '../model/types.js';
+import { type FileResult, isEraUpgrade, servesBothEras } from '../model/types.js';
 import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
@@ -90,11 +90,6 @@ export async function verifyRewrites(scan: ScanResult, options: VerifyRunOptions
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
   return verdicts.filter((v) => v !== undefined);
-}
-
-/** The rewrite serves both protocol eras (SDK v2's serveStdio): the dispatcher-level and boundary rewrites onto v2, and the era upgrade. */
-export function targetsModernEra(result: FileResult): boolean {
-  return (result.decision.kind === 'sdk' && result.decision.sdk === 'v2' && result.decision.already !== 'stdout') || (result.decision.kind === 'boundary' && result.decision.sdk === 'v2');
 }
 
 /** A verdict some side's silence makes: initialize unanswered on either side, or a difference where only the migrated server left a request unanswered (an exchange, or a rule's probe). */
@@ -235,7 +230,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         if (compared.original.contract.initialize === null) return notVerified(`the original did not answer initialize within ${base * 9} ms: nothing to compare with`);
         if (!compared.equal) return { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
         // a rewrite that serves the 2026-07-28 era too is asked again by a client pinned to it
-        if (targetsModernEra(result)) {
+        if (servesBothEras(result.decision)) {
           const era = await checkModernEra(side(migrated), compared.migrated.contract, base, options.signal);
           if (era.kind === 'aborted') return notVerified('interrupted');
           // A listing the SDK fails or cuts short (it rejects what the server answers, in either era) is a
@@ -430,8 +425,6 @@ async function linkNodeModules(copy: string, sources: readonly string[]): Promis
     }
   }
 }
-
-
 
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);

@@ -141,6 +141,17 @@ const LISTINGS = [
   ['prompts', 'prompts/list'],
 ] as const;
 
+/** A request the probes may send again (a listing or ping the server answered): what it was. */
+interface AskedAgain {
+  method: string;
+  params: JsonObject | undefined;
+}
+
+/** A request that has no effect, so it may be sent again: a listing or ping, never a tool call. */
+function isHarmless(method: string): boolean {
+  return method === 'ping' || LISTINGS.some(([, listing]) => listing === method);
+}
+
 /** Runs every probe against a fresh server process and stops it. */
 export async function verifyServer(options: VerifyOptions): Promise<VerifyResult> {
   // One limit for both sessions (the second, without the pre-initialize request, is not a fresh start).
@@ -357,10 +368,16 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
   // A server that stops answering (it hangs on one request) would cost one full wait per request left:
   // after STALL_AFTER requests in a row unanswered, it is asked again a listing (or ping) it answered, and
   // when that goes unanswered too, nothing more is sent to that process (each later request counts as
-  // unanswered at once). Two servers stuck at the same request then answer the rest alike.
+  // unanswered at once). Two servers stuck at the same request then answer the rest alike. (A request
+  // not waited for because one sent after it was answered, syncUnanswered, shows it still answers.)
   let unansweredInRow = 0;
-  let lastAnswered: { method: string; params: JsonObject | undefined } | null = null;
+  let lastAnswered: AskedAgain | null = null;
   let stalled: { connection: typeof servers.current; at: string } | null = null;
+  /** Sends a listing (or ping) the server answered before again, under `id`. */
+  const sendAgain = (connection: typeof servers.current, asked: AskedAgain, id: number | string): void => {
+    sentIds.add(id);
+    connection.send({ jsonrpc: '2.0', id, method: asked.method, ...(asked.params === undefined ? {} : { params: asked.params }) });
+  };
   // A request a server never answers would cost the whole wait. After SYNC_AFTER_MS without its reply,
   // a listing (or ping) the server answered before is sent behind it: when that is answered first, this
   // one gets SETTLE_MS more and is then taken as unanswered. Only while every reply so far carried its
@@ -379,19 +396,17 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     if (first !== null || connection.exited !== null) return first;
     const syncId = `mcp-migrate-sync-${nextId++}`;
     syncIds.add(syncId);
-    sentIds.add(syncId);
-    connection.send({ jsonrpc: '2.0', id: syncId, method: asked.method, ...(asked.params === undefined ? {} : { params: asked.params }) });
+    sendAgain(connection, asked, syncId);
     const next = await connection.waitFor(from, (m) => matches(m) || (isResponse(m) && m.id === syncId), within(wait - SYNC_AFTER_MS), signal);
     if (next === null || next.id !== syncId) return next;
     const late = await connection.waitFor(from, matches, within(Math.min(SETTLE_MS, wait)), signal);
     overtaken = late === null;
     return late;
   };
-  const isStillAnswering = async (connection: typeof servers.current, asked: { method: string; params: JsonObject | undefined }): Promise<boolean> => {
+  const isStillAnswering = async (connection: typeof servers.current, asked: AskedAgain): Promise<boolean> => {
     const id = nextId++;
-    sentIds.add(id);
     const from = connection.messages.length;
-    connection.send({ jsonrpc: '2.0', id, method: asked.method, ...(asked.params === undefined ? {} : { params: asked.params }) });
+    sendAgain(connection, asked, id);
     return (await connection.waitFor(from, (m) => isResponse(m) && m.id === id, within(timeoutMs), signal)) !== null;
   };
 
@@ -435,8 +450,10 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     }
     if (reply !== null) {
       unansweredInRow = 0;
-      // (asked again only what has no effect: a listing or ping, never a tool call)
-      if (method === 'ping' || LISTINGS.some(([, listing]) => listing === method)) lastAnswered = { method, params };
+      if (isHarmless(method)) lastAnswered = { method, params };
+    } else if (overtaken) {
+      // (a request sent after it was answered: the server is still answering)
+      unansweredInRow = 0;
     } else if (connection.exited === null && !isAborted(signal) && Date.now() < deadline && ++unansweredInRow >= STALL_AFTER && lastAnswered !== null) {
       if (await isStillAnswering(connection, lastAnswered)) unansweredInRow = 0;
       else if (connection.exited === null) {
@@ -492,7 +509,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     connection.send({ jsonrpc: '2.0', method, params });
     connection.send({ jsonrpc: '2.0', id: syncId, method: syncMethod });
     const sync = await connection.waitFor(from, (m) => isResponse(m) && m.id === syncId, within(timeoutMs), signal);
-    if (sync !== null && 'result' in sync && (syncMethod === 'ping' || LISTINGS.some(([, listing]) => listing === syncMethod))) lastAnswered = { method: syncMethod, params: undefined };
+    if (sync !== null && 'result' in sync && isHarmless(syncMethod)) lastAnswered = { method: syncMethod, params: undefined };
     await connection.settle(within(Math.min(SETTLE_MS, timeoutMs)), signal);
     const replies = connection.messages.slice(from).filter((m) => m !== sync && isResponse(m) && !(m.id !== undefined && m.id !== null && earlier.has(m.id)));
     for (const reply of replies) flagged.add(reply);

@@ -7,7 +7,8 @@ import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, ManifestChange, RunSummary } from '../../model/types.js';
 import { buildFilePatch } from '../patch.js';
 import { escapeText as escapeControls } from '../escape.js';
-import { describeCompanionRole, getFixer, isEraUpgrade, isStdoutOnlyRewrite } from '../render.js';
+import { isEraUpgrade } from '../../model/types.js';
+import { describeCompanionRole, describeEraStart, getFixer, isStdoutOnlyRewrite } from '../render.js';
 import { type FileStatus, getFileStatus, getPackageDirs, getPackageOf, getTotals, TOOL_NAME } from './model.js';
 
 /** GitHub rejects comments over 65,536 characters; stop adding file sections well before. */
@@ -193,8 +194,7 @@ function describeDecision(decision: Decision): string {
     case 'sdk': {
       if (isStdoutOnlyRewrite(decision)) return '**Already on the SDK**: its own stdout writes move to stderr';
       if (isEraUpgrade(decision)) {
-        const start = decision.already === 'v1' ? 'on SDK v1 (`@modelcontextprotocol/sdk`), moved to v2 by the official codemod' : 'already on `@modelcontextprotocol/server`';
-        return `**Upgraded to the 2026-07-28 era**: ${start}, served through \`serveStdio\` (2025-era and 2026-07-28 clients)`;
+        return `**Upgraded to the 2026-07-28 era**: ${describeEraStart(decision, (name) => `\`${name}\``)}, served through \`serveStdio\` (2025-era and 2026-07-28 clients)`;
       }
       const pkg = decision.sdk === 'v1' ? '@modelcontextprotocol/sdk' : '@modelcontextprotocol/server';
       const style = decision.style === 'server' ? '`Server` + `setRequestHandler`' : '`McpServer.registerTool`';

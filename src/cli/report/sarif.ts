@@ -9,7 +9,8 @@ import type * as Sarif from 'sarif';
 import { isRuleId, RULE_IDS, RULES, type RuleId } from '../../model/audit-rules.js';
 import { assertNever } from '../../model/assert-never.js';
 import type { Decision, FileResult, RunSummary } from '../../model/types.js';
-import { isEraUpgrade, isStdoutOnlyRewrite } from '../render.js';
+import { isEraUpgrade } from '../../model/types.js';
+import { isStdoutOnlyRewrite } from '../render.js';
 import { getFileStatus, getToolVersion, TOOL_NAME, toPosix } from './model.js';
 
 /** The tool's page: code scanning links the tool name to it (SARIF `tool.driver.informationUri`). */
