@@ -31,4 +31,5 @@ export const SERVES_SDK_STDIO = 'serveStdio';
 export function usesSdkStdio(text: string): boolean {
   return text.includes(USES_SDK_STDIO) || text.includes(SERVES_SDK_STDIO);
 }
-export const RELATIVE_IMPORT = /require\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;
+/** A relative `require('./x')`, `from './x'` or `import('./x')` (a command that loads its server on demand). */
+export const RELATIVE_IMPORT = /(?:require|import)\(\s*['"]\.\.?\/|from\s+['"]\.\.?\//;

@@ -63,6 +63,17 @@ describe('public server shapes', () => {
 });
 
 describe('what a shape keeps or drops', () => {
+  it('a CLI that loads its server on demand (`await import()` in its `mcp` command) keeps its own stdout: the entry is unchanged, the guard goes into the serving module', () => {
+    const { result } = migrate('subcommand-dynamic-import', 'v2');
+    expect(result.decision).toMatchObject({ kind: 'sdk', sdk: 'v2' });
+    // `textkit count` still prints its count on stdout
+    expect(result.after).toBeUndefined();
+    const mcp = result.related?.find((r) => r.path.endsWith('mcp.cjs'));
+    expect(mcp?.after).toContain('console.log = console.info = console.debug = console.error;');
+    expect(mcp?.after).toContain("const { serveStdio } = require('@modelcontextprotocol/server/stdio');");
+    expect(result.decision.kind === 'sdk' && result.decision.notes).toContain('stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr once the module that serves is loaded (the entry loads it on demand)');
+  });
+
   it('v2: a dispatcher in another module than the SDK server throws ProtocolError, imported there too', () => {
     const { result } = migrate('exported-writer-module', 'v2');
     expect(result.decision).toMatchObject({ kind: 'sdk', sdk: 'v2' });

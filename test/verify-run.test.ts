@@ -281,6 +281,28 @@ rl.on('line', (line) => {
   });
 });
 
+describe('--verify starts the server as the package documents it', () => {
+  it('a CLI whose `serve` subcommand imports the server on demand is proven as its README starts it, and the initialize field the SDK does not send is listed', async () => {
+    // bin/cli.js serve -> await import('../lib/serve.js'): the entry is the CLI, which serves only when so started; lib/serve.js
+    // changes, and its initialize answer carries a field of its own (`tools`)
+    const launch = fileURLToPath(new URL('./fixtures/launch/', import.meta.url));
+    const root = await mkdtemp(join(tmpdir(), 'mcp-migrate-verify-run-'));
+    scratch.push(root);
+    const pkg = join(root, 'pkg');
+    await mkdir(join(pkg, 'bin'), { recursive: true });
+    await mkdir(join(pkg, 'lib'));
+    for (const file of ['package.json', 'README.md', 'bin/cli.js', 'lib/serve.js']) await writeFile(join(pkg, file), readFileSync(join(launch, file)));
+    await symlink(PROJECT_NODE_MODULES, join(root, 'node_modules'), 'dir');
+    const h = makeHarness(pkg, { process: undefined });
+    const code = await main(['--yes', '--force', pkg], h.deps);
+    expect(code, h.stderr()).toBe(0);
+    expect(h.stdout()).toMatch(/^ {2}same {5}bin\/cli\.js: answers like the original/m);
+    expect(h.stdout()).toContain('VERIFIED: run side by side with the original, both started as `node bin/cli.js serve` (as README.md starts it)');
+    expect(h.stdout()).toContain('wire change: fields of the initialize answer that MCP does not define are not sent (the SDK builds that answer; MCP clients do not read them) (the proof saw: initialize: tools)');
+    expect(readFileSync(join(pkg, 'lib', 'serve.js'), 'utf8')).toContain("from '@modelcontextprotocol/server'");
+  });
+});
+
 describe.concurrent('--verify: what cannot be verified is said, and kept', () => {
   const scanOf = (result: FileResult): ScanResult => ({
     root: '/',
@@ -353,7 +375,7 @@ describe('applyVerifyVerdicts', () => {
     };
     applyVerifyVerdicts(scan, [
       { kind: 'different', path: '/p/a.js', diff: null, why: 'the migrated server does not start', ms: 1 },
-      { kind: 'equal', path: '/p/b.js', diff: { differences: [], fixes: [{ what: 'ping-unanswered', original: '', migrated: '' }], unfixed: [], notes: [], compared: 4 }, ms: 1 },
+      { kind: 'equal', path: '/p/b.js', diff: { differences: [], fixes: [{ what: 'ping-unanswered', original: '', migrated: '' }], unfixed: [], notes: [], expected: [], compared: 4 }, ms: 1 },
     ]);
     const [a, lib, b] = scan.results;
     for (const refused of [a, lib]) {

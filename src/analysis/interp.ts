@@ -17,6 +17,7 @@ import {
   getEnclosingClass,
   getMemberName,
   getStaticKey,
+  getStringValue,
   getThisScope,
   isFunctionNode,
   isInside,
@@ -947,6 +948,7 @@ export class Interpreter implements Evaluator {
     const wrapped = getInteropArgument(expr);
     if (wrapped) return this.evalFork(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
+    if (callee.type === 'Import') return [{ s, v: this.dynamicImport(expr, frame) }];
     if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && this.hasInnerCall(callee.object)) {
       // `handle(msg).catch(...)`, `(await getServer()).send(...)`: the receiver's calls first
       return this.evalFork(callee.object, s, frame).flatMap((o) => {
@@ -957,6 +959,12 @@ export class Interpreter implements Evaluator {
     }
     if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') return this.evalCallOn(expr, callee, this.evalPure(callee.object, s, frame), s, frame);
     return this.applyCall(this.evalPure(callee, s, frame), undefined, expr, s, frame);
+  }
+
+  /** `import('./x.js')`: a promise of the module's namespace when the specifier is a literal; else unknown. */
+  private dynamicImport(expr: t.CallExpression | t.OptionalCallExpression, frame: Frame): Val {
+    const spec = expr.arguments.length >= 1 ? getStringValue(expr.arguments[0]!) : null;
+    return spec === null ? UNKNOWN : this.modules.dynamicImportValue(spec, frame.mod);
   }
 
   private hasInnerCall(node: t.Node): boolean {
@@ -1583,6 +1591,7 @@ export class Interpreter implements Evaluator {
     const wrapped = getInteropArgument(expr);
     if (wrapped) return this.evalPure(wrapped, s, frame);
     const callee = unwrapExpression(expr.callee);
+    if (callee.type === 'Import') return this.dynamicImport(expr, frame);
     let fnVal: Val;
     if (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') {
       const object = this.evalPure(callee.object, s, frame);

@@ -32,6 +32,15 @@ export class ModuleValues {
     return whole ?? { k: 'ns', mod: target };
   }
 
+  /**
+   * `import('./x.js')` with a literal specifier: the module's namespace (its `default` is a CommonJS
+   * module's `module.exports`, see exportValue), once the promise it returns settles.
+   */
+  dynamicImportValue(spec: string, mod: ModuleUnit): Val {
+    const namespace = this.importValue(spec, '*', mod);
+    return namespace.k === 'unknown' ? UNKNOWN : { k: 'promise', value: namespace };
+  }
+
   /** `module.exports = X` (a class, a function, an object): what require() returns. */
   private cjsExportsObject(mod: ModuleUnit): Val | null {
     for (const statement of mod.ast.program.body) {

@@ -2,8 +2,9 @@
 // relative imports (`import ... from './x.js'`, `require('./x')`) or the package's own import aliases
 // (./aliases.ts), each parsed once and indexed once.
 // Reading other files is the caller's job (`ReadModule`); this module only resolves names to paths,
-// so the pipeline stays free of I/O. Deliberately not: other packages' imports (only Node's built-in modules
-// are known, by name, to the interpreter) and dynamic `import()`.
+// so the pipeline stays free of I/O. A dynamic `import()` of one literal specifier is an import too (a CLI
+// that loads its `serve` command on demand). Deliberately not: other packages' imports (only Node's
+// built-in modules are known, by name, to the interpreter) and `import()` of a computed specifier.
 import { builtinModules } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import type * as t from '@babel/types';
@@ -81,15 +82,18 @@ export class Program {
     return null;
   }
 
-  /** Loads every module the entry reaches through static relative (or aliased) imports and requires. */
-  loadReachable(): ModuleUnit[] {
+  /**
+   * Loads every module the entry reaches through static relative (or aliased) imports and requires, and
+   * literal `import()` calls unless `onDemand` is false (then: the modules every run of the entry loads).
+   */
+  loadReachable(options: { onDemand?: boolean } = {}): ModuleUnit[] {
     const queue = [this.entry];
     const seen = new Set<ModuleUnit>();
     while (queue.length > 0) {
       const unit = queue.shift()!;
       if (seen.has(unit)) continue;
       seen.add(unit);
-      for (const specifier of getStaticSpecifiers(unit)) {
+      for (const specifier of getStaticSpecifiers(unit, options.onDemand ?? true)) {
         const next = this.resolveImport(unit, specifier);
         if (next && !seen.has(next)) queue.push(next);
       }
@@ -121,8 +125,11 @@ function getCandidatePaths(base: string): string[] {
   return out;
 }
 
-/** Specifiers of static imports, re-exports and `require('x')` calls (resolveImport tells the package's own files from the rest). */
-export function getStaticSpecifiers(unit: ModuleUnit): string[] {
+/**
+ * Specifiers of static imports, re-exports and `require('x')` calls, and of literal `import('x')` calls
+ * unless `onDemand` is false (resolveImport tells the package's own files from the rest).
+ */
+export function getStaticSpecifiers(unit: ModuleUnit, onDemand = true): string[] {
   const out = new Set<string>();
   for (const statement of unit.ast.program.body) {
     if ((statement.type === 'ImportDeclaration' || statement.type === 'ExportAllDeclaration' || statement.type === 'ExportNamedDeclaration') && statement.source) {
@@ -130,10 +137,15 @@ export function getStaticSpecifiers(unit: ModuleUnit): string[] {
     }
   }
   for (const call of unit.index.calls) {
-    const required = getRequiredSpecifier(call);
+    const required = getRequiredSpecifier(call) ?? (onDemand ? getImportedSpecifier(call) : null);
     if (required !== null) out.add(required);
   }
   return [...out];
+}
+
+/** `import('./x.js')` -> './x.js' (a dynamic import of one static string). */
+function getImportedSpecifier(call: t.CallExpression): string | null {
+  return call.callee.type === 'Import' && call.arguments.length >= 1 ? getStringValue(call.arguments[0]!) : null;
 }
 
 function isRelativeSpecifier(specifier: string): boolean {

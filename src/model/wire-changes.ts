@@ -51,6 +51,15 @@ export const WIRE_CHANGES = {
     v1: 'an error thrown as McpError reaches the client as "MCP error <code>: <message>"',
     v2: 'an error the server throws as McpError ("MCP error <code>: <message>" in SDK v1) reaches the client as ProtocolError\'s message, without that prefix; its code is kept',
   },
+  /**
+   * The SDK builds the initialize answer from serverInfo, capabilities and instructions: fields of its
+   * own the server put beside them are not sent. Seen by the proof, not the analysis: listed for a file
+   * once its proof saw such a field go (src/runner/verify-run.ts).
+   */
+  INITIALIZE_OWN_FIELDS: {
+    v1: 'fields of the initialize answer that MCP does not define are not sent (the SDK builds that answer; MCP clients do not read them)',
+    v2: 'fields of the initialize answer that MCP does not define are not sent (the SDK builds that answer; MCP clients do not read them)',
+  },
 } as const satisfies Record<string, Record<SdkTarget, string>>;
 
 export type WireChange = keyof typeof WIRE_CHANGES;

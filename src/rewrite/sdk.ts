@@ -143,9 +143,15 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
     if (!edit(mod).touches(range.start, range.end)) edit(mod).remove(range.start, range.end);
   }
 
-  // 3. Text on stdout goes to stderr (it would corrupt the transport).
+  // 3. Text on stdout goes to stderr (it would corrupt the transport). When the entry loads the module
+  // that serves only on demand (a CLI's `serve` command), the modules every run loads keep their console
+  // calls: their other commands print as before, and the guard, installed as the serving module loads,
+  // sends what they print while serving to stderr.
+  const program = model.facts.program;
+  const onDemand = program.entry !== anchorMod && !program.loadReachable({ onDemand: false }).includes(anchorMod);
+  const everyRun = new Set(onDemand && guardStdout ? program.loadReachable({ onDemand: false }) : []);
   for (const sink of model.facts.sinks) {
-    if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console') continue;
+    if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console' || everyRun.has(sink.mod)) continue;
     const callee = unwrapExpression(sink.call.callee);
     if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') continue;
     if (isInsideEdit(ctx, sink.mod, sink.call)) continue;
@@ -198,10 +204,12 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   }
   if (edit(anchorMod).touches(anchorRange.start, anchorRange.end)) return { failed: 'the stdin loop overlaps code the rewrite changes', line: getLine(anchor.statement) };
   edit(anchorMod).replace(anchor.statement.start!, anchor.statement.end!, (handlerText + setup).slice(indent.length));
-  // the entry point's first statement after its imports: console.log/info/debug go to stderr
-  const entry = model.facts.program.entry;
+  // the entry point's first statement after its imports: console.log/info/debug go to stderr; in the
+  // server's own module when the entry loads it only on demand (`await import('./serve.js')` in a CLI's
+  // `serve` command: its other commands keep printing to stdout)
+  const entry = onDemand ? anchorMod : program.entry;
   const guard = guardStdout ? buildStdoutGuard(getStyle(ctx, entry)) : '';
-  if (guardStdout) ctx.notes.push('stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr in the entry point');
+  if (guardStdout) ctx.notes.push(onDemand ? 'stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr once the module that serves is loaded (the entry loads it on demand)' : 'stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr in the entry point');
   if (entry === anchorMod) {
     const imports = buildImports(ctx, style, anchorMod, names);
     // imports, a blank line, the guard, then what followed the imports

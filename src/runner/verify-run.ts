@@ -19,11 +19,13 @@ import { getHint } from '../model/reasons.js';
 import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
+import { describeWireChange, type WireChange } from '../model/wire-changes.js';
 import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
 import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, placeInSurroundings, realpathSafe, removeStaleTrials, safeReaddir, type Trial } from './sandbox.js';
+import { findDocumentedLaunch } from './launch.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
 import type { ScanResult } from './scan.js';
 
@@ -36,7 +38,8 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
 export type VerifyVerdict =
   /** `modern`: the listings a client pinned to the 2026-07-28 revision was offered as a 2025-era one (set when the rewrite serves that era). */
-  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number; modern?: string[]; modernProblem?: string }
+  /** `startedAs`: the documented command the servers were started with, when not the entry file alone (launch.ts). */
+  | { kind: 'equal'; path: string; diff: ContractDiff; ms: number; modern?: string[]; modernProblem?: string; startedAs?: string }
   | { kind: 'different'; path: string; diff: ContractDiff | null; why: string; ms: number }
   | { kind: 'not-verified'; path: string; reason: string; ms: number };
 
@@ -166,10 +169,13 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       await mkdir(dirname(inCopy(file.path)), { recursive: true });
       await writeFile(inCopy(file.path), file.content);
     }
-    const entry = relative(packageDir, path);
+    // The entry file alone, or first as the package documents starting it (launch.ts); a documented
+    // command whose original does not start falls back to the entry alone.
+    const plain: Start = { command: runner.command, args: [...runner.args, relative(packageDir, path)], label: [runner.label, relative(packageDir, path)].join(' ') };
+    let start = getDocumentedStart(packageDir, path, getAnchor(scan, packageDir), nodeModules) ?? plain;
     const side = (cwd: string): VerifyOptions => ({
-      command: runner.command,
-      args: [...runner.args, entry],
+      command: start.command,
+      args: start.args,
       cwd,
       env: getTrialEnv(options.env ?? process.env, trial, cwd),
       framing: getFraming(result),
@@ -181,8 +187,13 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       syncUnanswered: true,
     });
     // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
-    const expected = result.decision.kind === 'sdk' || result.decision.kind === 'boundary' ? (result.decision.wireChanges ?? []) : [];
+    // and, seen only here, fields of the server's own in its initialize answer, which the SDK does not send
+    const expected: WireChange[] = result.decision.kind === 'sdk' || result.decision.kind === 'boundary' ? [...(result.decision.wireChanges ?? []), 'INITIALIZE_OWN_FIELDS'] : [];
     let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
+    if (compared.kind === 'not-started' && compared.side === 'original' && start !== plain) {
+      start = plain;
+      compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
+    }
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
     // starting under tsx while other servers start): a difference that rests on one is measured again,
     // the two servers one after the other, with twice the wait for each reply and three times as long
@@ -218,7 +229,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           return notVerified('the original loads a native addon, which does not load where the proof confines its writes (Node\'s permission model); --no-verify writes without the proof');
         }
         return compared.side === 'original'
-          ? notVerified(`the original does not start as \`${[runner.label, entry].join(' ')}\`: ${compared.reason}`)
+          ? notVerified(`the original does not start as ${describeStart(start) ?? `\`${start.label}\``}: ${compared.reason}`)
           : { kind: 'different', path, diff: null, why: `the migrated server does not start (the original does): ${compared.reason}${compared.stderrTail === '' ? '' : `; its stderr ended with: ${compared.stderrTail.split('\n').slice(-3).join(' / ')}`}`, ms };
       case 'compared': {
         // an exploration cut short by the overall limit compared only part of the contract
@@ -239,11 +250,11 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           // upgrade, made for that client alone.
           if (era.kind === 'refused') {
             if (era.stage === 'listing' || isEraUpgrade(result.decision)) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
-            return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why };
+            return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why, startedAs: describeStart(start) };
           }
-          return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked };
+          return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked, startedAs: describeStart(start) };
         }
-        return { kind: 'equal', path, diff: compared, ms };
+        return { kind: 'equal', path, diff: compared, ms, startedAs: describeStart(start) };
       }
     }
   } catch (err) {
@@ -272,7 +283,13 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
             : verdict.modern === undefined
               ? ''
               : `; a client of the ${MODERN_REVISION} revision connects${verdict.modern.length === 0 ? '' : ` and is offered the same ${verdict.modern.join(', ')}`}`;
-        result.diagnostics = [...result.diagnostics, { code: 'VERIFIED', message: `run side by side with the original: answers like it (${verdict.diff.compared} requests compared${fixes})${modern}` }];
+        // a wire change only the proof saw is listed with the others, for every file of the rewrite (header, reports)
+        for (const part of [result, ...scan.results.filter((r) => isPartOf(r, result.path))]) listSeenWireChanges(part, verdict.diff);
+        const startedAs = verdict.startedAs === undefined ? '' : `, both started as ${verdict.startedAs}`;
+        const verified = { code: 'VERIFIED', message: `run side by side with the original${startedAs}: answers like it (${verdict.diff.compared} requests compared${fixes})${modern}` };
+        // said where the change is shown: on the entry, and on the files it changes when it is itself unchanged
+        const shown = result.after !== undefined ? [result] : [result, ...scan.results.filter((r) => isPartOf(r, result.path) && r.after !== undefined)];
+        for (const file of shown) file.diagnostics = [...file.diagnostics, verified];
         break;
       }
       case 'not-verified':
@@ -296,6 +313,17 @@ export function applyVerifyVerdicts(scan: ScanResult, verdicts: readonly VerifyV
   const live = new Set(scan.results.filter((r) => r.after !== undefined).map((r) => r.path));
   scan.companions = scan.companions.map((c) => ({ ...c, files: c.files.filter((f) => live.has(f)) })).filter((c) => c.files.length > 0);
   scan.manifests = scan.manifests.map((m) => ({ ...m, files: m.files.filter((f) => live.has(f)) })).filter((m) => m.files.length > 0);
+}
+
+/** Adds to a result's decision the wire changes its proof saw that the plan did not list (INITIALIZE_OWN_FIELDS), each with what was seen. */
+function listSeenWireChanges(result: FileResult, diff: ContractDiff): void {
+  const decision = result.decision;
+  if (decision.kind !== 'sdk' && decision.kind !== 'boundary') return;
+  const listed = decision.wireChanges ?? [];
+  const seen = [...new Set(diff.expected.map((e) => e.change))].filter((change) => !listed.includes(change));
+  if (seen.length === 0) return;
+  const notes = seen.map((change) => `wire change: ${describeWireChange(change, decision.sdk)} (the proof saw: ${diff.expected.filter((e) => e.change === change).map((e) => e.what).join(', ')})`);
+  result.decision = { ...decision, wireChanges: [...listed, ...seen], notes: [...decision.notes, ...notes] };
 }
 
 /** Whether `result` exists because the rewrite of `entry` changes it (alone, or as a module shared with other entries). */
@@ -428,6 +456,30 @@ async function linkNodeModules(copy: string, sources: readonly string[]): Promis
 
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+/** How a verdict names a documented start: `` `node bin/x.js serve` (as README.md starts it) ``. */
+function describeStart(start: Start): string | undefined {
+  return start.documentedIn === undefined ? undefined : `\`${start.label}\` (as ${start.documentedIn} starts it)`;
+}
+
+/** A command that starts a server: what runs, and how the messages name it. */
+interface Start {
+  command: string;
+  args: string[];
+  label: string;
+  /** The document that gives this command (`README.md`), when it is not the entry file alone. */
+  documentedIn?: string;
+}
+
+/** The documented command that starts `entry` (launch.ts), as this Node or the project's tsx runs its file; null when none or it cannot run. */
+function getDocumentedStart(packageDir: string, entry: string, stopDir: string, nodeModules: readonly string[]): Start | null {
+  const launch = findDocumentedLaunch(packageDir, entry, stopDir);
+  if (launch === null) return null;
+  const runner = getRunner(launch.file, nodeModules);
+  if (typeof runner === 'string') return null;
+  const file = relative(packageDir, launch.file);
+  return { command: runner.command, args: [...runner.args, file, ...launch.args], label: [runner.label, file, ...launch.args].join(' '), documentedIn: launch.source };
+}
 
 /** How the entry point is run: this Node for JavaScript, the project's tsx for TypeScript; else why not. */
 function getRunner(path: string, nodeModules: readonly string[]): { command: string; args: string[]; label: string } | string {

@@ -195,6 +195,10 @@ function sortOutExpected(diff: ContractDiff, expected: readonly WireChange[], or
         if (x.code === y.code && y.message !== null && x.message === `MCP error ${x.code}: ${y.message}`) return 'V1_ERROR_PREFIX';
       }
     }
+    if (d.aspect === 'initialize' && expected.includes('INITIALIZE_OWN_FIELDS')) {
+      const key = d.what.slice('initialize: '.length);
+      if (!MCP_INITIALIZE_FIELDS.has(key) && migrated.contract.initialize?.[key] === undefined) return 'INITIALIZE_OWN_FIELDS';
+    }
     if (d.what === 'initialize: capabilities.tools' && expected.includes('TOOLS_LIST_CHANGED')) {
       const [a, b] = [original.contract.initialize?.capabilities, migrated.contract.initialize?.capabilities];
       const [x, y] = [isJsonObject(a) ? a.tools : undefined, isJsonObject(b) ? b.tools : undefined];
@@ -256,6 +260,9 @@ function getResultText(value: JsonObject): string {
 function isItemRequest(exchange: Exchange): boolean {
   return exchange.method === 'tools/call' || exchange.method === 'resources/read' || exchange.method === 'prompts/get';
 }
+
+/** The fields MCP defines for the initialize result (any revision). */
+const MCP_INITIALIZE_FIELDS: ReadonlySet<string> = new Set(['protocolVersion', 'capabilities', 'serverInfo', 'instructions', '_meta']);
 
 /** Capability -> the listing that shows whether a server serves it. */
 const CAPABILITY_LISTINGS: Readonly<Record<string, string>> = { tools: 'tools/list', resources: 'resources/list', prompts: 'prompts/list' };
