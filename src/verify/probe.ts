@@ -85,8 +85,8 @@ export interface Contract {
   /** Set when the exploration hit its overall time limit: what was not asked is missing (why, one line). */
   cutShort?: string;
   /**
-   * Set when the server stopped answering while it ran (requests in a row unanswered, and then one it had
-   * answered before): the requests after that were not sent, and count as unanswered (why, one line).
+   * Set when the server first stopped answering while it ran (requests in a row unanswered, and then one
+   * it had answered before): it was started again for the steps after that (`restarts`; why, one line).
    */
   stalled?: string;
 }
@@ -458,7 +458,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
       if (await isStillAnswering(connection, lastAnswered)) unansweredInRow = 0;
       else if (connection.exited === null) {
         stalled = { connection, at: label };
-        contract.stalled = `the server stopped answering at ${label} (nor did it answer ${lastAnswered.method} again): the requests after it were not sent`;
+        contract.stalled ??= `the server stopped answering at ${label} (nor did it answer ${lastAnswered.method} again): it was started again for the steps after it`;
       }
     }
     return reply;
@@ -468,12 +468,15 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     reply === null ? { kind: 'no-reply', detail: noReply(key) } : 'error' in reply ? { kind: 'error', error: reply.error } : { kind: 'result', value: reply.result };
 
   /**
-   * Before a step: when the server has exited, start it again (initialize, notifications/initialized)
-   * so that the steps after a crash are still measured. At most MAX_RESTARTS times.
+   * Before a step: when the server has exited, or stopped answering (stuck in one request: a tool body
+   * that never returns), start it again (initialize, notifications/initialized) so that the steps after
+   * it are still measured, as on a server that did not get stuck. At most MAX_RESTARTS times.
    */
   const ensureRunning = async (before: string): Promise<void> => {
     const gone = servers.current;
-    if (gone.exited === null || contract.restarts.length >= MAX_RESTARTS || isAborted(signal) || Date.now() >= deadline) return;
+    const stuck = stalled?.connection === gone ? stalled.at : null;
+    if ((gone.exited === null && stuck === null) || contract.restarts.length >= MAX_RESTARTS || isAborted(signal) || Date.now() >= deadline) return;
+    const what = gone.exited !== null ? describeExit(gone.exited) : `stopped answering at ${stuck}`;
     await gone.close();
     const next = servers.start();
     const id = nextId++;
@@ -481,7 +484,7 @@ async function runProbes(servers: ServerProcesses, options: VerifyOptions, disco
     next.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo } });
     const reply = await next.waitFor(0, (m) => isResponse(m) && m.id === id, within(startMs), signal);
     if (reply !== null) next.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    contract.restarts.push(`the server ${describeExit(gone.exited)} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
+    contract.restarts.push(`the server ${what} before ${before}; ${reply === null ? 'it could not be started again' : 'started it again'}`);
   };
 
   /** A request of the contract exploration: asked, answered (or not), recorded under `key`. */
