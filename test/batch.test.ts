@@ -149,7 +149,8 @@ describe.concurrent('examples/batch/runner-step.sh, in a campaign runner\'s plac
     for (const [name, text] of Object.entries(files)) await writeFile(join(repo, name), text);
     gitIn(repo, 'add', '.');
     gitIn(repo, 'commit', '-q', '--allow-empty', '-m', 'more');
-    const bare = `${repo}.git`;
+    // (in a temp tree of its own, removed with the others)
+    const bare = join(await makeTree({}), 'remote.git');
     execFileSync('git', ['clone', '-q', '--bare', repo, bare]);
     return bare;
   }

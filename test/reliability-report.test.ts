@@ -1,11 +1,13 @@
 // Issue 10, item 7 (reports and flags): SARIF keeps a backslash in a POSIX file name (it is part of
 // the name, not a separator), and --jobs is capped at the number of cores.
-import { describe, it, expect } from 'vitest';
+import { afterAll, describe, it, expect } from 'vitest';
 import { parseCliArgs } from '../src/cli/args.js';
 import { main } from '../src/cli/main.js';
 import { buildSarif } from '../src/cli/report/sarif.js';
 import type { FileResult, RunSummary } from '../src/model/types.js';
-import { makeHarness, makeTree, SERVER_HINT } from './fixtures/cli/harness.js';
+import { makeHarness, makeTree, removeTrees, SERVER_HINT } from './fixtures/cli/harness.js';
+
+afterAll(removeTrees);
 
 function pending(path: string): FileResult {
   return { path, before: 'a', after: 'b', decision: { kind: 'sdk', sdk: 'v1', style: 'server', notes: [] }, fixes: [], findings: [], diagnostics: [] };

@@ -20,7 +20,7 @@ import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
 import { describeWireChange, type WireChange } from '../model/wire-changes.js';
-import { checkModernEra, MODERN_REVISION } from '../verify/era.js';
+import { askModernEra, type EraAnswers, judgeModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
@@ -154,6 +154,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     return notVerified(`could not set up the temp copy: ${err instanceof Error ? err.message : String(err)}`);
   }
   const root = trial.root;
+  let stopEra = async (): Promise<void> => undefined;
   try {
     const copy = async (side: string): Promise<string> => {
       const dir = await placeInSurroundings(getAnchor(scan, packageDir), packageDir, join(root, side));
@@ -162,12 +163,17 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
       if (side === 'migrated') await lendPackages(dir, lent);
       return dir;
     };
-    const [original, migrated] = await Promise.all([copy('original'), copy('migrated')]);
-    const inCopy = (file: string): string => join(migrated, relative(packageDir, file));
-    if (result.after !== undefined) await writeFile(inCopy(path), result.after);
-    for (const file of extra) {
-      await mkdir(dirname(inCopy(file.path)), { recursive: true });
-      await writeFile(inCopy(file.path), file.content);
+    // a rewrite that serves the 2026-07-28 era too is asked by a client pinned to it, in a copy of its
+    // own, beside the 2025-era comparison (judged against it once that is in)
+    const bothEras = servesBothEras(result.decision);
+    const [original, migrated, modern] = await Promise.all([copy('original'), copy('migrated'), bothEras ? copy('modern') : null]);
+    for (const dir of modern === null ? [migrated] : [migrated, modern]) {
+      const inCopy = (file: string): string => join(dir, relative(packageDir, file));
+      if (result.after !== undefined) await writeFile(inCopy(path), result.after);
+      for (const file of extra) {
+        await mkdir(dirname(inCopy(file.path)), { recursive: true });
+        await writeFile(inCopy(file.path), file.content);
+      }
     }
     // The entry file alone, or first as the package documents starting it (launch.ts); a documented
     // command whose original does not start falls back to the entry alone.
@@ -189,9 +195,25 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     // the wire changes the rewrite lists in its header (--style mcp-server) are expected; nothing else is
     // and, seen only here, fields of the server's own in its initialize answer, which the SDK does not send
     const expected: WireChange[] = result.decision.kind === 'sdk' || result.decision.kind === 'boundary' ? [...(result.decision.wireChanges ?? []), 'INITIALIZE_OWN_FIELDS'] : [];
+    const base = options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS;
+    // (stopped, its server with it, when the proof ends before it is judged)
+    const askEra = (): Promise<EraAnswers> | null => {
+      if (modern === null) return null;
+      const stop = new AbortController();
+      const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+      const asked = askModernEra(side(modern), base, signal);
+      stopEra = async () => {
+        stop.abort();
+        await asked;
+      };
+      return asked;
+    };
+    let eraAnswers = askEra();
     let compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     if (compared.kind === 'not-started' && compared.side === 'original' && start !== plain) {
       start = plain;
+      await stopEra();
+      eraAnswers = askEra();
       compared = await compareServers({ original: side(original), migrated: side(migrated), expected });
     }
     // A reply that did not come within the wait is no evidence on a loaded machine (a TypeScript server
@@ -199,7 +221,6 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
     // the two servers one after the other, with twice the wait for each reply and three times as long
     // for the start, each reply awaited for the whole wait (a server that leaves many requests unanswered
     // pays the wait once per request, within the exploration's time limit).
-    const base = options.timeoutMs ?? VERIFY_RUN_TIMEOUT_MS;
     const slower = (dir: string): VerifyOptions => ({ ...side(dir), timeoutMs: base * 2, startTimeoutMs: base * 9, syncUnanswered: false });
     if (compared.kind === 'compared' && restsOnTimeout(compared)) {
       compared = await compareServers({ original: slower(original), migrated: slower(migrated), parallel: false, expected });
@@ -241,8 +262,8 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
         if (compared.original.contract.initialize === null) return notVerified(`the original did not answer initialize within ${base * 9} ms: nothing to compare with`);
         if (!compared.equal) return { kind: 'different', path, diff: compared, why: `${compared.differences.length} difference(s)`, ms };
         // a rewrite that serves the 2026-07-28 era too is asked again by a client pinned to it
-        if (servesBothEras(result.decision)) {
-          const era = await checkModernEra(side(migrated), compared.migrated.contract, base, options.signal);
+        if (eraAnswers !== null) {
+          const era = judgeModernEra(await eraAnswers, compared.migrated.contract);
           if (era.kind === 'aborted') return notVerified('interrupted');
           // A listing the SDK fails or cuts short (it rejects what the server answers, in either era) is a
           // rewrite that answers worse. A client of the new era that cannot connect is not: the original
@@ -260,6 +281,7 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   } catch (err) {
     return notVerified(`could not set up the temp copy: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
+    await stopEra();
     await rm(root, { recursive: true, force: true }).catch(() => undefined);
   }
 }

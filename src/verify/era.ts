@@ -1,7 +1,8 @@
 // The 2026-07-28 protocol era, checked on a migrated server that says it serves it (`serveStdio`): the
 // official v2 Client, pinned to that revision (it opens with `server/discover` and puts the version in
-// every request's `_meta`; no fallback to the 2025 handshake), connects over the server's stdio, and
-// asks each listing the 2025-era exploration saw answered: the same names must come back. The process
+// every request's `_meta`; no fallback to the 2025 handshake), connects over the server's stdio and
+// asks each listing (askModernEra, run beside the 2025-era exploration); every listing that exploration
+// saw answered must come back with the same names (judgeModernEra). The process
 // is started and stopped by ./connection.ts like every other run of the proof (its whole tree, bounded).
 // Deliberately not: the 2025-era contract (./probe.ts and ./compare.ts), which decides "answers like the original".
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
@@ -25,13 +26,22 @@ const LISTINGS = [
   { method: 'resources/templates/list', field: 'resourceTemplates', key: 'uriTemplate' },
 ] as const;
 
-/** Connects a client pinned to the 2026-07-28 revision and compares its listings with the 2025-era contract's. */
-export async function checkModernEra(start: StartOptions, contract: Contract, timeoutMs: number, signal?: AbortSignal): Promise<EraCheck> {
+/** What a client pinned to the 2026-07-28 revision was answered: each listing's names, or why it got none. */
+export type EraAnswers =
+  | { kind: 'answered'; listings: Map<string, { names: string[] | null } | { failed: string }> }
+  | Extract<EraCheck, { kind: 'refused' | 'aborted' }>;
+
+/**
+ * Connects a client pinned to the 2026-07-28 revision and asks every listing; ./era.ts's judgeModernEra
+ * compares the answers with the 2025-era contract. Apart so that it runs beside that exploration (its
+ * own copy of the migrated server), not after it.
+ */
+export async function askModernEra(start: StartOptions, timeoutMs: number, signal?: AbortSignal): Promise<EraAnswers> {
   const { Client } = await import('@modelcontextprotocol/client');
   const connection = new ServerConnection({ ...start, framing: 'ndjson' });
   const transport = new ConnectionTransport(connection);
   const client = new Client({ name: 'mcp-migrate-verify', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } });
-  const asked: string[] = [];
+  const listings = new Map<string, { names: string[] | null } | { failed: string }>();
   try {
     try {
       await client.connect(transport, { timeout: timeoutMs * 3, signal });
@@ -40,27 +50,37 @@ export async function checkModernEra(start: StartOptions, contract: Contract, ti
       return { kind: 'refused', stage: 'connect', why: `a client of the ${MODERN_REVISION} revision could not connect: ${describeError(err)}${describeStderr(connection)}` };
     }
     for (const listing of LISTINGS) {
-      const before = contract.exchanges.find((e) => e.key === listing.method && e.outcome.kind === 'result');
-      if (before === undefined || before.outcome.kind !== 'result') continue;
-      const expected = getNames(before.outcome.value, listing.field, listing.key);
-      if (expected === null) continue;
-      let answered: unknown;
       try {
-        answered = await client.request({ method: listing.method, params: {} }, { timeout: timeoutMs, signal });
+        const answered = await client.request({ method: listing.method, params: {} }, { timeout: timeoutMs, signal });
+        listings.set(listing.method, { names: getNames(answered, listing.field, listing.key) });
       } catch (err) {
         if (signal?.aborted === true) return { kind: 'aborted' };
-        return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision asked ${listing.method} and got no answer: ${describeError(err)}` };
+        listings.set(listing.method, { failed: describeError(err) });
       }
-      asked.push(listing.method);
-      const names = getNames(answered, listing.field, listing.key) ?? [];
-      const missing = expected.filter((name) => !names.includes(name));
-      if (missing.length > 0) return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision is not offered ${missing.join(', ')} in ${listing.method} (a 2025-era client is)` };
     }
-    return { kind: 'served', asked };
+    return { kind: 'answered', listings };
   } finally {
     await client.close().catch(() => undefined);
     await connection.close();
   }
+}
+
+/** The 2026-07-28 answers against the 2025-era contract: every listing answered there offers the same names. */
+export function judgeModernEra(answers: EraAnswers, contract: Contract): EraCheck {
+  if (answers.kind !== 'answered') return answers;
+  const asked: string[] = [];
+  for (const listing of LISTINGS) {
+    const before = contract.exchanges.find((e) => e.key === listing.method && e.outcome.kind === 'result');
+    if (before === undefined || before.outcome.kind !== 'result') continue;
+    const expected = getNames(before.outcome.value, listing.field, listing.key);
+    if (expected === null) continue;
+    const answer = answers.listings.get(listing.method);
+    if (answer === undefined || 'failed' in answer) return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision asked ${listing.method} and got no answer: ${answer?.failed ?? 'not asked'}` };
+    asked.push(listing.method);
+    const missing = expected.filter((name) => !(answer.names ?? []).includes(name));
+    if (missing.length > 0) return { kind: 'refused', stage: 'listing', why: `a client of the ${MODERN_REVISION} revision is not offered ${missing.join(', ')} in ${listing.method} (a 2025-era client is)` };
+  }
+  return { kind: 'served', asked };
 }
 
 /** The names (or uris) of a listing's items, or null when the answer is no listing. */
