@@ -339,6 +339,8 @@ describe.concurrent('--verify: what cannot be verified is said, and kept', () =>
     const code = await main(['--yes', '--force', pkg], h.deps);
     expect(code, h.stderr()).toBe(0);
     expect(h.stdout()).toMatch(/^ {2}same {5}honest\.cjs: answers like the original \(\d+ requests compared; fixes: /m);
+    // lent to the copy the 2026-07-28 client is served by as well
+    expect(h.stdout()).toMatch(/VERIFIED: .*; a client of the 2026-07-28 revision connects and is offered the same tools\/list/);
     // the boundary module imports @modelcontextprotocol/server, lent for the proof
     expect(readFileSync(join(pkg, 'mcp-boundary.cjs'), 'utf8')).toContain("require('@modelcontextprotocol/server')");
     expect(existsSync(join(pkg, 'node_modules'))).toBe(false);
