@@ -7,6 +7,7 @@
 // another package): an alias that does not resolve leaves the import unknown, as before.
 import { dirname, join } from 'node:path';
 import type { ReadModule } from './read-module.js';
+import { parseJsonLoosely } from './jsonc.js';
 
 interface AliasTable {
   /** The folder the targets are relative to. */
@@ -118,43 +119,6 @@ function pickCondition(value: unknown): string | null {
 function sortBySpecificity(entries: AliasTable['entries']): AliasTable['entries'] {
   const rank = (p: string): number => (p.includes('*') ? p.indexOf('*') : Number.MAX_SAFE_INTEGER);
   return entries.sort((a, b) => rank(b.pattern) - rank(a.pattern));
-}
-
-/** JSON, or JSON with comments and trailing commas (tsconfig's dialect); null when it is neither. */
-function parseJsonLoosely(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // strip comments outside strings, then trailing commas
-    let out = '';
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (c === '"') {
-        const end = findStringEnd(text, i);
-        out += text.slice(i, end);
-        i = end - 1;
-      } else if (c === '/' && text[i + 1] === '/') {
-        while (i < text.length && text[i] !== '\n') i++;
-        out += '\n';
-      } else if (c === '/' && text[i + 1] === '*') {
-        const end = text.indexOf('*/', i + 2);
-        i = end === -1 ? text.length : end + 1;
-      } else out += c;
-    }
-    try {
-      return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
-    } catch {
-      return null;
-    }
-  }
-}
-
-function findStringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i + 1;
-  }
-  return text.length;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -5,6 +5,7 @@
 // Read-only: files in, a command out; nothing here runs anything.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, sep } from 'node:path';
+import { findStringEnd, parseJsonLoosely } from '../analysis/jsonc.js';
 import { Program } from '../analysis/program.js';
 import { parseSource } from '../parse.js';
 import { isInside } from './discover.js';
@@ -98,7 +99,7 @@ export function findClientConfigs(text: string): ClientConfig[] {
     seen.add(open);
     const close = findClosingBrace(text, open);
     if (close === -1) continue;
-    const value = parseLooseJson(text.slice(open, close + 1));
+    const value = parseJsonLoosely(text.slice(open, close + 1));
     if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
     const { command, args } = value as Record<string, unknown>;
     if (typeof command !== 'string' || command.trim() === '') continue;
@@ -126,55 +127,11 @@ function findClosingBrace(text: string, open: number): number {
   let depth = 0;
   for (let i = open; i < text.length && i - open < 8192; i++) {
     const c = text[i];
-    if (c === '"') i = findStringEnd(text, i);
+    if (c === '"') i = findStringEnd(text, i) - 1;
     else if (c === '{') depth++;
     else if (c === '}' && --depth === 0) return i;
   }
   return -1;
-}
-
-function parseLooseJson(text: string): unknown {
-  const strict = tryParse(text);
-  if (strict !== undefined) return strict;
-  // JSONC as editors' MCP configs allow it: comments and trailing commas
-  return tryParse(stripComments(text).replace(/,(\s*[}\]])/g, '$1')) ?? null;
-}
-
-/** The text without `// ...` and `/* ... *\/` comments outside strings. */
-function stripComments(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '"') {
-      const end = findStringEnd(text, i);
-      out += text.slice(i, end + 1);
-      i = end;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end === -1 ? text.length : end + 1;
-    } else out += c;
-  }
-  return out;
-}
-
-/** The index of the quote that closes the string opening at `open` (the last index when none does). */
-function findStringEnd(text: string, open: number): number {
-  for (let i = open + 1; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i;
-  }
-  return text.length - 1;
-}
-
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function readManifest(packageDir: string): PackageManifest {
