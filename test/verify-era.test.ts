@@ -1,7 +1,7 @@
 // The 2026-07-28 era check's judgement (src/verify/era.ts): the listings a pinned client was answered,
-// against the 2025-era contract; and which 2025-era listings SDK clients reject whatever the era.
+// against the 2025-era contract.
 import { describe, expect, it } from 'vitest';
-import { getUnusableListing, judgeModernEra, type EraAnswers } from '../src/verify/era.js';
+import { judgeModernEra, type EraAnswers } from '../src/verify/era.js';
 import type { Contract } from '../src/verify/probe.js';
 
 const contract = (tools: unknown[]): Contract => ({
@@ -24,13 +24,5 @@ describe('judgeModernEra', () => {
     expect(judgeModernEra(answered([['tools/list', { failed: 'Invalid result for tools/list' }]]), before)).toMatchObject({ kind: 'refused', stage: 'listing', why: expect.stringContaining('got no answer: Invalid result for tools/list') });
     const refused = { kind: 'refused', stage: 'connect', why: 'could not connect' } as const;
     expect(judgeModernEra(refused, before)).toBe(refused);
-  });
-});
-
-describe('getUnusableListing', () => {
-  it('names a tool listed without an object inputSchema (SDK clients of any era reject that listing); null when every tool has one', () => {
-    expect(getUnusableListing(contract([{ name: 'ok', inputSchema: { type: 'object' } }, { name: 'bare', parameters: { type: 'object' } }]))).toBe('tools/list lists bare without inputSchema');
-    expect(getUnusableListing(contract([{ name: 'ok', inputSchema: { type: 'object' } }]))).toBeNull();
-    expect(getUnusableListing({ initialize: null, exchanges: [], notSent: [], restarts: [] })).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ import { MCP_METHOD_NAMES } from '../model/mcp-methods.js';
 import { compareContracts, compareServers, type CompareResult, type ContractDiff, withPackagePath } from '../verify/compare.js';
 import type { Framing } from '../verify/framing.js';
 import { describeWireChange, type WireChange } from '../model/wire-changes.js';
-import { askModernEra, type EraAnswers, getUnusableListing, judgeModernEra, MODERN_REVISION } from '../verify/era.js';
+import { askModernEra, type EraAnswers, judgeModernEra, MODERN_REVISION } from '../verify/era.js';
 import { type VerifyOptions, verifyServer } from '../verify/probe.js';
 import { VERIFY_RUN_TIMEOUT_MS } from '../verify/timeouts.js';
 import { isInside } from './discover.js';
@@ -270,11 +270,8 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
           // serves that era no client at all; the rewrite is written and says so, unless it is the era
           // upgrade, made for that client alone.
           if (era.kind === 'refused') {
-            // (a listing the original already gave in a shape SDK clients reject is no worse in the new era)
-            const unusable = getUnusableListing(compared.original.contract);
-            if ((era.stage === 'listing' && unusable === null) || isEraUpgrade(result.decision)) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
-            const why = era.stage === 'listing' ? `${era.why}; the original's ${unusable} already, which SDK clients of any era reject` : era.why;
-            return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: why, startedAs: describeStart(start) };
+            if (era.stage === 'listing' || isEraUpgrade(result.decision)) return { kind: 'different', path, diff: null, why: era.why, ms: Date.now() - started };
+            return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modernProblem: era.why, startedAs: describeStart(start) };
           }
           return { kind: 'equal', path, diff: compared, ms: Date.now() - started, modern: era.asked, startedAs: describeStart(start) };
         }

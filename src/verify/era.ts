@@ -83,22 +83,6 @@ export function judgeModernEra(answers: EraAnswers, contract: Contract): EraChec
   return { kind: 'served', asked };
 }
 
-/**
- * What in a 2025-era contract's listings breaks MCP's schema so that SDK clients reject the whole listing
- * (a tool without an object inputSchema), said as "tools/list lists <name> without inputSchema"; null
- * when every listing is one they accept.
- */
-export function getUnusableListing(contract: Contract): string | null {
-  const listed = contract.exchanges.find((e) => e.key === 'tools/list' && e.outcome.kind === 'result');
-  if (listed === undefined || listed.outcome.kind !== 'result') return null;
-  const tools = (listed.outcome.value as JsonObject | null)?.['tools'];
-  if (!Array.isArray(tools)) return null;
-  const bare = tools.find((tool) => tool === null || typeof tool !== 'object' || typeof (tool as JsonObject)['inputSchema'] !== 'object' || (tool as JsonObject)['inputSchema'] === null);
-  if (bare === undefined) return null;
-  const name = (bare as JsonObject | null)?.['name'];
-  return `tools/list lists ${typeof name === 'string' ? name : 'a tool'} without inputSchema`;
-}
-
 /** The names (or uris) of a listing's items, or null when the answer is no listing. */
 function getNames(value: unknown, field: string, key: string): string[] | null {
   const items = (value as JsonObject | null)?.[field];
