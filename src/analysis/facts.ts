@@ -55,6 +55,8 @@ export interface FileFacts {
   consumers: StdinConsumer[];
   sinks: SinkCall[];
   parses: { call: t.CallExpression; mod: ModuleUnit }[];
+  /** The modules the entry loads only through a literal `import()` (a CLI's `serve` command loading its server), not on every run. */
+  onDemand: ReadonlySet<ModuleUnit>;
   /** Every place the program names the process's stdin or stdout (what the SDK at the boundary replaces). */
   stdio: StdioRef[];
   outbox: OutboxFacts;
@@ -77,9 +79,12 @@ const SDK_PACKAGES = /^@modelcontextprotocol\/(sdk|server)(\/|$)/;
 export function buildFacts(path: string, source: string, ast: t.File, read: ReadModule | null): FileFacts {
   const program = new Program(path, source, ast, read);
   const modules = program.loadReachable();
+  // (every module is loaded by now: the static walk reads nothing more)
+  const everyRun = new Set(program.loadReachable({ onDemand: false }));
+  const onDemand = new Set(modules.filter((mod) => !everyRun.has(mod)));
   const interp = new Interpreter(program);
   if (isInert(program, modules)) {
-    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, namesResourceMissCode: false, sdkWiring: null, paths: [], incomplete: false, runWithMethod: () => [] };
+    return { program, interp, entry: program.entry, consumers: [], sinks: [], parses: [], onDemand, stdio: [], outbox: { pushes: new Set(), flushCalls: [] }, sdkImport: null, namesResourceMissCode: false, sdkWiring: null, paths: [], incomplete: false, runWithMethod: () => [] };
   }
   const sinks: SinkCall[] = [];
   const parses: { call: t.CallExpression; mod: ModuleUnit }[] = [];
@@ -164,7 +169,7 @@ export function buildFacts(path: string, source: string, ast: t.File, read: Read
   let sdkImport: t.Node | null = null;
   for (const mod of modules) if ((sdkImport = findSdkImport(mod)) !== null) break;
   const outbox: OutboxFacts = { pushes, flushCalls: findFlushCalls(modules, interp) };
-  return { program, interp, entry: program.entry, consumers, sinks, parses, stdio: findStdioRefs(modules, interp), outbox, sdkImport, namesResourceMissCode: modules.some((mod) => RESOURCE_MISS_CODE.test(mod.source)), sdkWiring: sdkImport === null ? null : findSdkWiring(modules), paths, incomplete, runWithMethod };
+  return { program, interp, entry: program.entry, consumers, sinks, parses, onDemand, stdio: findStdioRefs(modules, interp), outbox, sdkImport, namesResourceMissCode: modules.some((mod) => RESOURCE_MISS_CODE.test(mod.source)), sdkWiring: sdkImport === null ? null : findSdkWiring(modules), paths, incomplete, runWithMethod };
 }
 
 const RESOURCE_MISS_CODE = /-\s*32002\b/;

@@ -17,7 +17,6 @@ import {
   getEnclosingClass,
   getMemberName,
   getStaticKey,
-  getStringValue,
   getThisScope,
   isFunctionNode,
   isInside,
@@ -53,7 +52,7 @@ import { type Channel, type Outcome, type PathResult, type PathState, type Res }
 import { getCallsOfMember, getMemberAssignmentsOf } from './lookups.js';
 import { ModuleValues } from './module-values.js';
 import type { ModuleUnit, Program } from './program.js';
-import { getRequiredSpecifier } from './program.js';
+import { getImportedSpecifier, getRequiredSpecifier } from './program.js';
 import {
   type ClassNode,
   type Constraint,
@@ -963,7 +962,7 @@ export class Interpreter implements Evaluator {
 
   /** `import('./x.js')`: a promise of the module's namespace when the specifier is a literal; else unknown. */
   private dynamicImport(expr: t.CallExpression | t.OptionalCallExpression, frame: Frame): Val {
-    const spec = expr.arguments.length >= 1 ? getStringValue(expr.arguments[0]!) : null;
+    const spec = getImportedSpecifier(expr);
     return spec === null ? UNKNOWN : this.modules.dynamicImportValue(spec, frame.mod);
   }
 

@@ -144,7 +144,7 @@ export function getStaticSpecifiers(unit: ModuleUnit, onDemand = true): string[]
 }
 
 /** `import('./x.js')` -> './x.js' (a dynamic import of one static string). */
-function getImportedSpecifier(call: t.CallExpression): string | null {
+export function getImportedSpecifier(call: t.CallExpression | t.OptionalCallExpression): string | null {
   return call.callee.type === 'Import' && call.arguments.length >= 1 ? getStringValue(call.arguments[0]!) : null;
 }
 

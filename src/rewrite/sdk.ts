@@ -147,11 +147,10 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   // that serves only on demand (a CLI's `serve` command), the modules every run loads keep their console
   // calls: their other commands print as before, and the guard, installed as the serving module loads,
   // sends what they print while serving to stderr.
-  const program = model.facts.program;
-  const onDemand = program.entry !== anchorMod && !program.loadReachable({ onDemand: false }).includes(anchorMod);
-  const everyRun = new Set(onDemand && guardStdout ? program.loadReachable({ onDemand: false }) : []);
+  const onDemand = model.facts.onDemand.has(anchorMod);
+  const keptForTheGuard = (mod: ModuleUnit): boolean => onDemand && guardStdout && !model.facts.onDemand.has(mod);
   for (const sink of model.facts.sinks) {
-    if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console' || everyRun.has(sink.mod)) continue;
+    if (isRemoved(sink.mod, sink.call) || sink.channel !== 'console' || keptForTheGuard(sink.mod)) continue;
     const callee = unwrapExpression(sink.call.callee);
     if (callee.type !== 'MemberExpression' || callee.property.type !== 'Identifier') continue;
     if (isInsideEdit(ctx, sink.mod, sink.call)) continue;
@@ -207,7 +206,7 @@ export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: Mo
   // the entry point's first statement after its imports: console.log/info/debug go to stderr; in the
   // server's own module when the entry loads it only on demand (`await import('./serve.js')` in a CLI's
   // `serve` command: its other commands keep printing to stdout)
-  const entry = onDemand ? anchorMod : program.entry;
+  const entry = onDemand ? anchorMod : model.facts.program.entry;
   const guard = guardStdout ? buildStdoutGuard(getStyle(ctx, entry)) : '';
   if (guardStdout) ctx.notes.push(onDemand ? 'stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr once the module that serves is loaded (the entry loads it on demand)' : 'stdout guard added: console.log/info/debug (a dependency\'s logger too) write to stderr in the entry point');
   if (entry === anchorMod) {
