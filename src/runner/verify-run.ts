@@ -10,7 +10,6 @@
 // project's own tsx for TypeScript (never `npx`, which may download one), with the dependencies the
 // project has installed. Anything else is "not verified", with the reason.
 import { existsSync, readFileSync, readdirSync, lstatSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
@@ -27,6 +26,7 @@ import { isInside } from './discover.js';
 import { copyPackage, createTrial, getTrialEnv, isNodeModulesCache, placeInSurroundings, realpathSafe, removeStaleTrials, safeReaddir, type Trial } from './sandbox.js';
 import { findDocumentedLaunch } from './launch.js';
 import { SDK_DEPENDENCIES } from './manifest.js';
+import { findLentPackage } from '../vendor.js';
 import type { ScanResult } from './scan.js';
 
 /** A package with more files than this (node_modules and .git aside) is not copied. */
@@ -126,12 +126,12 @@ export async function verifyRewrite(scan: ScanResult, result: FileResult, option
   const runner = getRunner(path, nodeModules);
   if (typeof runner === 'string') return notVerified(runner);
   // The SDK the migrated server imports: the project's own when it has one installed, else the copy
-  // this tool ships with (linked into the migrated copy only; nothing is installed in the user's tree).
+  // this tool ships with (../vendor.ts; linked into the migrated copy only; nothing is installed in the user's tree).
   const lent: Array<{ name: string; dir: string }> = [];
   if (result.decision.kind === 'sdk' || result.decision.kind === 'boundary') {
     for (const name of Object.keys(SDK_DEPENDENCIES[result.decision.sdk])) {
       if (nodeModules.some((dir) => existsSync(join(dir, name, 'package.json')))) continue;
-      const own = findOwnPackage(name);
+      const own = findLentPackage(result.decision.sdk, name);
       if (own === null) return notVerified(`the migrated server needs ${name}, installed neither for ${basename(packageDir)} nor with mcp-migrate`);
       lent.push({ name, dir: own });
     }
@@ -378,14 +378,6 @@ export function getRefusedWith(results: readonly FileResult[], refused: FileResu
 export function describeVerdictDifferences(verdict: Extract<VerifyVerdict, { kind: 'different' }>): string {
   if (verdict.diff === null) return verdict.why;
   return verdict.diff.differences.map((d) => `${d.what} (${d.aspect}): ${d.original} -> ${d.migrated}`).join('; ');
-}
-
-/** The directory of a package installed with this tool (its own dependency, found as Node would), or null. */
-function findOwnPackage(name: string): string | null {
-  for (const dir of findNodeModules(dirname(fileURLToPath(import.meta.url)))) {
-    if (existsSync(join(dir, name, 'package.json'))) return realpathSafe(join(dir, name));
-  }
-  return null;
 }
 
 /** Links each lent package into the copy's node_modules (replacing nothing the project has). */

@@ -6,6 +6,7 @@
 // is started and stopped by ./connection.ts like every other run of the proof (its whole tree, bounded).
 // Deliberately not: the 2025-era contract (./probe.ts and ./compare.ts), which decides "answers like the original".
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { loadClient } from '../vendor.js';
 import { ServerConnection, type JsonObject, type StartOptions } from './connection.js';
 import type { Contract } from './probe.js';
 
@@ -37,7 +38,7 @@ export type EraAnswers =
  * own copy of the migrated server), not after it.
  */
 export async function askModernEra(start: StartOptions, timeoutMs: number, signal?: AbortSignal): Promise<EraAnswers> {
-  const { Client } = await import('@modelcontextprotocol/client');
+  const { Client } = loadClient();
   const connection = new ServerConnection({ ...start, framing: 'ndjson' });
   const transport = new ConnectionTransport(connection);
   const client = new Client({ name: 'mcp-migrate-verify', version: '1' }, { capabilities: {}, versionNegotiation: { mode: { pin: MODERN_REVISION } } });
