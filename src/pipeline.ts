@@ -189,7 +189,7 @@ function carryOut(plan: Plan, ast: File, path: string, source: string, options: 
     case 'sdk': {
       const model = plan.model;
       const rewritten = rewriteToSdk(model, options.sdk, options.moduleKind, options.guardStdout ?? true);
-      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line, options.refused), ast, path, source, options, facts, read);
+      if ('failed' in rewritten) return carryOut(decideAfterSdkFailure(model, rewritten.failed, rewritten.line, options.refused, rewritten.code), ast, path, source, options, facts, read);
       // the output is analysed again before it is offered: no stdout writes left, no name left unbound
       const problem = checkRewrite({ path, source, ast }, rewritten.changes, read, true);
       if (problem) {

@@ -11,6 +11,7 @@ import { detectServer, type Detection } from '../src/detect/server.js';
 import type { ServerModel } from '../src/model/server-model.js';
 import { parseSource } from '../src/parse.js';
 import { processSource } from '../src/pipeline.js';
+import { renderSdkShape, type WrittenShape } from '../src/rewrite/sdk-code.js';
 
 const CORPUS = join(import.meta.dirname, 'fixtures', 'corpus');
 
@@ -32,10 +33,17 @@ function model(path: string, source?: string): ServerModel {
   return detection.model;
 }
 
-function shape(relativePath: string) {
+/** The SDK shape of a corpus server, with the code the rewrite writes from its references (the handler, the construction, each reply). */
+function shape(relativePath: string): WrittenShape {
   const m = model(join(CORPUS, relativePath));
   if (!m.sdk) throw new Error(`${relativePath}: ${m.blockers.map((b) => b.code).join(', ')}`);
-  return m.sdk;
+  return written(m);
+}
+
+function written(m: ServerModel): WrittenShape {
+  const shape = renderSdkShape(m.sdk!);
+  if ('failed' in shape) throw new Error(`${shape.failed.code}: ${shape.failed.detail}`);
+  return shape;
 }
 
 const fnName = (node: { type: string; id?: { name: string } | null; key?: { type: string; name?: string } }): string | null =>
@@ -559,7 +567,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   it('gets -32601 where the message says so, and no code where it does not', () => {
     const m = model('bare-errors.js', server);
     expect(m.blockers).toEqual([]);
-    const errors = m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => [getLine(s.statement), (s.reply as { code: string | null }).code]);
+    const errors = written(m).sites.filter((s) => s.reply.kind === 'error').map((s) => [getLine(s.statement), (s.reply as { code: string | null }).code]);
     expect(errors).toEqual([
       [12, null],
       [13, '-32601'],
@@ -572,11 +580,11 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     for (const message of ["{ message: 'Method ' + method + ' not found' }", '{ message: `Method ${method} is not supported` }', '`No such method ${method}`']) {
       const m = model('built-message.js', server.replace(bare, `error: ${message}`));
       expect(m.blockers).toEqual([]);
-      expect(m.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code), message).toEqual([null, '-32601']);
+      expect(written(m).sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code), message).toEqual([null, '-32601']);
     }
     // the method name where a word belongs is no message about the method
     const other = model('other-message.js', server.replace(bare, "error: 'Failed: ' + method"));
-    expect(other.sdk!.sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code)).toEqual([null, null]);
+    expect(written(other).sites.filter((s) => s.reply.kind === 'error').map((s) => (s.reply as { code: string | null }).code)).toEqual([null, null]);
   });
 });
 

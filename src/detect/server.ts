@@ -1,9 +1,11 @@
 // Detection: the interpreted paths of a file (analysis/facts.ts) -> what the server is (ServerModel):
-// its framing, which function dispatches requests, every reply site with the `return`/`throw` it
-// becomes, the methods to register with the SDK, and every reason an exact SDK rewrite is not possible.
-// READ-ONLY: the planner decides, the rewriter edits.
+// its framing, which function dispatches requests, every reply site and what its reply is (references
+// to the program's code, as the analysis met it), the methods to register with the SDK, and every reason
+// an exact SDK rewrite is not possible.
+// READ-ONLY, and it writes no code: the planner decides, the rewriter writes the code the references
+// stand for (rewrite/sdk-code.ts) and edits.
 import { t } from '../babel.js';
-import { type AstIndex, type Binding, forEachChild, getBindingWrites, getNumericValue, getStringValue, type FunctionNode, getEnclosingClass, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isInside, isReferenceIdentifier, resolveIdentifier, resolveName, unwrapExpression } from '../analysis/ast.js';
+import { type AstIndex, type Binding, getBindingWrites, getNumericValue, getStringValue, type FunctionNode, getEnclosingFunction, getLine, getMemberName, getMemberPath, getStaticKey, getThisScope, isFunctionNode, isInside, isReferenceIdentifier, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
 import { type FileFacts, isStartedElsewhere, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type WriteData } from '../analysis/interp.js';
 import { ENVELOPE_BASENAME, importsCompanion } from '../analysis/companions.js';
@@ -13,7 +15,8 @@ import { collectMessagePaths, findWriterHelpers, isLoggingHelperCall, isWithinFr
 import type { ModuleUnit } from '../analysis/program.js';
 import type { SdkWiring } from '../analysis/sdk-wiring.js';
 import { findStateSharedAcrossAwait } from '../analysis/queue.js';
-import { getFieldNode, renderLiteral, renderNodeAt, renderVal, resolveExpr, type RenderPlace, shorten, sketchString, sourceOf } from '../analysis/render.js';
+import { getFieldNode, resolveExpr, shorten, sketchString, sourceOf } from '../analysis/render.js';
+import { renderCallAt } from '../analysis/render-call.js';
 import { type Frame, isShallowMessageValue, type Val } from '../analysis/values.js';
 import { isMcpRequestMethod, isMcpVocabularyMethod, MCP_SERVER_CAPABILITIES, SDK_OWNED_METHODS, UNKNOWN_METHOD_MESSAGE } from '../model/mcp-methods.js';
 import type { Blocker, BlockerReason } from '../model/reasons.js';
@@ -21,14 +24,18 @@ import type {
   Anchor,
   BoundaryFacts,
   CatchWrite,
+  CodeRef,
   Dispatcher,
   DroppedCode,
   InitializeInfo,
+  KnownValue,
   NoReplyEnd,
   RemovableBranch,
+  ReplyRef,
   ReplySite,
   ReturnedCall,
   ServerModel,
+  ValueRef,
 } from '../model/server-model.js';
 import { findPlumbing } from './plumbing.js';
 import { getParseReceipt } from './receive.js';
@@ -321,6 +328,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   // 2. Every reply site, with its rendering and checks.
   const sites = new Map<t.Node, ReplySite>();
   const returnedCalls = new Map<t.Node, ReturnedCall>();
+  let order = 0;
   for (const p of inDispatcher) {
     const dFrame = dispatcher.kind === 'function' ? findDispatcherFrame(p, dispatcher) : p.parseFrame;
     if (!dFrame) continue;
@@ -331,15 +339,17 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     // The first reply is the one a client sees; later writes for the same request (a catch that answers
     // and falls through to another answer) are ignored by clients, and the SDK sends one reply only.
     // a site only SDK-owned methods reach (`return answerInitialize(id, params)`) goes with its branch;
-    // what it could not render does not matter
+    // a reply there that cannot be written does not matter
     const owned = p.method !== null && isSdkOwned(p.method);
     for (const reply of p.replies.slice(0, 1)) {
       const site = analyseSite(facts, p, reply, dFrame, dispatcher, returnedCalls, helpers, owned ? () => undefined : block);
       if (!site) continue;
+      site.replies[0]!.owned = owned;
+      site.replies[0]!.order = order++;
       const known = sites.get(site.statement);
       if (known) {
         for (const m of site.methods) known.methods.add(m);
-        known.reply = mergeErrorReplies(known.reply, site.reply);
+        known.replies.push(...site.replies);
       } else sites.set(site.statement, site);
     }
   }
@@ -400,9 +410,7 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
     else if (known.reason !== reason) known.reason = known.reason === 'unknown-method' || reason === 'unknown-method' ? 'unknown-method' : known.reason === 'unknown-tool' || reason === 'unknown-tool' ? 'unknown-tool' : 'no-result';
   }
 
-  const isLive = (site: ReplySite): boolean => [...site.methods].some((m) => registered.has(m) || custom.has(m) || m === '\0any' || (runtimeMethods && m === '\0other'));
   const catchWrites = dispatcher.kind === 'inline' ? findCatchWrites(facts, dispatcher) : [];
-  resolveCaughtErrors([...sites.values()], isLive, catchWrites);
 
   // 4. Branches the SDK makes dead: initialize, ping, notifications/initialized.
   const removable = [...findSdkOwnedBranches(facts, paths, dispatcher), ...findDeadReplyGuards(facts, paths, dispatcher)];
@@ -441,39 +449,30 @@ function buildSdkShape(facts: FileFacts, paths: MessagePath[], framing: ServerMo
   const typed = isTypeScriptPath(anchor.mod.path);
   // (what becomes a return or throw, and what goes: the SDK answers those methods)
   const replaced = goes.map((g) => g.node);
-  const handler = renderHandler(dispatcher, anchor, { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed }, handlerName, 'request', replaced);
-  const notificationHandler = notifications.size > 0 ? renderHandler(dispatcher, anchor, { id: false, jsonrpc: usesJsonrpc || typed }, handlerName, 'notification', replaced) : null;
-  if (handler === null) {
-    block('UNSUPPORTED_INPUT_LOOP', dispatcher.kind === 'function' ? dispatcher.call : dispatcher.parse, 'the dispatcher call cannot be written where the SDK server is created');
-    return { blockers };
-  }
-  const place: RenderPlace = { mod: anchor.mod, node: anchor.statement };
-  const renderField = (name: 'serverInfo' | 'capabilities' | 'instructions', value: Val | null): string | null => {
-    const node = initialize.written[name];
-    const text = node ? renderNodeAt(node.node, node.frame, place, 0, node.mod) : null;
-    if (text !== null) return text;
-    return value ? (renderVal(value, place) ?? renderConstant(facts, value, paths)) : null;
+  // each field of the server's construction: as the reply writes it, else the value it holds
+  const construct = (name: 'serverInfo' | 'capabilities' | 'instructions', value: Val | null): ValueRef[] => {
+    const written = initialize.written[name];
+    const known = value ? getKnownValue(facts, value, paths) : null;
+    return [...(written ? [{ code: written }] : []), ...(value ? [toValueRef(value, anchor.mod)].filter((v) => v !== null) : []), ...(known ? [{ known }] : [])];
   };
-  const serverInfo = renderField('serverInfo', initialize.serverInfo);
-  if (serverInfo === null) {
-    block('NO_SERVER_INFO', anchor.statement, 'the serverInfo of the initialize reply cannot be written where the SDK server is created');
-    return { blockers };
-  }
-  const capabilities = initialize.capabilities ? renderField('capabilities', initialize.capabilities) : null;
-  const instructions = initialize.instructions ? renderField('instructions', initialize.instructions) : null;
   const inputStatements = findInputStatements(facts, consumer, anchor);
 
   if (blockers.length > 0) return { blockers };
   return {
     anchor,
-    handler,
+    reads: { id: usesMessageId || typed, jsonrpc: usesJsonrpc || typed },
+    replaced,
     handlerName,
-    construct: { serverInfo, capabilities, capabilityKeys: getCapabilityKeys(facts, initialize.capabilities, paths), instructions },
+    construct: {
+      serverInfo: construct('serverInfo', initialize.serverInfo),
+      capabilities: initialize.capabilities ? construct('capabilities', initialize.capabilities) : null,
+      capabilityKeys: getCapabilityKeys(facts, initialize.capabilities, paths),
+      instructions: initialize.instructions ? construct('instructions', initialize.instructions) : null,
+    },
     consumer,
     inputStatements,
     catchWrites,
     notifications: [...notifications],
-    notificationHandler,
     dispatcher,
     sites: [...sites.values()],
     returnedCalls: [...returnedCalls.values()],
@@ -684,7 +683,8 @@ function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): A
   let mod = consumer.mod;
   for (let depth = 0; statement && depth < 6; depth++) {
     const fn = findEnclosingFunction(mod, statement);
-    if (d.kind === 'inline' || renderDispatcherCall(d, { mod, node: statement }, 'request') !== null) {
+    // (where the dispatcher and what its caller hands it can be named)
+    if (d.kind === 'inline' || renderCallAt(d, { mod, node: statement }, 'request') !== null) {
       return { statement, mod, fn, async: fn ? Boolean((fn as { async?: boolean }).async) : mod.syntax === 'esm' || /\.m?ts$/.test(mod.path) };
     }
     if (!fn) return null;
@@ -694,121 +694,6 @@ function findAnchor(facts: FileFacts, consumer: StdinConsumer, d: Dispatcher): A
     mod = caller.mod;
   }
   return null;
-}
-
-/**
- * `handle(request)` at `place`: the dispatcher named as it is declared (its function name, `this.method`
- * inside its class), called with the arguments the input side gave it, the message written as `message`.
- * Null when the dispatcher is not visible there by its own name, or an argument cannot be written there.
- */
-function renderDispatcherCall(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace, message: string, replaced: readonly t.Node[] = []): string | null {
-  const ref = getDispatcherRef(d, place);
-  if (ref === null) return null;
-  const names = new Map<Binding, string>();
-  if (d.messageBinding) names.set(d.messageBinding, message);
-  const args: string[] = [];
-  for (const [i, arg] of d.call.arguments.entries()) {
-    if (arg === d.parseCall || d.messageArgs?.has(arg)) {
-      args.push(message);
-      continue;
-    }
-    // a reply channel (`reply` of `dispatch(msg, replyTo(msg.id))`) whose every use became a return or throw
-    if (isSpentReplyChannel(d, i, replaced)) {
-      args.push('undefined');
-      continue;
-    }
-    // the arguments are written where the input side called the dispatcher: only the message and what is visible at `place`
-    const text = renderNodeAt(arg, null, { ...place, names }, 0, d.callMod);
-    if (text === null) return null;
-    args.push(text);
-  }
-  // (spent channels at the end are left out, not passed as undefined)
-  while (args.length > 0 && args[args.length - 1] === 'undefined' && isSpentReplyChannel(d, args.length - 1, replaced)) args.pop();
-  return `${ref}(${args.join(', ')})`;
-}
-
-/**
- * The dispatcher's parameter `index` is a reply channel the rewrite spends: each of its uses is the callee
- * of a call inside a reply site that becomes a return or throw, and its argument at the call costs
- * nothing to leave out (a name, or a call of a local factory whose whole body returns a function).
- */
-function isSpentReplyChannel(d: Extract<Dispatcher, { kind: 'function' }>, index: number, replaced: readonly t.Node[]): boolean {
-  const param = d.fn.params[index];
-  const arg = d.call.arguments[index];
-  if (replaced.length === 0 || param === undefined || param.type !== 'Identifier' || arg === undefined || !isFreeToLeaveOut(d.callMod, arg)) return false;
-  const binding = resolveName(d.mod.index, d.fn.body, param.name);
-  if (binding === null || binding.kind !== 'param' || binding.fn !== d.fn) return false;
-  const uses = d.mod.index.identifiers.filter((id) => id !== param && id.name === param.name && isReferenceIdentifier(d.mod.index, id) && resolveIdentifier(d.mod.index, id) === binding);
-  return uses.length > 0 && uses.every((id) => {
-    const call = d.mod.index.parent.get(id);
-    return call?.type === 'CallExpression' && call.callee === id && replaced.some((site) => site === call || isInside(d.mod.index, call, site));
-  });
-}
-
-function isFreeToLeaveOut(mod: ModuleUnit, arg: t.Node): boolean {
-  const node = unwrapExpression(arg);
-  if (node.type === 'Identifier' || node.type === 'ArrowFunctionExpression' || node.type === 'FunctionExpression') return true;
-  if (node.type !== 'CallExpression' || node.callee.type !== 'Identifier') return false;
-  const binding = resolveIdentifier(mod.index, node.callee);
-  const fn = binding?.kind === 'function' ? binding.fn : binding?.kind === 'const' && binding.declarator.init && isFunctionNode(binding.declarator.init) ? binding.declarator.init : null;
-  if (fn === null || !node.arguments.every((a) => { const v = unwrapExpression(a); return v.type === 'Identifier' || ((v.type === 'MemberExpression') && !v.computed); })) return false;
-  // the factory's whole body is `return <function>` (or an arrow whose body is a function)
-  const body = fn.body.type === 'BlockStatement' ? (fn.body.body.length === 1 && fn.body.body[0]!.type === 'ReturnStatement' ? fn.body.body[0]!.argument : null) : fn.body;
-  return body !== null && body !== undefined && isFunctionNode(unwrapExpression(body));
-}
-
-/** How code at `place` names the dispatcher function by its declaration, or null. */
-function getDispatcherRef(d: Extract<Dispatcher, { kind: 'function' }>, place: RenderPlace): string | null {
-  const fn = d.fn;
-  const mod = d.mod;
-  // else named as the input side called it: `import { dispatch } from './lib/dispatch.js'`, `server.handleRequest`
-  const asCalled = (): string | null => {
-    const callee = unwrapExpression(d.call.callee);
-    if (place.mod !== d.callMod || (callee.type !== 'Identifier' && callee.type !== 'MemberExpression')) return null;
-    return renderNodeAt(callee, null, place, 0, d.callMod);
-  };
-  if (place.mod !== mod) return asCalled();
-  const declared = (id: t.Identifier): string | null => (resolveName(mod.index, place.node, id.name) === resolveIdentifier(mod.index, id) ? id.name : null);
-  // (a closure a factory returns, `return { handle: processMessage }`, is not visible by its name: as called, `app.handle`)
-  if (fn.type === 'FunctionDeclaration' && fn.id) return declared(fn.id) ?? asCalled();
-  const parent = mod.index.parent.get(fn);
-  if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier' && parent.init === fn) return declared(parent.id) ?? asCalled();
-  const member = fn.type === 'ClassMethod' ? fn : parent?.type === 'ClassProperty' && parent.value === fn ? parent : null;
-  if (member && !member.static && !member.computed && member.key.type === 'Identifier') {
-    const cls = getEnclosingClass(mod.index, member);
-    const scope = getThisScope(mod.index, place.node);
-    if (cls && scope && scope.type === 'ClassMethod' && !scope.static && getEnclosingClass(mod.index, scope) === cls) return `this.${member.key.name}`;
-  }
-  return asCalled();
-}
-
-/** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
-function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string, param = 'request', replaced: readonly t.Node[] = []): string | null {
-  const place = { mod: anchor.mod, node: anchor.statement };
-  const wrapped = reads.id || reads.jsonrpc;
-  const message = `{ ...${param}${reads.jsonrpc ? ", jsonrpc: '2.0'" : ''}${reads.id ? ', id: extra.requestId' : ''} }`;
-  const params = reads.id ? `(${param}, extra)` : `(${param})`;
-  if (d.kind === 'inline') return wrapped ? `${params} => ${inlineName}(${message})` : inlineName;
-  const call = renderDispatcherCall(d, place, wrapped ? message : param, replaced);
-  if (call === null) return null;
-  // a plain function called with the message alone is handed over as it is
-  const ref = getDispatcherRef(d, place);
-  if (!wrapped && ref !== null && !ref.startsWith('this.') && call === `${ref}(${param})` && d.fn.params.length <= 1 && d.fn.type !== 'ArrowFunctionExpression' && !usesThis(d.fn)) {
-    return ref;
-  }
-  return `${params} => ${call}`;
-}
-
-function usesThis(fn: FunctionNode): boolean {
-  let found = false;
-  const stack: t.Node[] = [fn.body];
-  while (stack.length > 0 && !found) {
-    const node = stack.pop()!;
-    if (node.type === 'ThisExpression') found = true;
-    if (isFunctionNode(node) && node.type !== 'ArrowFunctionExpression') continue;
-    forEachChild(node, (child) => stack.push(child));
-  }
-  return found;
 }
 
 /** Calls that read a message without needing any member of it back: serialising and logging it. */
@@ -905,27 +790,31 @@ function pickFreeName(mod: ModuleUnit, options: string[]): string {
   return options.find((n) => !taken.has(n)) ?? `${options[0]}${mod.index.identifiers.length}`;
 }
 
-/** A value the interpreter knows completely (every field a constant), written as a literal. */
-function renderConstant(facts: FileFacts, value: Val, paths: MessagePath[]): string | null {
+/** A value the interpreter knows completely (every field a constant), as the initialize path holds it. */
+function getKnownValue(facts: FileFacts, value: Val, paths: MessagePath[]): KnownValue | null {
   const init = paths.find((p) => p.method === 'initialize');
   if (!init) return null;
-  const render = (v: Val, depth: number): string | null => {
+  const known = (v: Val, depth: number): KnownValue | null => {
     if (depth > 6) return null;
-    if (v.k === 'lit') return renderLiteral(v.value);
-    if (v.k === 'obj') {
-      const fields = facts.interp.getFields(v, init.path.state, init.parseFrame);
-      if (!fields) return null;
-      const parts: string[] = [];
-      for (const [k, f] of fields) {
-        const text = render(f, depth + 1);
-        if (text === null) return null;
-        parts.push(`${/^[A-Za-z_$][\w$]*$/.test(k) ? k : renderLiteral(k)}: ${text}`);
-      }
-      return parts.length === 0 ? '{}' : `{ ${parts.join(', ')} }`;
+    if (v.k === 'lit') return { k: 'lit', value: v.value };
+    if (v.k !== 'obj') return null;
+    const fields = facts.interp.getFields(v, init.path.state, init.parseFrame);
+    if (!fields) return null;
+    const out: Array<[string, KnownValue]> = [];
+    for (const [k, f] of fields) {
+      const inner = known(f, depth + 1);
+      if (inner === null) return null;
+      out.push([k, inner]);
     }
-    return null;
+    return { k: 'obj', fields: out };
   };
-  return render(value, 0);
+  return known(value, 0);
+}
+
+/** A value as an expression to write elsewhere: where it was computed, else the literal it is; null when neither. */
+function toValueRef(value: Val, mod: ModuleUnit): ValueRef | null {
+  if (value.origin) return { code: { node: value.origin.node, frame: value.origin.frame, mod: value.origin.frame?.mod ?? mod } };
+  return value.k === 'lit' ? { known: { k: 'lit', value: value.value } } : null;
 }
 
 function getCapabilityKeys(facts: FileFacts, value: Val | null, paths: MessagePath[]): string[] | null {
@@ -1116,80 +1005,45 @@ function analyseSite(
     }
   }
 
-  // the rendering: from the reply object as written, following helper parameters back to the site
-  const place: RenderPlace = { mod, node: statement };
-  const objectOrigin = origin && origin.node.type === 'ObjectExpression' ? origin : null;
-  const field = (object: { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null, name: string): string | null | false => {
-    if (!object) return false;
-    const found = getFieldNode(object.node, object.frame, object.mod, name);
-    if (!found) return null;
-    valueIndent = getLineIndentOf(found.mod.source, found.node.start!);
-    return renderNodeAt(found.node, found.frame, place, 0, found.mod) ?? false;
-  };
-  // the indentation of the line the rendered value starts on: its other lines are indented from there
-  let valueIndent = '';
-  const root = objectOrigin ? { node: objectOrigin.node, frame: objectOrigin.frame, mod: objectOrigin.frame?.mod ?? mod } : null;
-  let rendered: ReplySite['reply'];
+  // what the reply is, as written (following helper parameters back to the site): the rewrite writes it
+  // where the site is (rewrite/sdk-code.ts), and refuses what cannot be written there
+  const root = origin && origin.node.type === 'ObjectExpression' ? { node: origin.node, frame: origin.frame, mod: origin.frame?.mod ?? mod } : null;
+  let ref: ReplyRef;
   if (reply.kind === 'result') {
+    const found = root ? getFieldNode(root.node, root.frame, root.mod, 'result') : null;
     // a member set after the literal (`const msg = { jsonrpc, id }; msg.result = result`): from its value
-    let text = field(root, 'result');
-    if (text === null && fields.has('result')) {
-      const value = fields.get('result')!;
-      text = renderVal(value, place) ?? false;
-      if (value.origin) valueIndent = getLineIndentOf((value.origin.frame?.mod ?? mod).source, value.origin.node.start!);
-    }
-    if (text === false || text === null) {
+    const value = root && !found && fields.has('result') ? fields.get('result')! : null;
+    const written: ValueRef | null = found ? { code: found } : value ? toValueRef(value, mod) : null;
+    if (written === null) {
       block('UNRENDERABLE_REPLY', siteCall, 'the result cannot be written where the reply is');
       return null;
     }
-    rendered = { kind: 'result', value: text, indent: valueIndent };
+    ref = { kind: 'result', value: written };
   } else {
     const error = fields.get('error')!;
     let errorNode = root ? getFieldNode(root.node, root.frame, root.mod, 'error') : null;
     if (!errorNode && error.origin) errorNode = { node: error.origin.node, frame: error.origin.frame, mod: error.origin.frame?.mod ?? mod };
     const resolved = errorNode ? resolveExpr(errorNode.node, errorNode.frame, errorNode.mod) : null;
     if (resolved && resolved.node.type === 'ObjectExpression') {
-      const code = field(resolved, 'code');
-      const message = field(resolved, 'message');
-      const data = field(resolved, 'data');
-      if (code === false || message === false || data === false) {
-        block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
-        return null;
-      }
+      const member = (name: string): CodeRef | null => getFieldNode(resolved.node, resolved.frame, resolved.mod, name);
+      const code = member('code');
+      const message = member('message');
       // no code, and a message that says the method is unknown: JSON-RPC's code for it
-      const messageNode = code === null && message !== null && p.method === null ? getFieldNode(resolved.node, resolved.frame, resolved.mod, 'message') : null;
-      const saysUnknown = messageNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(messageNode.node, messageNode.frame, messageNode.mod).node));
-      rendered = { kind: 'error', code: saysUnknown ? '-32601' : code, message, data };
+      const unknownMethod = code === null && message !== null && p.method === null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(message.node, message.frame, message.mod).node));
+      ref = { kind: 'error-object', code, message, data: member('data'), unknownMethod };
     } else {
       // `error: 'Method not found'`, `error: err.message` (a string where an object belongs) or an Error
-      const text = errorNode ? renderNodeAt(errorNode.node, errorNode.frame, place, 0, errorNode.mod) : null;
-      if (text === null) {
+      if (errorNode === null) {
         block('UNRENDERABLE_REPLY', siteCall, 'the error cannot be written where the reply is');
         return null;
       }
       // a bare message for a tool the server does not know gets MCP's code for it (-32602), others -32603
       // (and a bare message that says the method is unknown, on a path for no method the dispatch knows, -32601)
-      const saysUnknown = p.method === null && errorNode !== null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(errorNode.node, errorNode.frame, errorNode.mod).node));
+      const saysUnknown = p.method === null && UNKNOWN_METHOD_MESSAGE.test(sketchString(resolveExpr(errorNode.node, errorNode.frame, errorNode.mod).node));
       const siteCode = getNoReplyReason(p) === 'unknown-tool' ? '-32602' : saysUnknown ? '-32601' : null;
-      // `error: err.message` in a catch: the error caught may carry the code the server meant (`throw
-      // Object.assign(new Error('Unsupported method'), { code: -32601 })`), which the string dropped; the
-      // SDK answer carries it, and the site's code (or the SDK's -32603) when it has none
-      const caught = getCaughtErrorName(errorNode, text);
-      const code = caught === null ? siteCode : `Number.isSafeInteger(${caught}.code) ? ${caught}.code : ${siteCode ?? '-32603'}`;
       // (a factory the interpreter did not enter: what its returns say)
-      const holds = error.k === 'unknown' && errorNode !== null && returnsOnlyObjects(facts, errorNode.node, errorNode.mod) ? 'object' : getErrorHolding(error);
-      if (holds === 'error') rendered = { kind: 'error-value', value: text };
-      else if (holds === 'string') rendered = { kind: 'error', code, message: text, data: null };
-      else if (!ACCESS_PATH.test(text)) {
-        // built where the reply is written (`error: makeError(ErrorCodes.InvalidParams, 'bad')`): an object
-        // is copied onto the thrown error as it is computed, once; one that may also be a message string
-        // would have to be looked at before it is thrown, and computed twice
-        if (holds !== 'object') {
-          block('UNRENDERABLE_REPLY', siteCall, `the error \`${text}\` is computed where the reply is written and may be an object or a message: the dispatcher-level rewrite would compute it twice`);
-          return null;
-        }
-        rendered = { kind: 'error-held', value: text, shape: 'computed', code };
-      } else rendered = { kind: 'error-held', value: text, shape: holds, code };
+      const holds = error.k === 'unknown' && returnsOnlyObjects(facts, errorNode.node, errorNode.mod) ? 'object' : getErrorHolding(error);
+      ref = { kind: 'error-expression', value: errorNode, holds, siteCode, caught: getCaughtErrorName(errorNode) };
     }
   }
 
@@ -1220,7 +1074,7 @@ function analyseSite(
     writeStatement,
     mod,
     fn: siteFrame.fn,
-    reply: rendered,
+    replies: [{ ref, owned: false, order: 0 }],
     methods: new Set([p.method ?? (p.methodFree ? '\0any' : '\0other')]),
     unreachableAfter: unreachable,
     line: getLine(siteCall),
@@ -1317,38 +1171,16 @@ function getFollowingExits(mod: ModuleUnit, statement: t.Statement): t.Statement
   return [];
 }
 
+
 /**
- * An error reply that becomes a throw inside a `try` is caught there. When that catch answers the caught
- * error with its own code and message (or rethrows it), the answer is the same; otherwise the reply
- * becomes `return Promise.reject(...)` (a rejection the local catch never sees), and the calls on its
- * way up hand the promise back without awaiting it inside such a try.
+ * `err` when the error written is `err.message` of the error a catch clause caught (through a helper's
+ * parameter to what the site hands it: `sendError(id, err.message)`), else null.
  */
-function resolveCaughtErrors(sites: ReplySite[], live: (site: ReplySite) => boolean, catchWrites: CatchWrite[]): void {
-  for (const site of sites) {
-    if (site.reply.kind === 'result' || !live(site)) continue;
-    if (isInsideRewritingTry(site.mod, site.statement, site.fn, sites, catchWrites)) site.bypass = true;
-    for (const call of site.chain ?? []) {
-      const fn = findEnclosingFunction(call.mod, call.statement);
-      if (isInsideRewritingTry(call.mod, call.statement, fn, sites, catchWrites)) {
-        site.bypass = true;
-        call.dropAwait = true;
-      }
-    }
-  }
-}
-
-/** An access path (`err`, `res.error`, `this.last?.error`): reading it twice reads the same value. */
-const ACCESS_PATH = /^[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*)*$/;
-
-/** `err` when the error written is `err.message` of the error a catch clause caught (rendered as `err.message`), else null. */
-function getCaughtErrorName(errorNode: { node: t.Node; frame: Frame | null; mod: ModuleUnit } | null, text: string): string | null {
-  const rendered = /^([A-Za-z_$][\w$]*)\.message$/.exec(text);
-  if (rendered === null || errorNode === null) return null;
-  // (through a helper's parameter to what the site hands it: `sendError(id, err.message)`)
+function getCaughtErrorName(errorNode: CodeRef): string | null {
   const at = resolveExpr(errorNode.node, errorNode.frame, errorNode.mod);
   const node = unwrapExpression(at.node);
-  if (node.type !== 'MemberExpression' || node.computed || getMemberName(node) !== 'message' || node.object.type !== 'Identifier' || node.object.name !== rendered[1]) return null;
-  return resolveIdentifier(at.mod.index, node.object)?.kind === 'catch' ? rendered[1]! : null;
+  if (node.type !== 'MemberExpression' || node.computed || getMemberName(node) !== 'message' || node.object.type !== 'Identifier') return null;
+  return resolveIdentifier(at.mod.index, node.object)?.kind === 'catch' ? node.object.name : null;
 }
 
 /**
@@ -1400,49 +1232,6 @@ function returnsOnlyObjects(facts: FileFacts, node: t.Node, mod: ModuleUnit): bo
   return returns.length > 0 && fn.body.body.at(-1)?.type === 'ReturnStatement' && returns.every((r) => isObject(r.argument));
 }
 
-/**
- * One reply statement reached on several paths renders the same text, but what its error holds may
- * differ between them (a sentinel object on one path, a message string on another): the throw then
- * decides at run time. Anything else keeps the first rendering.
- */
-function mergeErrorReplies(known: ReplySite['reply'], next: ReplySite['reply']): ReplySite['reply'] {
-  const held = (r: ReplySite['reply']): { value: string; shape: 'string' | 'error' | 'object' | 'either'; code: string | null } | null => {
-    // (a computed error is not merged: it is rendered once, where it is built)
-    if (r.kind === 'error-held') return r.shape === 'computed' ? null : { value: r.value, shape: r.shape, code: r.code };
-    if (r.kind === 'error-value') return { value: r.value, shape: 'error', code: null };
-    if (r.kind === 'error' && r.message !== null && r.data === null && ACCESS_PATH.test(r.message)) return { value: r.message, shape: 'string', code: r.code };
-    return null;
-  };
-  const a = held(known);
-  const b = held(next);
-  if (!a || !b || a.value !== b.value || a.shape === b.shape || (known.kind === 'error-held' && known.shape === 'either')) return known;
-  const shapes = new Set([a.shape, b.shape]);
-  // an Error and a plain object both carry their code, message and data as members
-  const shape = shapes.has('string') || shapes.has('either') ? 'either' : 'object';
-  // the code a message string gets: from the path that may hold one
-  const code = [a, b].find((r) => r.shape === 'string' || r.shape === 'either')?.code ?? null;
-  return { kind: 'error-held', value: a.value, shape, code };
-}
-
-/** Whether `node` sits in the block of a try (in its own function) whose catch does not pass a caught error on. */
-function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | null, sites: ReplySite[], catchWrites: CatchWrite[]): boolean {
-  let child: t.Node = node;
-  for (let parent = mod.index.parent.get(node); parent && parent !== fn; child = parent, parent = mod.index.parent.get(parent)) {
-    if (parent.type !== 'TryStatement' || parent.block !== child || !parent.handler) continue;
-    const handler = parent.handler;
-    // its writes become a rethrow: the error passes on
-    if (catchWrites.some((c) => c.clause === handler)) return false;
-    const name = handler.param?.type === 'Identifier' ? handler.param.name : null;
-    if (name === null) return true;
-    const body = mod.source.slice(handler.body.start!, handler.body.end!);
-    if (new RegExp(`\\bthrow\\s+${name}\\b`).test(body)) return false;
-    const own = sites.filter((s) => s.mod === mod && s.statement.start! >= handler.body.start! && s.statement.end! <= handler.body.end!);
-    if (own.length === 0) return true;
-    const passesOn = own.every((s) => s.reply.kind === 'error' && s.reply.code !== null && new RegExp(`\\b${name}\\.code\\b`).test(s.reply.code) && s.reply.message === `${name}.message`);
-    return !passesOn;
-  }
-  return false;
-}
 
 // ---------------------------------------------------------------- unknown methods
 
@@ -1862,13 +1651,8 @@ function getExportedLocalNames(mod: ModuleUnit): Set<string> {
   return names;
 }
 
-export type { StdinConsumer, Val, RenderPlace };
-export { renderNodeAt };
+export type { StdinConsumer, Val };
 
-function getLineIndentOf(source: string, offset: number): string {
-  const start = source.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(source.slice(start))![0];
-}
 
 /**
  * A file that looks like an MCP stdio server although the analysis follows no message of it: some module of

@@ -33,6 +33,35 @@ export type Dispatcher =
       parse: t.CallExpression;
     };
 
+/**
+ * An expression of the program as the analysis met it, evaluated in `frame` (a helper's parameters read
+ * as the arguments its caller handed it). The rewrite writes it where it is needed (rewrite/sdk-code.ts).
+ */
+export interface CodeRef {
+  node: t.Node;
+  frame: Frame | null;
+  mod: ModuleUnit;
+}
+
+/** A value the analysis knows completely: a literal, or an object of such values. */
+export type KnownValue = { k: 'lit'; value: unknown } | { k: 'obj'; fields: Array<[string, KnownValue]> };
+
+/** A value to write at another place: the expression that computes it, or the value itself. */
+export type ValueRef = { code: CodeRef } | { known: KnownValue };
+
+/** What a reply is, as the server writes it. */
+export type ReplyRef =
+  | { kind: 'result'; value: ValueRef }
+  /** `error: { code, message, data }` written as an object: each member (null: absent). `unknownMethod`: no code, and a message that says the method is unknown. */
+  | { kind: 'error-object'; code: CodeRef | null; message: CodeRef | null; data: CodeRef | null; unknownMethod: boolean }
+  /**
+   * `error: <expression>`, not an object literal: an Error, a message string, an object held in a
+   * variable or built where the reply is written (`holds`, as the analysis sees it). `siteCode`: the code
+   * a message string gets there; `caught`: the name of the error a catch clause caught when the
+   * expression is `<that name>.message`.
+   */
+  | { kind: 'error-expression'; value: CodeRef; holds: 'error' | 'string' | 'object' | 'either'; siteCode: string | null; caught: string | null };
+
 /** One place that writes a reply, and what it becomes. */
 export interface ReplySite {
   /** direct: the write (or a writer helper call) holds the reply; constructed: an earlier `response = {...}` does. */
@@ -45,19 +74,12 @@ export interface ReplySite {
   writeStatement: t.Statement | null;
   mod: ModuleUnit;
   fn: FunctionNode | null;
-  reply:
-    /** `indent`: of the line the value started on in the original; its other lines are indented from it. */
-    | { kind: 'result'; value: string; indent: string }
-    | { kind: 'error'; code: string | null; message: string | null; data: string | null }
-    /** `error: err` where err is an Error: thrown as it is. */
-    | { kind: 'error-value'; value: string }
-    /**
-     * `error: res.error` where the value is an error object held in a variable (object), or may be that
-     * or a message string (either), or an object built where the reply is written (computed:
-     * `error: makeError(...)`, evaluated once): its code, message and data are thrown as they are.
-     * `code`: the code a message string gets (as for a bare `error: message`).
-     */
-    | { kind: 'error-held'; value: string; shape: 'object' | 'either' | 'computed'; code: string | null };
+  /**
+   * The reply of each path that reaches the site, in the order the analysis met them (`order` counts
+   * over every site). `owned`: the path is of a method the SDK answers itself, so a reply that cannot be
+   * written there is no obstacle (the site goes with its branch).
+   */
+  replies: Array<{ ref: ReplyRef; owned: boolean; order: number }>;
   /** Methods whose requests reach it ('\0other' for unknown methods, '\0any' where the method was not looked at). */
   methods: Set<string>;
   /** `return;` / `break;` right after the reply: unreachable once it is a return. */
@@ -65,8 +87,6 @@ export interface ReplySite {
   line: number;
   /** The calls from the dispatcher down to this reply's function. */
   chain?: ReturnedCall[];
-  /** An error inside a try whose catch would answer it differently: `return Promise.reject(...)` instead of `throw`. */
-  bypass?: boolean;
 }
 
 /** A call between the dispatcher and a reply: it must hand the reply back (`return handleCall(id, params)`). */
@@ -74,7 +94,7 @@ export interface ReturnedCall {
   call: t.CallExpression;
   statement: t.Statement;
   mod: ModuleUnit;
-  /** Inside a try whose catch must not see the reply's rejection: `return f()` rather than `return await f()`. */
+  /** Inside a try whose catch must not see the reply's rejection: `return f()` rather than `return await f()` (the rewrite decides: rewrite/sdk-code.ts). */
   dropAwait: boolean;
 }
 
@@ -126,24 +146,25 @@ export interface Anchor {
 
 export interface SdkShape {
   anchor: Anchor;
-  /** What every registration hands the SDK: `handleMessage`, `(request) => this.dispatch(request)`. */
-  handler: string;
+  /** What the handlers read of the message besides method and params: `id` and `jsonrpc` are then handed back to the dispatcher. */
+  reads: { id: boolean; jsonrpc: boolean };
+  /** What becomes a return or throw, and the branches that go: a reply channel used only there is spent. */
+  replaced: t.Node[];
   /** For an inline dispatch: the name of the handler made from the code after the parse. */
   handlerName: string;
+  /** The server's construction, from the initialize reply: each field's ways to be written, tried in order. */
   construct: {
-    serverInfo: string;
-    capabilities: string | null;
+    serverInfo: ValueRef[];
+    capabilities: ValueRef[] | null;
     /** The keys of the original capabilities object, when known. */
     capabilityKeys: string[] | null;
-    instructions: string | null;
+    instructions: ValueRef[] | null;
   };
   consumer: StdinConsumer;
   /** Statements next to the loop that only serve stdin (`setEncoding`, `rl.on('close', ...)`): removed with it. */
   inputStatements: t.Statement[];
   /** Client notifications the server acts on (not initialized): each gets a notification handler. */
   notifications: string[];
-  /** How a notification handler calls the dispatcher (null when there is none). */
-  notificationHandler: string | null;
   /** Inline dispatch inside the parse's `try`: the catch's writes, which become a rethrow in the handler. */
   catchWrites: CatchWrite[];
   dispatcher: Dispatcher;

@@ -11,7 +11,7 @@ import type { StdioConnection } from '../analysis/sdk-wiring.js';
 import { getLine } from '../analysis/ast.js';
 import { isStartedByImporter } from '../analysis/facts.js';
 import type { Detection } from '../detect/server.js';
-import { type Blocker, type BoundaryReason, type EnvelopeReason, isBoundaryReason, type LeaveReason } from '../model/reasons.js';
+import { type Blocker, type BlockerReason, type BoundaryReason, type EnvelopeReason, isBoundaryReason, type LeaveReason } from '../model/reasons.js';
 import type { BoundaryFacts, ServerModel } from '../model/server-model.js';
 import type { PipelineOptions, RefusedRewrites, SdkTarget, Style } from '../model/types.js';
 
@@ -98,9 +98,9 @@ export function decideWithSdkDeclined(plan: Plan, declined: PipelineOptions['sdk
   return decideBelowSdk({ code: declined.reason, line: plan.model.line, detail: declined.detail }, plan.model, refused);
 }
 
-/** The SDK rewrite of a planned server failed its own checks: the next form of the chain takes it, and says why. */
-export function decideAfterSdkFailure(model: ServerModel, detail: string, line: number, refused: RefusedRewrites = {}): Plan {
-  return decideBelowSdk({ code: 'OUTPUT_CHECK_FAILED', line: line || model.line, detail }, model, refused);
+/** The SDK rewrite of a planned server failed its own checks, or its code cannot be written (`code`): the next form of the chain takes it, and says why. */
+export function decideAfterSdkFailure(model: ServerModel, detail: string, line: number, refused: RefusedRewrites = {}, code: BlockerReason = 'OUTPUT_CHECK_FAILED'): Plan {
+  return decideBelowSdk({ code, line: line || model.line, detail }, model, refused);
 }
 
 /** The boundary rewrite failed its own checks: the envelope takes the server, and says why. */

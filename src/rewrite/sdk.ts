@@ -15,7 +15,9 @@ import { buildIndex, forEachChild, type FunctionNode, getEnclosingFunction, getL
 import { Program, type ModuleUnit } from '../analysis/program.js';
 import { MCP_NOTIFICATIONS, MCP_REQUESTS, type Capability, isMcpNotification, isMcpRequestMethod } from '../model/mcp-methods.js';
 import { SDK_TARGETS } from '../model/sdk-targets.js';
-import type { NoReplyEnd, ReplySite, SdkShape, ServerModel } from '../model/server-model.js';
+import type { NoReplyEnd, ServerModel } from '../model/server-model.js';
+import type { BlockerReason } from '../model/reasons.js';
+import { renderSdkShape, type WrittenShape, type WrittenSite } from './sdk-code.js';
 import type { ModuleKind, SdkTarget } from '../model/types.js';
 import { parseSource, peekParse } from '../parse.js';
 import { EditList } from './edits.js';
@@ -33,12 +35,13 @@ export interface SdkRewrite {
   fixes: string[];
 }
 
-export type SdkRewriteResult = SdkRewrite | { failed: string; line: number };
+/** `code`: the reason the plan is given when the shape's code cannot be written (else the output check's). */
+export type SdkRewriteResult = SdkRewrite | { failed: string; line: number; code?: BlockerReason };
 
 interface Ctx {
   sdk: SdkTarget;
   moduleKind: (mod: ModuleUnit) => ModuleKind;
-  shape: SdkShape;
+  shape: WrittenShape;
   edits: Map<ModuleUnit, EditList>;
   styles: Map<ModuleUnit, CodeStyle>;
   notes: string[];
@@ -46,7 +49,9 @@ interface Ctx {
 }
 
 export function rewriteToSdk(model: ServerModel, sdk: SdkTarget, moduleKind?: ModuleKind, guardStdout = true): SdkRewriteResult {
-  const shape = model.sdk!;
+  // the code detection's references stand for, written where it goes (or why it cannot be)
+  const shape = renderSdkShape(model.sdk!);
+  if ('failed' in shape) return { failed: shape.failed.detail, line: shape.failed.line, code: shape.failed.code };
   const ctx: Ctx = { sdk, shape, edits: new Map(), styles: new Map(), notes: [], fixes: [], moduleKind: (mod) => getModuleKind(mod, moduleKind) };
   const anchorMod = shape.anchor.mod;
   const edit = (mod: ModuleUnit): EditList => {
@@ -322,7 +327,7 @@ function dropUnreachableChanges(model: ServerModel, changes: Map<string, { befor
 }
 
 /** The dispatcher, the functions whose replies became returns, and those that hand them back up. */
-function getAnswerFunctions(shape: SdkShape): { fn: FunctionNode; mod: ModuleUnit }[] {
+function getAnswerFunctions(shape: WrittenShape): { fn: FunctionNode; mod: ModuleUnit }[] {
   const out = new Map<FunctionNode, ModuleUnit>([[shape.dispatcher.fn, shape.dispatcher.mod]]);
   for (const site of shape.sites) if (site.fn) out.set(site.fn, site.mod);
   for (const call of shape.returnedCalls) {
@@ -421,7 +426,7 @@ function isInsideEdit(ctx: Ctx, mod: ModuleUnit, node: t.Node): boolean {
  * the callback's own parameter: once it is a return, that callback does nothing, and the call is
  * `.catch(onError)`.
  */
-function getIdentityThen(site: ReplySite): { property: t.Node; first: t.Node; second: t.Node } | null {
+function getIdentityThen(site: WrittenSite): { property: t.Node; first: t.Node; second: t.Node } | null {
   if (site.form !== 'arrow-body' || site.reply.kind !== 'result' || site.unreachableAfter.length > 0) return null;
   const index = site.mod.index;
   const arrow = index.parent.get(site.statement);
@@ -439,7 +444,7 @@ function getIdentityThen(site: ReplySite): { property: t.Node; first: t.Node; se
  * What a reply replaces: its statement, or an arrow's whole body with the parentheses around it
  * (`(id, code, message) => ({ ... })` becomes `=> { throw ... }`, never `=> ({ throw ... })`).
  */
-function getReplyRange(site: ReplySite): { start: number; end: number } {
+function getReplyRange(site: WrittenSite): { start: number; end: number } {
   const node = site.statement;
   if (site.form !== 'arrow-body') return { start: node.start!, end: node.end! };
   const arrow = site.mod.index.parent.get(node);
@@ -453,7 +458,7 @@ function getReplyRange(site: ReplySite): { start: number; end: number } {
 // throw new ProtocolError(<code>, <message>);                        (v2)
 // (result) => result                                    (the reply was an arrow's expression body)
 // return Promise.reject(Object.assign(new Error(...)))  (an error inside a try whose catch answers differently)
-function buildReplyStatement(site: ReplySite, style: CodeStyle, sdk: SdkTarget): string {
+function buildReplyStatement(site: WrittenSite, style: CodeStyle, sdk: SdkTarget): string {
   const s = semi(style);
   const reply = site.reply;
   const arrow = site.form === 'arrow-body';
@@ -579,7 +584,7 @@ function getBranchRemoval(mod: ModuleUnit, node: t.Node, kind: string): { start:
  * a `try` around them is kept (its catch still handles their errors); a loop over lines ends there (its
  * `continue` and `break` end this message: they become `return`).
  */
-function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' }>, list: EditList, style: CodeStyle, indent: string, name: string, catchWrites: SdkShape['catchWrites']): { text: string } | { failed: string; line: number } {
+function buildInlineHandler(d: Extract<WrittenShape['dispatcher'], { kind: 'inline' }>, list: EditList, style: CodeStyle, indent: string, name: string, catchWrites: WrittenShape['catchWrites']): { text: string } | { failed: string; line: number } {
   const mod = d.mod;
   const source = mod.source;
   const eol = style.eol;
@@ -650,7 +655,7 @@ function buildInlineHandler(d: Extract<SdkShape['dispatcher'], { kind: 'inline' 
 }
 
 /** A catch that, once its writes rethrow, does nothing else: the `try` around the handler can go. */
-function isRethrowOnly(clause: t.CatchClause, catchWrites: SdkShape['catchWrites']): boolean {
+function isRethrowOnly(clause: t.CatchClause, catchWrites: WrittenShape['catchWrites']): boolean {
   const writes = catchWrites.find((c) => c.clause === clause);
   if (!writes) return false;
   return clause.body.body.every((st) => writes.statements.includes(st) || (st.type === 'ReturnStatement' && !st.argument) || st.type === 'EmptyStatement');
