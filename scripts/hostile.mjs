@@ -507,6 +507,18 @@ await check('14b a workspace glob of 12 stars against a 40-character folder answ
   return expectAll(r, [['hung', !r.timedOut], ['exit 0', r.code === 0], ['under 5 s', r.ms < 5_000]]);
 });
 
+await check('14d a member chain of 100,000 links (200 KB) in a server is migrated in linear time', async () => {
+  const root = tree({ 'package.json': PKG, 'server.js': `${SERVER}\nconst chain = () => globalThis${'.b'.repeat(100_000)};\n` });
+  const r = await cli(['--dry-run', '--summary'], { cwd: root, timeoutMs: 120_000 });
+  return expectAll(r, [['hung', !r.timedOut], ['exit 0', r.code === 0], ['proposed', r.stdout.includes('would move')], ['under 20 s', r.ms < 20_000]]);
+});
+
+await check('14e a flat 1 + 1 + ... of 200,000 terms parses and is migrated, not "nested too deeply"', async () => {
+  const root = tree({ 'package.json': PKG, 'server.js': `${SERVER}\nconst sum = () => ${Array.from({ length: 200_000 }, () => '1').join('+')};\n` });
+  const r = await cli(['--dry-run', '--summary'], { cwd: root, timeoutMs: 180_000 });
+  return expectAll(r, [['hung', !r.timedOut], ['exit 0', r.code === 0], ['parsed', !(r.stdout + r.stderr).includes('nested too deeply')], ['proposed', r.stdout.includes('would move')], ['under 60 s', r.ms < 60_000]]);
+});
+
 await check('14c a lock file committed to the repository is no lock', async () => {
   const root = tree({ 'package.json': PKG, 'server.js': SERVER, '.mcp-migrate.lock': JSON.stringify({ tool: 'mcp-migrate', pid: 1, host: 'elsewhere', since: new Date().toISOString(), nonce: 'x' }) });
   const git = (...args) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root, stdio: 'ignore' });

@@ -137,24 +137,47 @@ function toParseError(err: unknown): SourceParseError {
 }
 
 /** What the deep-parse thread posts back. */
-type DeepReply = { ok: true; json: string; special: boolean } | { ok: false; message: string; line?: number; column?: number; overflow: boolean };
+type DeepReply = { ok: true; json: string } | { ok: false; message: string; line?: number; column?: number; overflow: boolean };
 
-// The thread's whole program (CommonJS, evaluated): parse, post the tree as JSON (or the error), wake the
-// caller. JSON, not the tree itself: structured clone is recursive on the receiving side and overflows
-// the caller's stack again at ~1,200 levels, while V8's JSON.parse is iterative (measured: 200,000 levels).
-// JSON has no Infinity (a `1e999` literal's value): such numbers travel as {"$number": "Infinity"}.
+// The thread's whole program (CommonJS, evaluated): parse, post the tree (or the error), wake the caller.
+// The tree travels flat, as JSON of a table: every object and array of the tree once, its object members
+// written as {"$i": <row>}. Not the tree itself: structured clone is recursive on the receiving side and
+// overflows the caller's stack again at ~1,200 levels. Not JSON of the tree: V8's JSON.stringify takes
+// time quadratic in the depth (a flat `1 + 1 + ...` of 60,000 terms: 28 s, 200,000: past the minute),
+// while the table is written and read in one pass each. JSON has no Infinity (a `1e999` literal's
+// value): such numbers travel as {"$number": "Infinity"}.
 const DEEP_PARSE_THREAD = `
 const { workerData } = require('node:worker_threads');
 const { parserPath, source, options, port, flag } = workerData;
 let reply;
 try {
   const ast = require(parserPath).parse(source, options);
-  let special = false;
-  const json = JSON.stringify(ast, (key, value) => {
-    if (typeof value === 'number' && !Number.isFinite(value)) { special = true; return { $number: String(value) }; }
+  const table = [];
+  const rows = new Map();
+  const encode = (value) => {
+    if (value !== null && typeof value === 'object') {
+      let row = rows.get(value);
+      if (row === undefined) {
+        row = table.length;
+        rows.set(value, row);
+        table.push(value);
+      }
+      return { $i: row };
+    }
+    if (typeof value === 'number' && !Number.isFinite(value)) return { $number: String(value) };
     return value;
-  });
-  reply = { ok: true, json, special };
+  };
+  encode(ast);
+  for (let row = 0; row < table.length; row++) {
+    const value = table[row];
+    if (Array.isArray(value)) table[row] = value.map(encode);
+    else {
+      const flat = {};
+      for (const key of Object.keys(value)) flat[key] = encode(value[key]);
+      table[row] = flat;
+    }
+  }
+  reply = { ok: true, json: JSON.stringify(table) };
 } catch (err) {
   const overflow = err instanceof RangeError && /call stack/i.test(err.message);
   reply = { ok: false, message: String((err && err.message) || err), line: err && err.loc && err.loc.line, column: err && err.loc && err.loc.column, overflow };
@@ -185,7 +208,7 @@ function parseOnLargeStack(path: string, source: string): File {
       throw new SourceParseError(`nested too deeply to parse (no result within ${LARGE_STACK_TIMEOUT_MS / 1000} s)`);
     }
     const reply = received.message;
-    if (reply.ok) return reviveTree(JSON.parse(reply.json) as File, reply.special);
+    if (reply.ok) return readTable(JSON.parse(reply.json) as unknown[]);
     if (reply.overflow) throw new SourceParseError(`nested too deeply to parse, even with a ${LARGE_STACK_MB} MB stack`);
     throw toParseError({ message: reply.message, loc: reply.line === undefined ? undefined : { line: reply.line, column: reply.column ?? 0 } });
   } finally {
@@ -194,21 +217,16 @@ function parseOnLargeStack(path: string, source: string): File {
   }
 }
 
-/** Puts back the numbers JSON cannot carry; a loop, not recursion, since the tree is deep by definition. */
-function reviveTree(ast: File, special: boolean): File {
-  if (!special) return ast;
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (value === null || typeof value !== 'object') continue;
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const child = record[key];
-      if (child === null || typeof child !== 'object') continue;
-      const encoded = (child as { $number?: unknown }).$number;
-      if (typeof encoded === 'string' && Object.keys(child).length === 1) record[key] = Number(encoded);
-      else stack.push(child);
-    }
+/** The tree the deep-parse thread wrote as a table (rows of members, `{"$i": row}` for an object): one pass, no recursion. */
+function readTable(table: unknown[]): File {
+  const read = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    const ref = value as { $i?: unknown; $number?: unknown };
+    return typeof ref.$i === 'number' ? table[ref.$i] : Number(ref.$number);
+  };
+  for (const row of table) {
+    if (Array.isArray(row)) for (let i = 0; i < row.length; i++) row[i] = read(row[i]);
+    else for (const [key, value] of Object.entries(row as Record<string, unknown>)) (row as Record<string, unknown>)[key] = read(value);
   }
-  return ast;
+  return table[0] as File;
 }

@@ -7,6 +7,7 @@ import { afterAll, describe, it, expect } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type * as t from '@babel/types';
 import type { File } from '@babel/types';
 import type { FileResult, PipelineOptions } from '../src/model/types.js';
 import { forgetParse, parseSource, SourceParseError } from '../src/parse.js';
@@ -65,6 +66,25 @@ describe('deep nesting parses', () => {
     expect((err as SourceParseError).line).toBe(2);
     expect((err as SourceParseError).message).not.toMatch(/call stack/i);
   });
+
+  it('a flat `1 + 1 + ...` of 120,000 terms (a tree that deep on its left) comes back whole, its comments one object each', () => {
+    // (JSON of the tree took time quadratic in its depth: 28 s at 60,000 terms; the thread now sends a table)
+    const terms = 120_000;
+    const source = `${SERVER}/* sum */ const sum = ${Array.from({ length: terms }, () => '1').join(' + ')};\n`;
+    const ast = parseSource('/virtual/sum.js', source);
+    const declaration = ast.program.body.at(-1) as t.VariableDeclaration;
+    let node: t.Node = declaration.declarations[0]!.init!;
+    let operators = 0;
+    while (node.type === 'BinaryExpression') {
+      operators++;
+      node = node.left;
+    }
+    expect(operators).toBe(terms - 1);
+    expect(node).toMatchObject({ type: 'NumericLiteral', value: 1 });
+    expect(getColumn(source, node)).toBe(source.split('\n').at(-2)!.indexOf('= 1') + 3);
+    const sumComment = ast.comments!.find((c) => c.value === ' sum ');
+    expect(declaration.leadingComments?.find((c) => c.value === ' sum ')).toBe(sumComment);
+  }, 60_000);
 
   it('nesting beyond even the large stack is "nested too deeply", not a crash', () => {
     const source = `const deep = ${'['.repeat(300_000)}${']'.repeat(300_000)};\n`;

@@ -305,6 +305,7 @@ function scanClassMembers(model: ScopeModel): MemberScan {
   const classes: { name: string; node: t.ClassDeclaration | t.ClassExpression }[] = [];
   let dynamic = false;
   const { scanned, scannedScopes } = model;
+  const roots = new Map<t.Node, t.Node>();
   for (let i = 0; i < scanned.length; i++) {
     const node = scanned[i]!;
     if (node.type === 'VariableDeclarator') {
@@ -315,7 +316,7 @@ function scanClassMembers(model: ScopeModel): MemberScan {
       // `this.#send`: a private name is its own key, `#send` (never the same member as a `send`)
       const name = t.isPrivateName(property) ? `#${property.id.name}` : !node.computed && t.isIdentifier(property) ? property.name : t.isStringLiteral(property) ? property.value : null;
       // `transport.send(...)` on an object made by `new OtherClass()` or a built-in is not a use of this class's `send`
-      if (name !== null && !isOtherObject(model, node, scannedScopes[i]!)) addAccess(scan, name, node, t.isThisExpression(node.object) ? model.scannedThis[i]! : null);
+      if (name !== null && !isOtherObject(model, node, scannedScopes[i]!, roots)) addAccess(scan, name, node, t.isThisExpression(node.object) ? model.scannedThis[i]! : null);
     } else if (node.type === 'OptionalMemberExpression') {
       const property = node.property;
       // (`this?.#send`: Babel types its property as an expression, the private name is read off the node)
@@ -336,9 +337,8 @@ function scanClassMembers(model: ScopeModel): MemberScan {
  * The object of a member access is not an instance of a class of this file: `process.stderr.write`
  * (a global), `fs.write` (an import), or a `const x = new C(...)` whose class is declared elsewhere.
  */
-function isOtherObject(model: ScopeModel, member: t.MemberExpression, scope: t.Node): boolean {
-  let root: t.Node = member.object;
-  while (t.isMemberExpression(root)) root = root.object;
+function isOtherObject(model: ScopeModel, member: t.MemberExpression, scope: t.Node, roots: Map<t.Node, t.Node>): boolean {
+  const root = getChainRoot(member.object, roots);
   if (t.isIdentifier(root)) {
     const binding = getBinding(model, scope, root.name);
     if (!binding || binding.kind === 'module') return true;
@@ -349,6 +349,26 @@ function isOtherObject(model: ScopeModel, member: t.MemberExpression, scope: t.N
   if (!declarator || !t.isVariableDeclarator(declarator) || !t.isNewExpression(declarator.init) || !t.isIdentifier(declarator.init.callee)) return false;
   const cls = getBinding(model, scope, declarator.init.callee.name);
   return !cls || cls.kind === 'module' || !t.isClassDeclaration(cls.node);
+}
+
+/**
+ * What a member chain starts from (`a` of `a.b.c`), remembered for every link on the way, so that the
+ * links of one chain of n members cost n steps between them, not n^2 / 2.
+ */
+function getChainRoot(node: t.Node, roots: Map<t.Node, t.Node>): t.Node {
+  const links: t.Node[] = [];
+  let root = node;
+  while (t.isMemberExpression(root)) {
+    const known = roots.get(root);
+    if (known !== undefined) {
+      root = known;
+      break;
+    }
+    links.push(root);
+    root = root.object;
+  }
+  for (const link of links) roots.set(link, root);
+  return root;
 }
 
 /** Names a module exports: `export class X`, `export { X }`, `module.exports = X`, `exports.X = X`, `module.exports = { X }`. */
