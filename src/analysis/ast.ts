@@ -587,6 +587,22 @@ export function resolveIdentifier(index: AstIndex, id: t.Identifier): Binding | 
   return resolveName(index, id, id.name);
 }
 
+/**
+ * The variable a value is stored in, `x` of `const x = <value>` or `x = <value>` (through parentheses and
+ * TypeScript's `as`, `!` and `<T>`), or null.
+ */
+export function getStoredIn(index: AstIndex, value: t.Node): t.Identifier | null {
+  let node: t.Node = value;
+  let parent = index.parent.get(node);
+  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression' || parent.type === 'TSTypeAssertion')) {
+    node = parent;
+    parent = index.parent.get(node);
+  }
+  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return parent.id;
+  if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return parent.left;
+  return null;
+}
+
 /** Strips parentheses, TypeScript casts and non-null assertions: `(x as T)!` -> `x`. */
 export function unwrapExpression(node: t.Node): t.Node {
   let current = node;

@@ -2,7 +2,7 @@
 // where the SDK server goes and what it is built from, or the reasons an exact SDK rewrite is not possible.
 // Read-only, and it writes no code (rewrite/sdk-code.ts writes what its references stand for).
 import { t } from '../babel.js';
-import { type Binding, type FunctionNode, getLine, getMemberName, getMemberPath, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression } from '../analysis/ast.js';
+import { type Binding, type FunctionNode, getLine, getMemberName, getMemberPath, getThisScope, isFunctionNode, isReferenceIdentifier, resolveIdentifier, unwrapExpression, getStoredIn } from '../analysis/ast.js';
 import { type FileFacts, type StdinConsumer } from '../analysis/facts.js';
 import { findEnclosingFunction, type Event, type WriteData } from '../analysis/interp.js';
 import { findWriterHelpers, isWithinFrame, type MessagePath } from '../analysis/messages.js';
@@ -617,15 +617,8 @@ function getDispatcherOptions(p: MessagePath, isHelper: (frame: Frame) => boolea
 
 /** The variable `JSON.parse(line)` is stored in: `const msg = ...` / `msg = ...`. */
 function getMessageBinding(mod: ModuleUnit, parse: t.CallExpression): Binding | null {
-  let node: t.Node = parse;
-  let parent = mod.index.parent.get(node);
-  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression' || parent.type === 'TSTypeAssertion')) {
-    node = parent;
-    parent = mod.index.parent.get(node);
-  }
-  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return resolveIdentifier(mod.index, parent.id);
-  if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return resolveIdentifier(mod.index, parent.left);
-  return null;
+  const stored = getStoredIn(mod.index, parse);
+  return stored === null ? null : resolveIdentifier(mod.index, stored);
 }
 
 /** The reply object was built in a frame inside `frame` as the value of a `return` (or an arrow's expression body). */

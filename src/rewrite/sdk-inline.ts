@@ -1,7 +1,7 @@
 // The SDK rewrite of an inline dispatch (./sdk.ts): the code after the parse, in the stdin loop, becomes a
 // handler function of its own, with the loop's exits made returns and its catch's writes a rethrow.
 import { t } from '../babel.js';
-import { forEachChild, getLine, isFunctionNode, resolveName } from '../analysis/ast.js';
+import { forEachChild, getLine, isFunctionNode, resolveName, getStoredIn } from '../analysis/ast.js';
 import { type ModuleUnit } from '../analysis/program.js';
 import { type WrittenShape } from './sdk-code.js';
 import { EditList } from './edits.js';
@@ -121,15 +121,7 @@ function getCastType(mod: ModuleUnit, call: t.CallExpression): t.TSType | null {
 
 /** The name `JSON.parse(...)` is stored in (`const msg = ...`, `msg = ...`). */
 function getParsedName(mod: ModuleUnit, call: t.CallExpression): string | null {
-  let node: t.Node = call;
-  let parent = mod.index.parent.get(node);
-  while (parent && (parent.type === 'TSAsExpression' || parent.type === 'ParenthesizedExpression' || parent.type === 'TSNonNullExpression' || parent.type === 'TSTypeAssertion')) {
-    node = parent;
-    parent = mod.index.parent.get(node);
-  }
-  if (parent?.type === 'VariableDeclarator' && parent.init === node && parent.id.type === 'Identifier') return parent.id.name;
-  if (parent?.type === 'AssignmentExpression' && parent.right === node && parent.left.type === 'Identifier') return parent.left.name;
-  return null;
+  return getStoredIn(mod.index, call)?.name ?? null;
 }
 
 /** `continue` and `break` statements in `statements` that target `loop` (the loop over lines left behind). */
