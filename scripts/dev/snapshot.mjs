@@ -1,9 +1,12 @@
 // Developer aid for behaviour-preserving changes: what the tool proposes (a --dry-run's patch and JSON
 // report, timings dropped) for every folder given, one file per folder in OUT. Take one before and one
-// after a change, then `diff -r BEFORE AFTER`. Runs the built CLI (npm run build first).
+// after a change, then `diff -r BEFORE AFTER`. Runs the built CLI (npm run build first) on a copy of each
+// folder, committed to a repository of its own (as a user's tree is: a folder's own repository may ignore
+// its dist/, and a build folder is scanned only when it is tracked).
 //   node scripts/dev/snapshot.mjs OUT [--flags "…"] DIR...
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,8 +24,14 @@ const drop = (value) => {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).filter(([k]) => !/(^ms$|Ms$|time|elapsed|duration|started)/i.test(k)).map(([k, v]) => [k, drop(v)]));
 };
-for (const dir of args) {
-  const name = `${basename(dirname(resolve(dir)))}-${basename(resolve(dir))}`;
+for (const given of args) {
+  const name = `${basename(dirname(resolve(given)))}-${basename(resolve(given))}`;
+  const dir = join(mkdtempSync(join(tmpdir(), 'mcp-migrate-snapshot-')), basename(resolve(given)));
+  cpSync(resolve(given), dir, { recursive: true, filter: (path) => basename(path) !== 'node_modules' && basename(path) !== '.git' });
+  const git = (...a) => execFileSync('git', ['-c', 'user.name=snapshot', '-c', 'user.email=snapshot@localhost', ...a], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'snapshot');
   let report;
   try {
     report = execFileSync(process.execPath, [cli, '--dry-run', '--report', 'json', '--patch', join(out, `${name}.patch`), ...flags, dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
@@ -31,9 +40,10 @@ for (const dir of args) {
   }
   let text;
   try {
-    text = JSON.stringify(drop(JSON.parse(report)), null, 1).split(resolve(dir)).join('<dir>');
+    text = JSON.stringify(drop(JSON.parse(report)), null, 1).split(dir).join('<dir>');
   } catch {
     text = report;
   }
   writeFileSync(join(out, `${name}.json`), text);
+  rmSync(dirname(dir), { recursive: true, force: true });
 }
