@@ -23,7 +23,8 @@ type ClientModule = typeof import('@modelcontextprotocol/client');
 
 /** The v2 client module (its `Client`); throws when the tool has not been built. */
 export function loadClient(): ClientModule {
-  const file = join(getVendorDir() ?? 'dist/vendor', 'client-v2.cjs');
-  if (!existsSync(file)) throw new Error(`mcp-migrate has no ${file}: run \`npm run build\` in its folder`);
+  const vendor = getVendorDir();
+  const file = vendor === null ? null : join(vendor, 'client-v2.cjs');
+  if (file === null || !existsSync(file)) throw new Error(`mcp-migrate has no ${file ?? 'dist/vendor/ of its own'}: run \`npm run build\` in its folder`);
   return createRequire(file)(file) as ClientModule;
 }

@@ -10,6 +10,7 @@ import type { ModuleUnit } from '../analysis/program.js';
 import { renderCallAt, renderFunctionRef } from '../analysis/render-call.js';
 import { renderLiteral, renderNodeAt, type RenderPlace } from '../analysis/render.js';
 import type { Blocker } from '../model/reasons.js';
+import { getLineIndent } from './text.js';
 import type { Anchor, CatchWrite, Dispatcher, KnownValue, ReplyRef, ReplySite, SdkShape, ValueRef } from '../model/server-model.js';
 
 /** A reply as the rewrite writes it. */
@@ -103,7 +104,7 @@ function renderReply(site: ReplySite, ref: ReplyRef): RenderedReply | string {
       const value = renderValue(ref.value, place);
       if (value === null) return 'the result cannot be written where the reply is';
       // the indentation of the line the value starts on: its other lines are indented from there
-      return { kind: 'result', value, indent: 'code' in ref.value ? getLineIndentOf(ref.value.code.mod.source, ref.value.code.node.start!) : '' };
+      return { kind: 'result', value, indent: 'code' in ref.value ? getLineIndent(ref.value.code.mod.source, ref.value.code.node.start!) : '' };
     }
     case 'error-object': {
       const member = (code: typeof ref.code): string | null | false => (code === null ? null : (renderNodeAt(code.node, code.frame, place, 0, code.mod) ?? false));
@@ -214,10 +215,6 @@ function isInsideRewritingTry(mod: ModuleUnit, node: t.Node, fn: FunctionNode | 
   return false;
 }
 
-function getLineIndentOf(source: string, offset: number): string {
-  const start = source.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(source.slice(start))![0];
-}
 
 /** The handler every registration gets: the dispatcher, or an arrow that calls it with the request. */
 function renderHandler(d: Dispatcher, anchor: Anchor, reads: { id: boolean; jsonrpc: boolean }, inlineName: string, param = 'request', replaced: readonly t.Node[] = []): string | null {
